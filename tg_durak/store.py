@@ -1,0 +1,602 @@
+"""SQLite persistence: the only module that knows SQL.
+
+Everything the bot keeps between restarts lives here: users, tables with their engine snapshot
+and append-only action log, the messages that show each table, results and a little metadata.
+The interface speaks plain Python (dicts, dataclasses, ints) so that a server database can take
+over without touching the callers.
+
+Schema changes are the ``*.sql`` files in ``tg_durak/migrations/`` (``NNNN_name.sql``), applied in
+order when the store opens, each in its own transaction, and recorded in ``schema_migrations``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+log = logging.getLogger(__name__)
+
+KINDS = ("private", "group")
+STATUSES = ("lobby", "running", "finished", "aborted")
+OUTCOMES = ("durak", "safe", "draw", "resigned")
+ACTIVE = ("lobby", "running")
+
+_BUSY_TIMEOUT_MS = 5000
+_MIGRATION_NAME = re.compile(r"(\d+)_\w+\.sql")
+# The group's public message has no user; a primary key cannot hold NULL, so it is stored as 0.
+_GROUP_VIEWER = 0
+
+
+class SchemaTooNew(RuntimeError):
+    """The database was written by a newer bot than this one."""
+
+
+class StaleVersion(RuntimeError):
+    """The table changed since the caller read it; nothing was written."""
+
+
+class CorruptRow(RuntimeError):
+    """A stored value cannot be decoded."""
+
+
+@dataclass(frozen=True)
+class UserRow:
+    id: int
+    name: str
+    language: str | None
+    settings: dict
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    seat: int
+    user_id: int | None  # None: a computer player
+    name: str
+    level: str | None = None  # computer strength
+
+
+@dataclass(frozen=True)
+class TableRow:
+    id: int
+    chat_id: int
+    kind: str
+    status: str
+    options: dict
+    snapshot: dict | None
+    version: int
+    seats: tuple[SeatRow, ...]
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True)
+class MessageRow:
+    table_id: int
+    user_id: int | None  # None: the group's public message
+    chat_id: int
+    message_id: int
+
+
+@dataclass(frozen=True)
+class Stats:
+    games: int
+    durak: int
+    safe: int
+    draws: int
+    resigned: int
+
+
+@dataclass(frozen=True)
+class _Migration:
+    version: int
+    name: str
+    sql: str
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _loads(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise CorruptRow(f"{what} is not valid JSON: {exc}") from exc
+
+
+def _loads_dict(text: str, what: str) -> dict:
+    value = _loads(text, what)
+    if not isinstance(value, dict):
+        raise CorruptRow(f"{what} is not a JSON object")
+    return value
+
+
+def _check(value: str, allowed: Sequence[str], what: str) -> None:
+    if value not in allowed:
+        raise ValueError(f"{what} must be one of {', '.join(allowed)}, not {value!r}")
+
+
+def _check_seats(seats: Iterable[SeatRow]) -> None:
+    numbers = [s.seat for s in seats]
+    if len(numbers) != len(set(numbers)):
+        raise ValueError(f"seat numbers repeat: {numbers}")
+
+
+def _placeholders(values: Sequence[object]) -> str:
+    return ",".join("?" * len(values))
+
+
+def _load_migrations(folder: Traversable | os.PathLike | str | None = None) -> list[_Migration]:
+    """The migration files of ``folder`` (default: the package's own), in version order."""
+    root: Traversable = (
+        resources.files(__package__).joinpath("migrations") if folder is None else Path(folder)
+    )
+    found: dict[int, _Migration] = {}
+    for item in root.iterdir():
+        match = _MIGRATION_NAME.fullmatch(item.name)
+        if not match:
+            continue
+        version = int(match[1])
+        if version in found:
+            raise RuntimeError(f"two migrations with version {version}: "
+                               f"{found[version].name}, {item.name}")
+        found[version] = _Migration(version, item.name, item.read_text(encoding="utf-8"))
+    return [found[v] for v in sorted(found)]
+
+
+def _statements(script: str) -> list[str]:
+    """Split a SQL script into statements (triggers and quoted ';' stay whole).
+
+    A migration cannot go through ``executescript``: that commits any open transaction first,
+    and each migration must run inside one.
+    """
+    statements: list[str] = []
+    current = ""
+    for piece in script.split(";"):
+        current += piece + ";"
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    return statements
+
+
+class Store:
+    """One SQLite connection; every call is one short transaction, serialised by a lock."""
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self._db = db
+        # Transactions span several awaits on one connection; the lock keeps tasks from
+        # interleaving statements inside each other's transactions.
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(
+        cls, path: str, *, migrations: Traversable | os.PathLike | str | None = None
+    ) -> Store:
+        """Open (creating if needed) the database at ``path`` and bring its schema up to date.
+
+        ``":memory:"`` gives a private in-memory database. ``migrations`` overrides the folder
+        of migration files (tests).
+        """
+        db = await aiosqlite.connect(path, isolation_level=None)
+        try:
+            await db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            await db.execute("PRAGMA journal_mode = WAL")
+            # NORMAL is durable across application crashes in WAL mode and avoids an fsync
+            # per transaction; a power cut may lose the last moves, never corrupt the file.
+            await db.execute("PRAGMA synchronous = NORMAL")
+            await db.execute("PRAGMA foreign_keys = ON")
+            store = cls(db)
+            await store._migrate(_load_migrations(migrations))
+        except BaseException:
+            await db.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._db.close()
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._lock:
+            # IMMEDIATE takes the write lock up front, so a second process waits (busy_timeout)
+            # instead of failing half-way through.
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                # Some errors (disk full, I/O) make SQLite roll back on its own.
+                if self._db.in_transaction:
+                    await self._db.execute("ROLLBACK")
+                raise
+            await self._db.execute("COMMIT")
+
+    @asynccontextmanager
+    async def _reading(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._lock:
+            yield self._db
+
+    async def _migrate(self, migrations: list[_Migration]) -> None:
+        await self._db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
+        )
+        newest = migrations[-1].version if migrations else 0
+        current = await self.schema_version()
+        if current > newest:
+            raise SchemaTooNew(
+                f"database schema {current} is newer than this bot ({newest}); upgrade the bot"
+            )
+        for migration in migrations:
+            async with self._transaction() as db:
+                # Checked inside the transaction: another process may have just applied it.
+                cursor = await db.execute(
+                    "SELECT 1 FROM schema_migrations WHERE version = ?", (migration.version,)
+                )
+                if await cursor.fetchone():
+                    continue
+                try:
+                    for statement in _statements(migration.sql):
+                        await db.execute(statement)
+                except sqlite3.Error as exc:
+                    raise RuntimeError(f"migration {migration.name} failed: {exc}") from exc
+                await db.execute(
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                    (migration.version, migration.name, time.time()),
+                )
+                log.info("applied migration %s", migration.name)
+
+    async def schema_version(self) -> int:
+        async with self._reading() as db:
+            cursor = await db.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
+            (version,) = await cursor.fetchone()
+        return int(version)
+
+    # -- users ------------------------------------------------------------------------------
+
+    async def get_user(self, user_id: int) -> UserRow | None:
+        async with self._reading() as db:
+            return await self._user(db, user_id)
+
+    async def ensure_user(self, user_id: int, name: str) -> UserRow:
+        """The user's row, created if new; the stored name follows their Telegram name."""
+        now = time.time()
+        async with self._transaction() as db:
+            await db.execute(
+                "INSERT INTO users (id, name, settings, created_at, updated_at)"
+                " VALUES (?, ?, '{}', ?, ?)"
+                " ON CONFLICT (id) DO UPDATE"
+                " SET name = excluded.name, updated_at = excluded.updated_at"
+                " WHERE name <> excluded.name",
+                (user_id, name, now, now),
+            )
+            user = await self._user(db, user_id)
+        assert user is not None
+        return user
+
+    async def set_language(self, user_id: int, language: str) -> None:
+        await self._update_user(user_id, "language", language)
+
+    async def set_settings(self, user_id: int, settings: dict) -> None:
+        await self._update_user(user_id, "settings", _dumps(settings))
+
+    async def _update_user(self, user_id: int, column: str, value: object) -> None:
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                f"UPDATE users SET {column} = ?, updated_at = ? WHERE id = ?",
+                (value, time.time(), user_id),
+            )
+            if cursor.rowcount == 0:
+                raise LookupError(f"user {user_id} does not exist")
+
+    @staticmethod
+    async def _user(db: aiosqlite.Connection, user_id: int) -> UserRow | None:
+        cursor = await db.execute(
+            "SELECT id, name, language, settings FROM users WHERE id = ?", (user_id,)
+        )
+        row = await cursor.fetchone()
+        if row is None:
+            return None
+        settings = _loads_dict(row[3], f"settings of user {user_id}")
+        return UserRow(id=row[0], name=row[1], language=row[2], settings=settings)
+
+    # -- tables -----------------------------------------------------------------------------
+
+    async def create_table(
+        self,
+        chat_id: int,
+        kind: str,
+        status: str,
+        options: dict,
+        seats: list[SeatRow],
+        snapshot: dict | None,
+    ) -> TableRow:
+        """A new table at version 0 (its action log is empty)."""
+        _check(kind, KINDS, "kind")
+        _check(status, ACTIVE, "a new table's status")
+        _check_seats(seats)
+        options_json = _dumps(options)
+        snapshot_json = None if snapshot is None else _dumps(snapshot)
+        now = time.time()
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "INSERT INTO tables (chat_id, kind, status, options, snapshot, version,"
+                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
+                (chat_id, kind, status, options_json, snapshot_json, now, now),
+            )
+            table_id = cursor.lastrowid
+            assert table_id is not None
+            await self._write_seats(db, table_id, seats)
+            table = await self._table(db, table_id)
+        assert table is not None
+        return table
+
+    async def set_seats(self, table_id: int, seats: list[SeatRow]) -> None:
+        """Replace the table's seating (lobby joins and leaves)."""
+        _check_seats(seats)
+        async with self._transaction() as db:
+            await self._touch(db, table_id)
+            await self._write_seats(db, table_id, seats)
+
+    async def start_table(self, table_id: int, snapshot: dict, seats: list[SeatRow]) -> None:
+        """Move a lobby to running with its first snapshot and final seating.
+
+        Raises StaleVersion if the table has left the lobby (started twice, or aborted).
+        """
+        _check_seats(seats)
+        snapshot_json = _dumps(snapshot)
+        async with self._transaction() as db:
+            _, status = await self._version_and_status(db, table_id)
+            if status != "lobby":
+                raise StaleVersion(f"table {table_id} is {status}, not in the lobby")
+            await db.execute(
+                "UPDATE tables SET status = 'running', snapshot = ?, updated_at = ? WHERE id = ?",
+                (snapshot_json, time.time(), table_id),
+            )
+            await self._write_seats(db, table_id, seats)
+
+    async def record(
+        self,
+        table_id: int,
+        expected_version: int,
+        entries: list[dict],
+        snapshot: dict,
+        status: str = "running",
+    ) -> int:
+        """Append ``entries`` to the table's log and store ``snapshot``, atomically.
+
+        The table must still be at ``expected_version`` and running, else StaleVersion and
+        nothing is written. Returns the new version (``expected_version + len(entries)``).
+        """
+        _check(status, ("running", "finished", "aborted"), "status")
+        entries_json = [_dumps(entry) for entry in entries]
+        snapshot_json = _dumps(snapshot)
+        now = time.time()
+        async with self._transaction() as db:
+            version, current_status = await self._version_and_status(db, table_id)
+            if version != expected_version:
+                raise StaleVersion(
+                    f"table {table_id} is at version {version}, not {expected_version}"
+                )
+            if current_status != "running":
+                raise StaleVersion(f"table {table_id} is {current_status}, not running")
+            await db.executemany(
+                "INSERT INTO actions (table_id, seq, entry, at) VALUES (?, ?, ?, ?)",
+                [(table_id, version + i, text, now) for i, text in enumerate(entries_json, 1)],
+            )
+            new_version = version + len(entries)
+            await db.execute(
+                "UPDATE tables SET snapshot = ?, version = ?, status = ?, updated_at = ?"
+                " WHERE id = ?",
+                (snapshot_json, new_version, status, now, table_id),
+            )
+        return new_version
+
+    async def finish(
+        self, table_id: int, status: str, results: list[tuple[int, str, int]]
+    ) -> None:
+        """Close the table and store each person's (user_id, outcome, place)."""
+        _check(status, ("finished", "aborted"), "status")
+        for _, outcome, _ in results:
+            _check(outcome, OUTCOMES, "outcome")
+        async with self._transaction() as db:
+            await self._touch(db, table_id, status)
+            await db.executemany(
+                "INSERT INTO results (table_id, user_id, outcome, place) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (table_id, user_id) DO UPDATE"
+                " SET outcome = excluded.outcome, place = excluded.place",
+                [(table_id, user_id, outcome, place) for user_id, outcome, place in results],
+            )
+
+    async def get_table(self, table_id: int) -> TableRow | None:
+        """The table, or None; CorruptRow if its stored JSON cannot be read."""
+        async with self._reading() as db:
+            return await self._table(db, table_id)
+
+    async def table_for_user(
+        self, user_id: int, statuses: Sequence[str] = ACTIVE
+    ) -> TableRow | None:
+        """The newest table in one of ``statuses`` where the user has a seat."""
+        return await self._newest(
+            "SELECT t.id FROM tables t JOIN seats s ON s.table_id = t.id"
+            f" WHERE s.user_id = ? AND t.status IN ({_placeholders(statuses)})"
+            " ORDER BY t.id DESC LIMIT 1",
+            (user_id, *statuses),
+        )
+
+    async def table_for_chat(
+        self, chat_id: int, statuses: Sequence[str] = ACTIVE
+    ) -> TableRow | None:
+        """The newest table in one of ``statuses`` that belongs to the chat."""
+        return await self._newest(
+            f"SELECT id FROM tables WHERE chat_id = ? AND status IN ({_placeholders(statuses)})"
+            " ORDER BY id DESC LIMIT 1",
+            (chat_id, *statuses),
+        )
+
+    async def running_tables(self) -> list[TableRow]:
+        """Every running table (to resume after a restart); unreadable ones are logged, skipped."""
+        tables = []
+        async with self._reading() as db:
+            cursor = await db.execute("SELECT id FROM tables WHERE status = 'running' ORDER BY id")
+            for (table_id,) in await cursor.fetchall():
+                try:
+                    table = await self._table(db, table_id)
+                except CorruptRow:
+                    log.exception("skipping table %s", table_id)
+                    continue
+                assert table is not None
+                tables.append(table)
+        return tables
+
+    async def log(self, table_id: int) -> list[dict]:
+        """The table's action log, oldest first."""
+        async with self._reading() as db:
+            cursor = await db.execute(
+                "SELECT seq, entry FROM actions WHERE table_id = ? ORDER BY seq", (table_id,)
+            )
+            rows = await cursor.fetchall()
+        return [_loads(entry, f"action {seq} of table {table_id}") for seq, entry in rows]
+
+    async def _newest(self, query: str, params: tuple) -> TableRow | None:
+        async with self._reading() as db:
+            cursor = await db.execute(query, params)
+            row = await cursor.fetchone()
+            return None if row is None else await self._table(db, row[0])
+
+    @staticmethod
+    async def _version_and_status(db: aiosqlite.Connection, table_id: int) -> tuple[int, str]:
+        cursor = await db.execute("SELECT version, status FROM tables WHERE id = ?", (table_id,))
+        row = await cursor.fetchone()
+        if row is None:
+            raise LookupError(f"table {table_id} does not exist")
+        return row[0], row[1]
+
+    @staticmethod
+    async def _touch(db: aiosqlite.Connection, table_id: int, status: str | None = None) -> None:
+        cursor = await db.execute(
+            "UPDATE tables SET status = COALESCE(?, status), updated_at = ? WHERE id = ?",
+            (status, time.time(), table_id),
+        )
+        if cursor.rowcount == 0:
+            raise LookupError(f"table {table_id} does not exist")
+
+    @staticmethod
+    async def _write_seats(
+        db: aiosqlite.Connection, table_id: int, seats: Iterable[SeatRow]
+    ) -> None:
+        await db.execute("DELETE FROM seats WHERE table_id = ?", (table_id,))
+        await db.executemany(
+            "INSERT INTO seats (table_id, seat, user_id, name, level) VALUES (?, ?, ?, ?, ?)",
+            [(table_id, s.seat, s.user_id, s.name, s.level) for s in seats],
+        )
+
+    @staticmethod
+    async def _table(db: aiosqlite.Connection, table_id: int) -> TableRow | None:
+        cursor = await db.execute(
+            "SELECT chat_id, kind, status, options, snapshot, version, created_at, updated_at"
+            " FROM tables WHERE id = ?",
+            (table_id,),
+        )
+        row = await cursor.fetchone()
+        if row is None:
+            return None
+        chat_id, kind, status, options, snapshot, version, created_at, updated_at = row
+        cursor = await db.execute(
+            "SELECT seat, user_id, name, level FROM seats WHERE table_id = ? ORDER BY seat",
+            (table_id,),
+        )
+        seats = tuple(SeatRow(*seat) for seat in await cursor.fetchall())
+        return TableRow(
+            id=table_id,
+            chat_id=chat_id,
+            kind=kind,
+            status=status,
+            options=_loads_dict(options, f"options of table {table_id}"),
+            snapshot=(
+                None if snapshot is None
+                else _loads_dict(snapshot, f"snapshot of table {table_id}")
+            ),
+            version=version,
+            seats=seats,
+            created_at=created_at,
+            updated_at=updated_at,
+        )
+
+    # -- messages ---------------------------------------------------------------------------
+
+    async def set_message(
+        self, table_id: int, user_id: int | None, chat_id: int, message_id: int
+    ) -> None:
+        """Remember which message shows the table to ``user_id`` (None: the group's message)."""
+        viewer = _GROUP_VIEWER if user_id is None else user_id
+        async with self._transaction() as db:
+            await db.execute(
+                "INSERT INTO messages (table_id, viewer, chat_id, message_id) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (table_id, viewer) DO UPDATE"
+                " SET chat_id = excluded.chat_id, message_id = excluded.message_id",
+                (table_id, viewer, chat_id, message_id),
+            )
+
+    async def messages(self, table_id: int) -> list[MessageRow]:
+        """The table's messages, the group's public one first."""
+        async with self._reading() as db:
+            cursor = await db.execute(
+                "SELECT viewer, chat_id, message_id FROM messages WHERE table_id = ?"
+                " ORDER BY viewer",
+                (table_id,),
+            )
+            rows = await cursor.fetchall()
+        return [
+            MessageRow(table_id, None if viewer == _GROUP_VIEWER else viewer, chat, message)
+            for viewer, chat, message in rows
+        ]
+
+    # -- results and metadata ---------------------------------------------------------------
+
+    async def stats(self, user_id: int) -> Stats:
+        async with self._reading() as db:
+            cursor = await db.execute(
+                "SELECT outcome, COUNT(*) FROM results WHERE user_id = ? GROUP BY outcome",
+                (user_id,),
+            )
+            counts = dict(await cursor.fetchall())
+        return Stats(
+            games=sum(counts.values()),
+            durak=counts.get("durak", 0),
+            safe=counts.get("safe", 0),
+            draws=counts.get("draw", 0),
+            resigned=counts.get("resigned", 0),
+        )
+
+    async def get_meta(self, key: str) -> object | None:
+        async with self._reading() as db:
+            cursor = await db.execute("SELECT value FROM meta WHERE key = ?", (key,))
+            row = await cursor.fetchone()
+        return None if row is None else _loads(row[0], f"meta {key!r}")
+
+    async def set_meta(self, key: str, value: object) -> None:
+        text = _dumps(value)
+        async with self._transaction() as db:
+            await db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, text),
+            )
