@@ -1,0 +1,146 @@
+"""What one seat may see (R11): the only thing renderers and computer players work from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.cards import CARDS, Card, cards_of, deck_mask
+
+if TYPE_CHECKING:
+    import random
+
+    from engine.game import Game
+    from engine.rules import Rules
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    seat: int
+    rules: Rules
+    hand: tuple[Card, ...]
+    table: tuple[tuple[Card, Card | None], ...]
+    trump_suit: str
+    trump_card: Card | None          # the face-up card while it is still under the stock
+    stock_count: int
+    discard_count: int
+    hand_counts: tuple[int, ...]
+    # Cards every player knows to be in each hand: cards he took from the table, the trump card
+    # he drew, a trump he showed (R11.1). Public, so the same for every viewer.
+    known: tuple[tuple[Card, ...], ...]
+    # Cards this seat watched go to the discard pile. The pile is face down (R11.2) and is shown
+    # only as a count, but a player who was at the table remembers what was beaten.
+    discarded: tuple[Card, ...]
+    phase: str                       # "lead", "defend", "window", "over"
+    attacker: int
+    defender: int
+    active_seats: tuple[int, ...]
+    finished_order: tuple[int, ...]
+    throwers: tuple[int, ...]        # seats that may throw in this round
+    taking: bool
+    passed: frozenset[int]
+    attack_limit: int
+    round_max: int
+    first_round: bool
+    shown_trump: frozenset[int]      # seats that have used show-trump (R9.7)
+    away: frozenset[int]
+    turn_due: float | None
+    window_due: float | None
+    close_due: float | None
+    is_over: bool
+    durak: int | None
+
+    @classmethod
+    def of(cls, g: Game, seat: int) -> PlayerView:
+        return cls(
+            seat=seat,
+            rules=g.rules,
+            hand=tuple(g.hand(seat)),
+            table=tuple(g.table),
+            trump_suit=g.trump_suit,
+            trump_card=g.trump_card,
+            stock_count=len(g.stock),
+            discard_count=g.discard.bit_count(),
+            hand_counts=tuple(h.bit_count() for h in g.hands),
+            known=tuple(tuple(cards_of(k)) for k in g.known),
+            discarded=tuple(cards_of(g.discard)),
+            phase=g.phase,
+            attacker=g.attacker,
+            defender=g.defender,
+            active_seats=tuple(g.active_seats),
+            finished_order=tuple(g.out),
+            throwers=tuple(s for s in range(g.n) if g.throwers >> s & 1),
+            taking=g.taking,
+            passed=g.passed_seats,
+            attack_limit=g.limit,
+            round_max=g.round_max,
+            first_round=g.first_round,
+            shown_trump=frozenset(s for s in range(g.n) if g.shown >> s & 1),
+            away=g.away,
+            turn_due=g.turn_due,
+            window_due=g.window_due,
+            close_due=g.close_due,
+            is_over=g.over,
+            durak=g.durak,
+        )
+
+    @property
+    def next_deadline(self) -> float | None:
+        if self.is_over:
+            return None
+        if self.turn_due is not None:
+            return self.turn_due
+        w, c = self.window_due, self.close_due
+        return c if c is not None and (w is None or c < w) else w
+
+    @property
+    def unseen(self) -> tuple[Card, ...]:
+        """Cards this seat cannot place: in other hands (beyond the known ones) or the stock."""
+        seen = {*self.hand, *self.discarded, *(c for pair in self.table for c in pair if c)}
+        seen.update(c for k in self.known for c in k)
+        if self.trump_card is not None:
+            seen.add(self.trump_card)
+        deck = deck_mask(self.rules.deck)
+        return tuple(c for c in CARDS if deck >> c.index & 1 and c not in seen)
+
+    def sample(self, rng: random.Random) -> Game:
+        """A full game consistent with this view: hidden cards dealt at random (for search)."""
+        from engine.sampling import sample_game
+
+        return sample_game(self, rng)
+
+    def to_dict(self) -> dict:
+        def cs(cards):
+            return [str(c) for c in cards]
+
+        return {
+            "seat": self.seat,
+            "rules": self.rules.to_dict(),
+            "hand": cs(self.hand),
+            "table": [[str(a), None if d is None else str(d)] for a, d in self.table],
+            "trump_suit": self.trump_suit,
+            "trump_card": None if self.trump_card is None else str(self.trump_card),
+            "stock_count": self.stock_count,
+            "discard_count": self.discard_count,
+            "hand_counts": list(self.hand_counts),
+            "known": [cs(k) for k in self.known],
+            "discarded": cs(self.discarded),
+            "phase": self.phase,
+            "attacker": self.attacker,
+            "defender": self.defender,
+            "active_seats": list(self.active_seats),
+            "finished_order": list(self.finished_order),
+            "throwers": list(self.throwers),
+            "taking": self.taking,
+            "passed": sorted(self.passed),
+            "attack_limit": self.attack_limit,
+            "round_max": self.round_max,
+            "first_round": self.first_round,
+            "shown_trump": sorted(self.shown_trump),
+            "away": sorted(self.away),
+            "turn_due": self.turn_due,
+            "window_due": self.window_due,
+            "close_due": self.close_due,
+            "is_over": self.is_over,
+            "durak": self.durak,
+        }
