@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 # Suit order is the tie-break order of R3.2 (♠ ♣ ♦ ♥); a card's index is suit * 13 + (rank - 2).
 SUITS = "♠♣♦♥"
 SUIT_LETTERS = "scdh"
 RANK_NAMES = {11: "J", 12: "Q", 13: "K", 14: "A"}
 _RANK_BY_NAME = {**{str(r): r for r in range(2, 11)}, "J": 11, "Q": 12, "K": 13, "A": 14, "T": 10}
-_SUIT_BY_NAME = {**{s: i for i, s in enumerate(SUITS)}, **{s: i for i, s in enumerate(SUIT_LETTERS)},
+_SUIT_BY_NAME = {**{s: i for i, s in enumerate(SUITS)},
+                 **{s: i for i, s in enumerate(SUIT_LETTERS)},
                  "♡": 3, "♢": 2, "♤": 0, "♧": 1, "♥️": 3, "♦️": 2, "♠️": 0, "♣️": 1}
 
 DECK_LOWEST_RANK = {24: 9, 36: 6, 52: 2}
@@ -16,8 +19,8 @@ DECK_LOWEST_RANK = {24: 9, 36: 6, 52: 2}
 class Card:
     """A playing card; `Card(rank, suit)` returns the one shared instance for that card."""
 
-    __slots__ = ("index", "rank", "suit", "suit_index", "_text")
-    _all: dict[int, Card] = {}
+    __slots__ = ("_text", "index", "rank", "suit", "suit_index")
+    _all: ClassVar[dict[int, Card]] = {}
 
     rank: int
     suit: str

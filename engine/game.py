@@ -38,6 +38,7 @@ from engine.views import PlayerView
 FORMAT = 1
 HAND_SIZE = 6
 _BEATS = tuple(beats_masks(s) for s in range(4))
+_event = tuple.__new__  # Event(...) without NamedTuple's Python-level __new__
 
 
 def _lowest(mask: int, trump: int) -> int:
@@ -65,7 +66,8 @@ def _strs(mask: int) -> list[str]:
 class Game:
     __slots__ = (
         "_durak", "active", "atk", "attacker", "beats", "close_due", "defender", "dfn", "discard",
-        "first_round", "hands", "initial", "known", "limit", "log", "n", "out", "over", "passed",
+        "first_round", "hands", "initial", "known", "limit", "log", "n", "nexts", "out", "over",
+        "passed", "prevs",
         "round_max", "rules", "seed", "shown", "stock", "taking", "throwers", "timeouts", "tmask",
         "trump", "trump_card_i", "turn_due", "unbeaten", "window_due",
     )
@@ -140,6 +142,8 @@ class Game:
         g.timeouts = [0] * n
         g.first_round = True
         g.log = []
+        g.defender = 0
+        g._update_seating()
         g.initial = {
             "hands": [[str(c) for c in h] for h in hands],
             "stock": [str(c) for c in stock],
@@ -182,7 +186,8 @@ class Game:
 
     @property
     def table(self) -> list[tuple[Card, Card | None]]:
-        return [(CARDS[a], CARDS[d] if d >= 0 else None) for a, d in zip(self.atk, self.dfn)]
+        pairs = zip(self.atk, self.dfn, strict=True)
+        return [(CARDS[a], CARDS[d] if d >= 0 else None) for a, d in pairs]
 
     def hand(self, seat: int) -> list[Card]:
         return sorted(cards_of(self.hands[seat]), key=self._sort_key)
@@ -261,6 +266,33 @@ class Game:
 
     # ---- legal actions ------------------------------------------------------------------
 
+    @property
+    def acting_seats(self) -> list[int]:
+        """The seats that have at least one legal action now (cheaper than asking each)."""
+        if self.over:
+            return []
+        if not self.atk:
+            return [self.attacker]
+        m = 0
+        if self.unbeaten and not self.taking:
+            m = 1 << self.defender
+        throwers = self.throwers
+        m |= throwers & ~self.passed
+        if len(self.atk) < self.limit:
+            tm, hands = self.tmask, self.hands
+            rest = throwers & self.passed
+            while rest:
+                low = rest & -rest
+                if hands[low.bit_length() - 1] & tm:
+                    m |= low
+                rest ^= low
+        out = []
+        while m:
+            low = m & -m
+            out.append(low.bit_length() - 1)
+            m ^= low
+        return out
+
     def legal_actions(self, seat: int) -> list[Action]:
         if self.over or not self.active >> seat & 1:
             return []
@@ -311,7 +343,7 @@ class Game:
         tm = self.tmask
         if tm != RANK_CARDS[self.atk[0]]:
             return
-        nxt = self._next_active(seat)
+        nxt = self.nexts[seat]
         if nxt == seat:
             return
         k = len(self.atk)
@@ -340,20 +372,20 @@ class Game:
         """
         if self.over:
             raise IllegalMove("game_over", "The game is over.")
-        if not isinstance(seat, int) or not 0 <= seat < self.n:
-            raise IllegalMove("no_seat", "You have no seat at this table.")
-        if not self.active >> seat & 1:
+        if seat.__class__ is not int or not self.active >> seat & 1 or seat >= self.n:
+            if not isinstance(seat, int) or not 0 <= seat < self.n:
+                raise IllegalMove("no_seat", "You have no seat at this table.")
             raise IllegalMove("out", "You have left the game: you hold no cards.")
-        try:
-            kind, card, target = action
-        except (TypeError, ValueError):
-            raise IllegalMove("bad_action", "That is not a move.") from None
-        handler = self._HANDLERS.get(kind) if isinstance(kind, str) else None
-        if handler is None or not (card is None or isinstance(card, Card)):
-            raise IllegalMove("bad_action", "That is not a move.")
-        if (card is None) != (kind in ("take", "pass")):
-            raise IllegalMove("bad_action", "That is not a move.")
-        if target is not None and kind != "defend":
+        if action.__class__ is not Action:
+            try:
+                action = Action(*action)
+            except TypeError:
+                raise IllegalMove("bad_action", "That is not a move.") from None
+        kind, card, target = action
+        handler = _HANDLERS.get(kind) if kind.__class__ is str else None
+        if handler is None or not (card is None or card.__class__ is Card) or (
+            target is not None and kind != "defend"
+        ):
             raise IllegalMove("bad_action", "That is not a move.")
         events = handler(self, seat, card, target, now)
         self.log.append(("act", seat, kind, -1 if card is None else card.index,
@@ -362,7 +394,9 @@ class Game:
             self.timeouts[seat] = 0
         return events
 
-    def _check_card(self, seat: int, card: Card) -> int:
+    def _check_card(self, seat: int, card: Card | None) -> int:
+        if card is None:
+            raise IllegalMove("bad_action", "That is not a move.")
         bit = 1 << card.index
         if not self.hands[seat] & bit:
             raise IllegalMove("not_in_hand", f"{card} is not in your hand.")
@@ -396,8 +430,9 @@ class Game:
         if not self.tmask & bit:
             self.tmask |= RANK_CARDS[ci]
             self.passed = 0  # R6.3: a new rank cancels passes
-        events = [Event("attack", seat, CARDS[ci])]
-        self._maybe_leave(seat, events)
+        events = [_event(Event, ("attack", seat, CARDS[ci], None))]
+        if not self.stock and not self.hands[seat]:
+            self._maybe_leave(seat, events)
         if lead or reopens:
             # R10.2: new unbeaten cards reach the defender; a closed window is interrupted.
             self.turn_due = now + self.rules.turn_seconds
@@ -430,8 +465,9 @@ class Game:
         if not self.tmask & bit:
             self.tmask |= RANK_CARDS[card.index]
             self.passed = 0
-        events = [Event("defend", seat, card, target)]
-        self._maybe_leave(seat, events)
+        events = [_event(Event, ("defend", seat, card, target))]
+        if not self.stock and not self.hands[seat]:
+            self._maybe_leave(seat, events)
         if self.unbeaten:
             self.turn_due = now + self.rules.turn_seconds
         else:
@@ -439,6 +475,8 @@ class Game:
         return events
 
     def _take(self, seat, card, target, now) -> list[Event]:
+        if card is not None:
+            raise IllegalMove("bad_action", "That is not a move.")
         if seat != self.defender:
             raise IllegalMove("not_defender", "You are not defending.")
         if self.taking:
@@ -454,6 +492,8 @@ class Game:
         return [Event("take", self.defender)]
 
     def _pass(self, seat, card, target, now) -> list[Event]:
+        if card is not None:
+            raise IllegalMove("bad_action", "That is not a move.")
         if not self.atk:
             raise IllegalMove("empty_table", "Nothing is on the table yet.")
         if seat == self.defender:
@@ -465,7 +505,7 @@ class Game:
         self.passed |= 1 << seat
         if self.window_due is not None:
             self._check_window(now)
-        return [Event("pass", seat)]
+        return [_event(Event, ("pass", seat, None, None))]
 
     def _transfer(self, seat, card, target, now, show: bool = False) -> list[Event]:
         rules = self.rules
@@ -487,7 +527,7 @@ class Game:
             raise IllegalMove("mixed_ranks", "The attack cards must all share one rank.")
         if not self.tmask & bit:
             raise IllegalMove("wrong_rank", "Transfer with a card of the attack's rank.")
-        nxt = self._next_active(seat)
+        nxt = self.nexts[seat]
         if nxt == seat:
             raise IllegalMove("no_one_next", "There is nobody to transfer to.")
         if show:
@@ -524,15 +564,6 @@ class Game:
     def _show_trump(self, seat, card, target, now) -> list[Event]:
         return self._transfer(seat, card, target, now, show=True)
 
-    _HANDLERS = {
-        "attack": _attack,
-        "defend": _defend,
-        "transfer": _transfer,
-        "show_trump": _show_trump,
-        "take": _take,
-        "pass": _pass,
-    }
-
     # ---- windows, leaving, rounds -------------------------------------------------------
 
     def _open_window(self, now: float) -> None:
@@ -562,28 +593,24 @@ class Game:
             m ^= low
         return True
 
-    def _next_active(self, seat: int) -> int:
+    def _update_seating(self) -> None:
+        """Recompute who sits next to whom among active players, and who may throw in."""
         n, active = self.n, self.active
-        for step in range(1, n + 1):
-            s = (seat + step) % n
-            if active >> s & 1:
-                return s
-        return seat
-
-    def _prev_active(self, seat: int) -> int:
-        n, active = self.n, self.active
-        for step in range(1, n + 1):
-            s = (seat - step) % n
-            if active >> s & 1:
-                return s
-        return seat
+        nexts, prevs = [], []
+        for seat in range(n):
+            nexts.append(next((s for s in ((seat + i) % n for i in range(1, n + 1))
+                               if active >> s & 1), seat))
+            prevs.append(next((s for s in ((seat - i) % n for i in range(1, n + 1))
+                               if active >> s & 1), seat))
+        self.nexts, self.prevs = nexts, prevs
+        self._update_throwers()
 
     def _update_throwers(self) -> None:
         d = self.defender
         if self.rules.throw_in == "all" or self.active.bit_count() <= 3:
             self.throwers = self.active & ~(1 << d)
         else:
-            self.throwers = (1 << self._prev_active(d)) | (1 << self._next_active(d))
+            self.throwers = (1 << self.prevs[d]) | (1 << self.nexts[d])
             self.throwers &= ~(1 << d)
 
     def _maybe_leave(self, seat: int, events: list[Event]) -> None:
@@ -591,12 +618,12 @@ class Game:
         if not self.stock and not self.hands[seat] and self.active >> seat & 1:
             self.active &= ~(1 << seat)
             self.out.append(seat)
-            self._update_throwers()
+            self._update_seating()
             events.append(Event("out", seat))
 
     def _start_round(self, attacker: int, now: float) -> None:
         self.attacker = attacker
-        self.defender = self._next_active(attacker)
+        self.defender = self.nexts[attacker]
         self.round_max = self.rules.max_attack
         if self.first_round:
             self.round_max = min(self.round_max, self.rules.first_round_limit)
@@ -625,25 +652,31 @@ class Game:
         self.taking = False
         self.turn_due = self.window_due = self.close_due = None
         # R7.1 / R9.6: the round's first attacker, the others clockwise, the defender last.
-        n, active = self.n, self.active
-        order = [s for s in ((self.attacker + i) % n for i in range(n))
-                 if s != d and active >> s & 1]
+        n, active, hands, stock = self.n, self.active, self.hands, self.stock
+        order = []
+        s = self.attacker
+        for _ in range(n):
+            if s != d and active >> s & 1:
+                order.append(s)
+            s = s + 1 if s + 1 < n else 0
         if active >> d & 1:
             order.append(d)
-        stock = self.stock
-        for seat in order:
-            need = HAND_SIZE - self.hands[seat].bit_count()
-            got = 0
-            while need > 0 and stock:
-                ci = stock.pop()
-                self.hands[seat] |= 1 << ci
-                if ci == self.trump_card_i:
-                    self.known[seat] |= 1 << ci  # everyone saw who drew the face-up trump
-                    self.trump_card_i = -1
-                need -= 1
-                got += 1
-            if got:
-                events.append(Event("draw", seat, None, got))
+        if stock:
+            trump_i = self.trump_card_i
+            for seat in order:
+                need = HAND_SIZE - hands[seat].bit_count()
+                if need <= 0:
+                    continue
+                drawn = stock[-need:]
+                del stock[-need:]
+                for ci in drawn:
+                    hands[seat] |= 1 << ci
+                if trump_i >= 0 and trump_i in drawn:
+                    self.known[seat] |= 1 << trump_i  # all saw who drew the face-up trump
+                    self.trump_card_i = trump_i = -1
+                events.append(_event(Event, ("draw", seat, None, len(drawn))))
+                if not stock:
+                    break
         if not stock:
             for seat in order:
                 self._maybe_leave(seat, events)
@@ -651,12 +684,10 @@ class Game:
         if self.active.bit_count() <= 1:
             self._finish(d, events)
             return events
-        if taken:
-            nxt = self._next_active(d)  # R6.5: the taker skips his attack
-        else:
-            nxt = d if self.active >> d & 1 else self._next_active(d)  # R6.5, R8.4
-        self._start_round(nxt, now)
-        events.append(Event("round", self.attacker, None, self.defender))
+        # R6.5: after a defence the defender leads, after a take the next one does; R8.4.
+        keeps_lead = not taken and self.active >> d & 1
+        self._start_round(d if keeps_lead else self.nexts[d], now)
+        events.append(_event(Event, ("round", self.attacker, None, self.defender)))
         return events
 
     def _finish(self, last_defender: int, events: list[Event]) -> None:
@@ -689,8 +720,8 @@ class Game:
             if not self.atk:
                 seat = self.attacker
                 self.timeouts[seat] += 1
-                return [Event("timeout", seat)] + self._put_attack(
-                    seat, _lowest(self.hands[seat], self.trump), due)
+                lead = _lowest(self.hands[seat], self.trump)
+                return [Event("timeout", seat), *self._put_attack(seat, lead, due)]
             seat = self.defender
             self.timeouts[seat] += 1
             return [Event("timeout", seat), *self._declare_take(due)]
@@ -714,9 +745,18 @@ class Game:
     # ---- copying and serialisation ------------------------------------------------------
 
     def copy(self, with_log: bool = True) -> Game:
+        """An independent game; search copies without the log (it never replays)."""
         g = object.__new__(Game)
-        for name in Game.__slots__:
-            setattr(g, name, getattr(self, name))
+        g.rules, g.seed, g.n = self.rules, self.seed, self.n
+        g.trump, g.beats = self.trump, self.beats
+        g.trump_card_i, g.discard, g.unbeaten = self.trump_card_i, self.discard, self.unbeaten
+        g.tmask, g.passed, g.shown, g.active = self.tmask, self.passed, self.shown, self.active
+        g.taking, g.over, g._durak = self.taking, self.over, self._durak
+        g.attacker, g.defender, g.limit = self.attacker, self.defender, self.limit
+        g.round_max, g.first_round, g.throwers = self.round_max, self.first_round, self.throwers
+        g.turn_due, g.window_due, g.close_due = self.turn_due, self.window_due, self.close_due
+        # Seating lists and the initial deal are replaced, never mutated: safe to share.
+        g.nexts, g.prevs, g.initial = self.nexts, self.prevs, self.initial
         g.hands = self.hands[:]
         g.stock = self.stock[:]
         g.atk = self.atk[:]
@@ -739,7 +779,7 @@ class Game:
                 "trump": SUITS[self.trump],
                 "trump_card": _card(self.trump_card_i),
                 "discard": _strs(self.discard),
-                "table": [[_card(a), _card(d)] for a, d in zip(self.atk, self.dfn)],
+                "table": [[_card(a), _card(d)] for a, d in zip(self.atk, self.dfn, strict=True)],
                 "attacker": self.attacker,
                 "defender": self.defender,
                 "limit": self.limit,
@@ -814,7 +854,7 @@ class Game:
         except (KeyError, TypeError, AttributeError, IndexError) as exc:
             raise ValueError(f"damaged game snapshot: {exc!r}") from exc
         g._validate()
-        g._update_throwers()
+        g._update_seating()
         return g
 
     @staticmethod
@@ -868,3 +908,13 @@ class Game:
             self._fire(e[1])
         else:
             self.postpone(e[1])
+
+
+_HANDLERS = {
+    "attack": Game._attack,
+    "defend": Game._defend,
+    "transfer": Game._transfer,
+    "show_trump": Game._show_trump,
+    "take": Game._take,
+    "pass": Game._pass,
+}

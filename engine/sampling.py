@@ -74,5 +74,5 @@ def sample_game(view: PlayerView, rng: random.Random) -> Game:
     g.turn_due, g.window_due, g.close_due = view.turn_due, view.window_due, view.close_due
     g.initial = {}
     g.log = []
-    g._update_throwers()
+    g._update_seating()
     return g

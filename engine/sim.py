@@ -13,25 +13,26 @@ MAX_STEPS = 20_000
 
 
 def random_game(rules: Rules, seed: int, rng: random.Random, wait_chance: float = 0.03) -> Game:
-    """Play one game with uniformly random legal actions and random pauses.
+    """Play one game: a random seat among those who may act plays a random legal action.
 
     With probability `wait_chance` (and whenever nobody may act) the clock jumps to the next
     deadline, so time-outs, windows and graces all happen.
     """
     g = Game.new(rules, seed)
-    seats = range(rules.players)
     legal = g.legal_actions
     now = 0.0
+    rand = rng.random
     for _ in range(MAX_STEPS):
         if g.over:
             return g
-        movers = [(s, acts) for s in seats if (acts := legal(s))]
-        if not movers or rng.random() < wait_chance:
+        movers = g.acting_seats
+        if not movers or rand() < wait_chance:
             now = g.next_deadline
             g.advance(now)
             continue
-        seat, acts = movers[int(rng.random() * len(movers))]
-        g.apply(seat, acts[int(rng.random() * len(acts))], now)
+        seat = movers[int(rand() * len(movers))]
+        acts = legal(seat)
+        g.apply(seat, acts[int(rand() * len(acts))], now)
     raise RuntimeError(f"game {seed} did not end in {MAX_STEPS} steps")
 
 

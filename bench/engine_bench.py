@@ -1,0 +1,68 @@
+"""Engine speed: random full games per second and copy()+apply() per second.
+
+Run: python bench/engine_bench.py [--games 2000] [--repeats 5]
+Reports the median of several repeats (machines here are shared and noisy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+from engine import Game, Rules
+from engine.sim import random_game
+
+
+def games_per_second(rules: Rules, games: int, seed: int) -> float:
+    rng = random.Random(seed)
+    start = time.perf_counter()
+    for i in range(games):
+        random_game(rules, seed * 100_000 + i, rng)
+    return games / (time.perf_counter() - start)
+
+
+def copy_apply_per_second(rules: Rules, steps: int, seed: int) -> float:
+    """Copy a mid-game position and apply one legal action to the copy, as a search does."""
+    rng = random.Random(seed)
+    positions = []
+    while len(positions) < 200:
+        g = Game.new(rules, rng.randrange(1 << 30))
+        for _ in range(rng.randrange(1, 40)):
+            movers = [(s, a) for s in range(rules.players) if (a := g.legal_actions(s))]
+            if not movers or g.over:
+                break
+            s, acts = rng.choice(movers)
+            g.apply(s, rng.choice(acts), 0.0)
+        movers = [(s, a) for s in range(rules.players) if (a := g.legal_actions(s))]
+        if movers and not g.over:
+            s, acts = rng.choice(movers)
+            positions.append((g, s, rng.choice(acts)))
+    start = time.perf_counter()
+    for i in range(steps):
+        g, s, a = positions[i % len(positions)]
+        g.copy(with_log=False).apply(s, a, 0.0)
+    return steps / (time.perf_counter() - start)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--games", type=int, default=2000)
+    p.add_argument("--repeats", type=int, default=5)
+    a = p.parse_args()
+    for variant in ("throw-in", "transfer"):
+        for players in (2, 4):
+            rules = Rules(variant=variant, players=players)
+            runs = [games_per_second(rules, a.games // players * 2, seed)
+                    for seed in range(1, a.repeats + 1)]
+            print(f"random games/s  {variant:8} {players}p: median {statistics.median(runs):7.0f}"
+                  f"  (min {min(runs):.0f}, max {max(runs):.0f})")
+    for variant in ("throw-in", "transfer"):
+        rules = Rules(variant=variant, players=2)
+        runs = [copy_apply_per_second(rules, 100_000, seed) for seed in range(1, a.repeats + 1)]
+        print(f"copy+apply/s    {variant:8} 2p: median {statistics.median(runs):7.0f}")
+
+
+if __name__ == "__main__":
+    main()
