@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -210,10 +211,8 @@ def all_cards_in(value: object) -> set[str]:
         if isinstance(v, Card):
             found.add(str(v))
         elif isinstance(v, str):
-            try:
+            with contextlib.suppress(ValueError):
                 found.add(str(Card.parse(v)))
-            except ValueError:
-                pass
         elif isinstance(v, dict):
             for x in v.values():
                 walk(x)

@@ -114,7 +114,7 @@ def test_r1_rules_accepts_every_documented_option(options: dict) -> None:
     [(24, 9, 2), (24, 9, 4), (36, 6, 2), (36, 6, 5), (52, 2, 3), (52, 2, 6)],
 )
 def test_r1_1_new_game_uses_the_whole_deck(deck: int, lowest: int, players: int) -> None:
-    """R1.1, R2.1: Game.new deals from a deck of exactly `deck` distinct cards of ranks lowest..A."""
+    """R1.1, R2.1: Game.new deals `deck` distinct cards of ranks lowest..A."""
     game = Game.new(Rules(deck=deck, players=players), seed=7)
     dealt = [c for s in range(players) for c in game.hand(s)]
     assert len(dealt) == len(set(dealt)) == 6 * players

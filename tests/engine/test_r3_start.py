@@ -35,7 +35,9 @@ def test_r3_2_no_trump_lowest_card_attacks() -> None:
         (("6h 8d", "7d 9s", "6s 10s"), "Ac", 2),  # ♠ before ♥
     ],
 )
-def test_r3_2_no_trump_tie_broken_by_suit_order(hands: tuple, trump_card: str, attacker: int) -> None:
+def test_r3_2_no_trump_tie_broken_by_suit_order(
+    hands: tuple, trump_card: str, attacker: int
+) -> None:
     """R3.2: equal lowest ranks are ordered ♠ ♣ ♦ ♥."""
     game = deal(*hands, stock=f"Jd {trump_card}", first_attacker=None)
     assert game.attacker == attacker

@@ -8,7 +8,8 @@ from engine import Game
 
 
 def defends(game: Game) -> set[tuple[str, int]]:
-    return {(str(a.card), a.target) for a in game.legal_actions(game.defender) if a.kind == "defend"}
+    moves = game.legal_actions(game.defender)
+    return {(str(a.card), a.target) for a in moves if a.kind == "defend"}
 
 
 def test_r4_1_same_suit_higher_or_any_trump() -> None:

@@ -49,7 +49,7 @@ def test_r5_1_several_cards_of_one_rank_may_be_led() -> None:
 
 
 def test_r5_2_every_non_defender_may_throw_in_while_defender_beats() -> None:
-    """R5.2: any active non-defender throws in ranks on the table, even before any card is beaten."""
+    """R5.2: any active non-defender throws in a rank on the table, even before any beat."""
     game = deal("7s Kd", "8c 9s 10s Jd", "7d Qc", "7c Qs", stock="Jc Ah")
     game.apply(0, attack("7s"), 1.0)
     assert attacks(game, 2) == {"7♦"}

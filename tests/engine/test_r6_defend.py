@@ -82,7 +82,7 @@ def test_r6_3_window_runs_8_seconds_when_nobody_passes() -> None:
 
 
 def test_r6_3_new_card_interrupts_window_while_defending() -> None:
-    """R6.3: a throw-in during the window gives the defender a turn; beating it reopens the window."""
+    """R6.3: a throw-in in the window gives the defender a turn; beating it reopens the window."""
     game = deal("7s 8s 9d", "9s 10s Jd Qd", stock="6h 6d Ac")
     game.apply(0, attack("7s"), 1.0)
     assert game.next_deadline == pytest.approx(31.0)
@@ -123,7 +123,7 @@ def test_r6_3_grace_never_outlasts_the_window() -> None:
 
 
 def test_r6_3_nothing_playable_closes_after_grace() -> None:
-    """R6.3: when the window opens and no thrower has a playable card, the round closes 1 s later."""
+    """R6.3: the window opens and no thrower has a playable card: the round closes 1 s later."""
     game = deal("7s 8s Kd", "9s 10s Jd Qd", stock="6h 6d Ac")
     game.apply(0, attack("7s"), 1.0)
     game.apply(1, defend("9s", 0), 2.0)
