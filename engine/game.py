@@ -767,8 +767,9 @@ class Game:
         g.log = self.log[:] if with_log else []
         return g
 
-    def to_dict(self) -> dict:
-        return {
+    def to_dict(self, log: bool = True) -> dict:
+        """JSON-safe snapshot; `log=False` leaves out the log (a store keeps it row by row)."""
+        d = {
             "format": FORMAT,
             "rules": self.rules.to_dict(),
             "seed": self.seed,
@@ -798,8 +799,10 @@ class Game:
                 "timeouts": list(self.timeouts),
                 "known": [_strs(k) for k in self.known],
             },
-            "log": [self._entry_to_json(e) for e in self.log],
         }
+        if log:
+            d["log"] = [self._entry_to_json(e) for e in self.log]
+        return d
 
     @staticmethod
     def _entry_to_json(e: tuple) -> list:

@@ -1,0 +1,33 @@
+"""`python -m tg_durak` runs the bot; `python -m tg_durak local` plays in this terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+
+from tg_durak.config import ConfigError, Settings
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["local"]:
+        from tg_durak.local import main as local_main
+
+        return local_main(argv[1:])
+    try:
+        settings = Settings.from_env()
+    except ConfigError as exc:
+        print(f"tg-durak: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=settings.log_level,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from tg_durak.app import run
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run(settings))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

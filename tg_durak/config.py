@@ -1,0 +1,55 @@
+"""Settings from the environment (and a .env file): what an operator configures."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from aiogram.utils.token import TokenValidationError, validate_token
+from dotenv import load_dotenv
+
+
+class ConfigError(Exception):
+    """A setting an operator must fix; shown as one line, not a traceback."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    token: str
+    db_path: str = "./durak.sqlite3"
+    api_url: str | None = None
+    time_scale: float = 1.0
+    log_level: str = "INFO"
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        if env is None:
+            load_dotenv()
+            env = dict(os.environ)
+        token = env.get("BOT_TOKEN", "").strip()
+        if not token:
+            raise ConfigError(
+                "BOT_TOKEN is not set: get a token from @BotFather and put BOT_TOKEN=... in the "
+                "environment or in .env (or run `python -m tg_durak local` to play without one)"
+            )
+        try:
+            validate_token(token)
+        except TokenValidationError:
+            raise ConfigError(
+                "BOT_TOKEN is malformed: a token looks like 123456789:AAH... (digits, a colon, "
+                "then letters)"
+            ) from None
+        raw_scale = env.get("DURAK_TIME_SCALE", "1")
+        try:
+            scale = float(raw_scale)
+        except ValueError:
+            scale = -1.0
+        if not 0 < scale <= 100:
+            raise ConfigError(f"DURAK_TIME_SCALE must be a number above 0, not {raw_scale!r}")
+        return cls(
+            token=token,
+            db_path=env.get("DURAK_DB", "./durak.sqlite3"),
+            api_url=env.get("TELEGRAM_API_URL") or None,
+            time_scale=scale,
+            log_level=env.get("LOG_LEVEL", "INFO").upper(),
+        )

@@ -1,0 +1,71 @@
+"""Slash commands in a private chat."""
+
+from __future__ import annotations
+
+from aiogram import F, Router
+from aiogram.filters import Command, CommandStart
+from aiogram.types import Message
+
+from tg_durak.i18n import Translator
+from tg_durak.render.menus import (
+    lang_screen,
+    play_buttons,
+    quit_screen,
+    rules_screen,
+    setup_screen,
+    start_screen,
+    stats_screen,
+)
+from tg_durak.store import Store, UserRow
+from tg_durak.tables import PlaySettings, TableService
+
+
+async def _show(message: Message, screen) -> None:
+    await message.answer(screen.text, reply_markup=screen.markup)
+
+
+def router() -> Router:
+    r = Router(name="commands")
+    r.message.filter(F.chat.type == "private")
+
+    @r.message(CommandStart())
+    async def start(message: Message, t: Translator) -> None:
+        await _show(message, start_screen(message.from_user.first_name, t))
+
+    @r.message(Command("help"))
+    async def help_(message: Message, t: Translator) -> None:
+        await message.answer(t("help.text"), reply_markup=play_buttons(t))
+
+    @r.message(Command("rules"))
+    async def rules(message: Message, t: Translator) -> None:
+        await _show(message, rules_screen(t))
+
+    @r.message(Command("play"))
+    async def play(message: Message, t: Translator, user: UserRow,
+                   tables: TableService) -> None:
+        if tables.running_table_of(user.id) is not None:
+            await message.answer(t("play.already"))
+            return
+        await _show(message, setup_screen(PlaySettings.from_dict(user.settings), t))
+
+    @r.message(Command("quit"))
+    async def quit_(message: Message, t: Translator, user: UserRow,
+                    tables: TableService) -> None:
+        if tables.running_table_of(user.id) is None:
+            await message.answer(t("quit.none"))
+            return
+        await _show(message, quit_screen(t))
+
+    @r.message(Command("stats"))
+    async def stats(message: Message, t: Translator, user: UserRow, store: Store) -> None:
+        await _show(message, stats_screen(await store.stats(user.id), t))
+
+    @r.message(Command("lang"))
+    async def lang(message: Message, t: Translator, locale: str) -> None:
+        await _show(message, lang_screen(locale, t))
+
+    @r.message()
+    async def anything_else(message: Message, t: Translator) -> None:
+        await message.answer(t("unknown.command"))
+
+    return r
