@@ -1,0 +1,39 @@
+"""A fake Telegram Bot API server for end-to-end tests and for playing in the terminal.
+
+    async with FakeTelegram() as tg:
+        tg.add_user(1, "Ann")
+        # or Bot(token, session=AiohttpSession(api=TelegramAPIServer.from_base(tg.url)))
+        bot = tg.create_bot()
+        ...
+        await tg.send_text(1, "/start")
+        menu = await tg.wait_for(lambda: tg.last_message(1))
+        answer = await tg.press(1, menu, "Play")
+"""
+
+from tg_durak.emulator.fake import DEFAULT_TOKEN, Call, FakeTelegram
+from tg_durak.emulator.state import (
+    ApiError,
+    Button,
+    CallbackAnswer,
+    Change,
+    Chat,
+    Command,
+    Message,
+    RateLimits,
+    User,
+)
+
+__all__ = [
+    "DEFAULT_TOKEN",
+    "ApiError",
+    "Button",
+    "Call",
+    "CallbackAnswer",
+    "Change",
+    "Chat",
+    "Command",
+    "FakeTelegram",
+    "Message",
+    "RateLimits",
+    "User",
+]

@@ -1,0 +1,394 @@
+"""FakeTelegram: the fake Bot API server plus the driver that plays the users' side."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from aiohttp import web
+
+from tg_durak.emulator.server import create_app
+from tg_durak.emulator.state import (
+    POLL_CONFLICT,
+    ApiError,
+    Button,
+    CallbackAnswer,
+    Change,
+    Chat,
+    Command,
+    Message,
+    RateLimits,
+    TelegramState,
+    User,
+    normalize_params,
+)
+
+if TYPE_CHECKING:
+    from aiogram import Bot
+
+T = TypeVar("T")
+
+DEFAULT_TOKEN = "123456:TEST-TOKEN"
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request the bot made, and what it got back."""
+
+    method: str
+    params: dict[str, Any]
+    time: float
+    ok: bool
+    result: Any = None
+    error_code: int | None = None
+    description: str | None = None
+
+    def __str__(self) -> str:
+        outcome = "ok" if self.ok else f"{self.error_code} {self.description}"
+        params = {k: v for k, v in self.params.items() if k != "reply_markup"}
+        markup = " +keyboard" if "reply_markup" in self.params else ""
+        return f"{self.method}({params}{markup}) -> {outcome}"
+
+
+class FakeTelegram:
+    """A fake Telegram Bot API server on 127.0.0.1 with an async API for the users' side.
+
+    Everything runs on the caller's event loop; tests and the terminal client share it.
+    """
+
+    def __init__(
+        self,
+        token: str = DEFAULT_TOKEN,
+        *,
+        bot_username: str = "durak_test_bot",
+        bot_name: str = "Durak",
+        rate_limits: RateLimits | None = None,
+        privacy_mode: bool = True,
+        callback_ttl: float = 15.0,
+        clock: Callable[[], float] = time.time,
+        first_update_id: int = 1,
+    ) -> None:
+        self.token = token
+        self.clock = clock
+        self.state = TelegramState(
+            token, bot_username=bot_username, bot_name=bot_name, clock=clock,
+            notify=self._on_change, rate_limits=rate_limits, privacy_mode=privacy_mode,
+            callback_ttl=callback_ttl, first_update_id=first_update_id,
+        )
+        self.calls: list[Call] = []
+        self.url: str | None = None
+        self._runner: web.AppRunner | None = None
+        self._waiters: set[asyncio.Future[None]] = set()
+        self._subscribers: list[tuple[int | None, asyncio.Queue[Change]]] = []
+        self._poll_generation = 0
+        self._long_polls = 0
+        self._closing = False
+
+    # ---------------------------------------------------------------- lifecycle
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> str:
+        """Serve on host:port (0 picks a free port); return the base URL for the bot."""
+        self._closing = False
+        # handler_cancellation: a long poll whose client went away must not linger.
+        runner = web.AppRunner(create_app(self.handle), handler_cancellation=True,
+                               access_log=None, shutdown_timeout=1.0)
+        await runner.setup()
+        await web.TCPSite(runner, host, port).start()
+        self._runner = runner
+        bound_host, bound_port = runner.addresses[0][:2]
+        self.url = f"http://{bound_host}:{bound_port}"
+        return self.url
+
+    async def stop(self) -> None:
+        self._closing = True
+        self._wake()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeTelegram:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    def create_bot(self, **bot_kwargs: Any) -> Bot:
+        """An aiogram Bot talking to this server (close its session, or let polling do it)."""
+        from aiogram import Bot
+        from aiogram.client.session.aiohttp import AiohttpSession
+        from aiogram.client.telegram import TelegramAPIServer
+
+        if self.url is None:
+            raise RuntimeError("start() the fake server first")
+        session = AiohttpSession(api=TelegramAPIServer.from_base(self.url))
+        return Bot(self.token, session=session, **bot_kwargs)
+
+    # ---------------------------------------------------------------- the server side
+
+    async def handle(self, token: str, method: str, params: dict[str, Any]) -> tuple[int, dict]:
+        """Answer one Bot API request: (HTTP status, JSON body)."""
+        started = self.clock()
+        name = self.state.canonical_method(method)
+        try:
+            if token != self.token:
+                raise ApiError(401, "Unauthorized")
+            if name is None:
+                raise ApiError(404, "Not Found")
+            params = normalize_params(params)
+            self.state.check_failure(name, params)
+            if name == "getUpdates":
+                result = await self._get_updates(params)
+            else:
+                result = self.state.call(name, params)
+        except ApiError as error:
+            self._record(Call(name or method, params, started, False, None,
+                              error.error_code, error.description))
+            return error.error_code, error.payload()
+        self._record(Call(name, params, started, True, result))
+        return 200, {"ok": True, "result": result}
+
+    async def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        self._poll_generation += 1
+        generation = self._poll_generation
+        self._wake()  # an older long poll now ends with a 409 Conflict, as on Telegram
+        limit = self.state.start_get_updates(params)
+        timeout = params.get("timeout")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (timeout if isinstance(timeout, int) and timeout > 0 else 0)
+        while not (batch := self.state.take_updates(limit)) and not self._closing:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                break
+            self._long_polls += 1
+            self._wake()
+            try:
+                await self._next_change(remaining)
+            finally:
+                self._long_polls -= 1
+            if generation != self._poll_generation:
+                raise ApiError(409, POLL_CONFLICT)
+        return batch
+
+    @property
+    def polling(self) -> bool:
+        """True while a getUpdates long poll is waiting: the bot is up and idle."""
+        return self._long_polls > 0
+
+    def _record(self, call: Call) -> None:
+        self.calls.append(call)
+        self._wake()
+
+    # ---------------------------------------------------------------- change notification
+
+    def _on_change(self, change: Change | None) -> None:
+        self._wake()
+        if change is not None:
+            for chat_id, queue in self._subscribers:
+                if chat_id is None or chat_id == change.chat_id:
+                    queue.put_nowait(change)
+
+    def _wake(self) -> None:
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._waiters.clear()
+
+    async def _next_change(self, timeout: float) -> None:
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.add(waiter)
+        try:
+            await asyncio.wait([waiter], timeout=timeout)
+        finally:
+            self._waiters.discard(waiter)
+            waiter.cancel()
+
+    def subscribe(self, chat_id: int | None = None) -> asyncio.Queue[Change]:
+        """A queue of every Change in one chat (or in all chats)."""
+        queue: asyncio.Queue[Change] = asyncio.Queue()
+        self._subscribers.append((chat_id, queue))
+        return queue
+
+    def unsubscribe(self, queue: asyncio.Queue[Change]) -> None:
+        self._subscribers = [(c, q) for c, q in self._subscribers if q is not queue]
+
+    async def wait_for(
+        self, predicate: Callable[[], T], timeout: float = 10.0, what: str | None = None
+    ) -> T:
+        """Wait until predicate() is truthy and return its value.
+
+        Re-checked on every state change and every request. A LookupError or AttributeError
+        from the predicate counts as "not yet" (so `tg.messages(c)[-1].text == ...` works).
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            error: Exception | None = None
+            try:
+                value = predicate()
+            except (LookupError, AttributeError) as exc:
+                value, error = None, exc  # type: ignore[assignment]
+            if value:
+                return value
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError(self._timeout_report(predicate, timeout, what, error))
+            await self._next_change(remaining)
+
+    def _timeout_report(
+        self, predicate: Callable[[], Any], timeout: float, what: str | None,
+        error: Exception | None,
+    ) -> str:
+        if what is None:
+            try:
+                what = inspect.getsource(predicate).strip()
+            except (OSError, TypeError):
+                what = repr(predicate)
+        recent = [c for c in self.calls if c.method != "getUpdates"][-20:]
+        lines = [f"waited {timeout}s for: {what}"]
+        if error is not None:
+            lines.append(f"the predicate last raised {type(error).__name__}: {error}")
+        lines.append(f"unconfirmed updates: {len(self.state.pending_updates)}; "
+                     f"last {len(recent)} calls (getUpdates left out):")
+        lines += [f"  {call}" for call in recent] or ["  (none)"]
+        return "\n".join(lines)
+
+    # ---------------------------------------------------------------- what users do
+
+    def add_user(
+        self,
+        user_id: int,
+        first_name: str,
+        language_code: str | None = "en",
+        username: str | None = None,
+        last_name: str | None = None,
+    ) -> User:
+        return self.state.add_user(user_id, first_name, language_code, username, last_name)
+
+    def add_group(
+        self,
+        chat_id: int,
+        title: str,
+        members: Iterable[int] = (),
+        admins: Iterable[int] = (),
+        bot_is_admin: bool = False,
+    ) -> Chat:
+        """A group the bot is in; ids below -1000000000000 make a supergroup."""
+        return self.state.add_group(chat_id, title, members, admins, bot_is_admin)
+
+    async def send_text(
+        self, user_id: int, text: str, chat_id: int | None = None, reply_to: int | None = None
+    ) -> Message:
+        """The user writes text in chat_id (default: the private chat, which this opens)."""
+        return self.state.user_message(user_id, text, chat_id, reply_to)
+
+    async def press(
+        self,
+        user_id: int,
+        message: Message | tuple[int, int],
+        button: str | bytes | Button,
+        timeout: float = 5.0,
+    ) -> CallbackAnswer:
+        """The user taps a button; returns the bot's answerCallbackQuery.
+
+        `button`: a button's text (or its callback_data) on the current message; a Button
+        (from an older version of the message: a stale tap); or bytes, sent as they are (a
+        forged tap; bytes that are not UTF-8 arrive with U+FFFD replacements).
+        """
+        chat_id, message_id = (
+            (message.chat_id, message.message_id) if isinstance(message, Message) else message
+        )
+        data = self._callback_data(self.state.message(chat_id, message_id), button)
+        query = self.state.press(user_id, chat_id, message_id, data)
+        return await self.wait_for(
+            lambda: query.answer, timeout,
+            what=f"the bot to answer callback query {query.id} (user {user_id} tapped {data!r} "
+                 f"on message {chat_id}/{message_id})",
+        )
+
+    @staticmethod
+    def _callback_data(message: Message, button: str | bytes | Button) -> str:
+        if isinstance(button, bytes):
+            return button.decode("utf-8", "replace")
+        if isinstance(button, Button):
+            if button.callback_data is None:
+                raise ValueError(f"{button} is not a callback button")
+            return button.callback_data
+        flat = [b for row in message.buttons for b in row]
+        for candidate in flat:
+            if button in (candidate.text, candidate.callback_data):
+                if candidate.callback_data is None:
+                    raise ValueError(f"{candidate} is not a callback button")
+                return candidate.callback_data
+        raise LookupError(
+            f"no button {button!r} on message {message.chat_id}/{message.message_id}; "
+            f"buttons: {[b.text for b in flat]}"
+        )
+
+    def user_delete_message(self, chat_id: int, message_id: int) -> None:
+        self.state.user_delete_message(chat_id, message_id)
+
+    def block_bot(self, user_id: int, blocked: bool = True) -> None:
+        """The user blocks (or unblocks) the bot; writing to it again also unblocks."""
+        self.state.block_bot(user_id, blocked)
+
+    def kick_bot(self, chat_id: int) -> None:
+        self.state.kick_bot(chat_id)
+
+    # ---------------------------------------------------------------- what tests look at
+
+    def messages(
+        self, chat_id: int, include_deleted: bool = False, include_user: bool = False
+    ) -> list[Message]:
+        """The bot's messages in a chat, oldest first (optionally deleted ones and users')."""
+        return self.state.messages(chat_id, include_deleted, include_user)
+
+    def last_message(self, chat_id: int) -> Message | None:
+        messages = self.state.messages(chat_id)
+        return messages[-1] if messages else None
+
+    def message(self, chat_id: int, message_id: int) -> Message:
+        return self.state.message(chat_id, message_id)
+
+    def commands(
+        self, scope: str | dict[str, Any] = "default", language_code: str = ""
+    ) -> list[Command]:
+        """The commands set for exactly this scope and language (as getMyCommands answers)."""
+        return self.state.commands(scope, language_code)
+
+    def visible_commands(self, user_id: int, chat_id: int | None = None) -> list[Command]:
+        """The command menu this user sees in the chat (default: the private chat)."""
+        return self.state.visible_commands(user_id, chat_id)
+
+    def calls_to(self, *methods: str) -> list[Call]:
+        return [call for call in self.calls if call.method in methods]
+
+    def fail_next(
+        self,
+        method: str,
+        times: int = 1,
+        *,
+        error_code: int = 500,
+        description: str | None = None,
+        retry_after: int | None = None,
+        when: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> None:
+        """Make the next `times` calls of `method` (matching `when(params)`) fail like this."""
+        self.state.fail_next(method, times, error_code=error_code, description=description,
+                             retry_after=retry_after, when=when)
+
+    @property
+    def rate_limits(self) -> RateLimits:
+        return self.state.rate_limits
+
+    @rate_limits.setter
+    def rate_limits(self, limits: RateLimits) -> None:
+        self.state.rate_limits = limits
+
+    @property
+    def pending_updates(self) -> list[dict[str, Any]]:
+        return self.state.pending_updates
