@@ -169,7 +169,7 @@ class Driver:
             not options or deadline <= self.now or rng.random() < self.timeout_rate
         ):
             late = rng.choice((0.0, 0.0, rng.uniform(0.0, 3.0), rng.uniform(0.0, 100.0)))
-            return Step(deadline + late)
+            return Step(max(deadline, self.now) + late)
         if not options:
             return None
         seat, action = rng.choice(options)

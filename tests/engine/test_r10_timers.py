@@ -99,6 +99,7 @@ def test_r10_5_each_deadline_fires_at_its_own_due_time() -> None:
     assert game.stock_count == 3
     assert game.next_deadline == pytest.approx(121.0)
     assert (game.attacker, game.defender) == (0, 1)
+    assert game.version == len(game.log) == 4, "API: the log holds each fired deadline"
 
 
 def test_r10_5_one_big_advance_equals_many_small_ones() -> None:

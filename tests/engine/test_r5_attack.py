@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import (
     PASS,
     TAKE,
@@ -143,6 +144,7 @@ def test_r5_3_limit_holds_when_the_defender_takes() -> None:
     game.apply(1, TAKE, 2.0)
     game.apply(0, attack("7d"), 3.0)
     assert attacks(game, 0) == set()
+    assert game.next_deadline == pytest.approx(4.0), "R6.3: limit reached, so only the grace"
     assert_illegal(game, 0, attack("7c"), 3.5)
     finish_round(game)
     assert hand(game, 1) == {"9♠", "9♦", "7♠", "7♦"}

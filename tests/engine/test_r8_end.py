@@ -10,6 +10,7 @@ from conftest import (
     defend,
     finish_round,
     play,
+    transfer,
 )
 
 
@@ -126,3 +127,30 @@ def test_r8_3_no_draws_option_makes_final_defender_durak() -> None:
     assert game.is_over
     assert game.durak == 1
     assert game.finished_order == [0]
+
+
+def test_r8_3_draw_after_a_transfer_with_the_last_card() -> None:
+    """R8.1, R8.3, R9.3: 1 transfers with his last card and leaves; 0 beats both with his last
+    two: the last players ran out together, a draw."""
+    game = deal("7s 8s 8d", "7d", trump="h", variant="transfer")
+    game.apply(0, attack("7s"), 1.0)
+    game.apply(1, transfer("7d"), 2.0)
+    assert game.finished_order == [1]
+    assert game.defender == 0
+    play(game, 3.0, (0, defend("8s", 0)), (0, defend("8d", 1)))
+    finish_round(game)
+    assert game.is_over
+    assert game.durak is None
+    assert game.finished_order == [1, 0]
+
+
+def test_r8_3_no_draws_after_a_transfer_final_defender_is_durak() -> None:
+    """R8.3 option "no draws": the final defender (0, after the transfer) is the durak."""
+    game = deal("7s 8s 8d", "7d", trump="h", variant="transfer", no_draws=True)
+    game.apply(0, attack("7s"), 1.0)
+    game.apply(1, transfer("7d"), 2.0)
+    play(game, 3.0, (0, defend("8s", 0)), (0, defend("8d", 1)))
+    finish_round(game)
+    assert game.is_over
+    assert game.durak == 0
+    assert game.finished_order == [1]
