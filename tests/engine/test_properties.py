@@ -184,10 +184,10 @@ def test_actions_outside_legal_actions_are_illegal_and_change_nothing(
     rules: Rules, seed: int
 ) -> None:
     """API: legal_actions lists every legal move: anything else raises IllegalMove and leaves
-    to_dict() unchanged; everything listed is accepted (the driver applies listed moves)."""
+    to_dict() unchanged; every listed move is accepted (tried on a copy)."""
     driver = new_driver(rules, seed)
     rng = random.Random(seed ^ 0x5EED)
-    for _ in range(MAX_STEPS):
+    for n in range(MAX_STEPS):
         game = driver.game
         for _ in range(4):
             seat, action = random_action(rng, rules)
@@ -197,9 +197,33 @@ def test_actions_outside_legal_actions_are_illegal_and_change_nothing(
             with pytest.raises(IllegalMove):
                 game.apply(seat, action, driver.now)
             assert game.to_dict() == before, f"illegal {action} by {seat} changed the game"
+        for seat in range(rules.players) if n % 3 == 0 else ():
+            for action in game.legal_actions(seat):
+                game.copy().apply(seat, action, driver.now)
         if driver.step() is None:
             break
     assert driver.game.is_over
+
+
+@budget(60)
+@given(rules=tables(), seed=seeds, timeout_rate=timeout_rates)
+def test_one_advance_equals_deadline_by_deadline(
+    rules: Rules, seed: int, timeout_rate: float
+) -> None:
+    """R10.5: advance(t) fires each due deadline at its own time: the same as stepping through
+    the deadlines one by one, from any state."""
+    driver = new_driver(rules, seed, timeout_rate)
+    rng = random.Random(seed)
+    for _ in range(rng.randint(0, 80)):
+        if driver.step() is None:
+            break
+    later = driver.now + rng.choice((1.0, 10.0, 40.0, 200.0, 5000.0))
+    big, small = driver.game.copy(), driver.game.copy()
+    big.advance(later)
+    while small.next_deadline is not None and small.next_deadline <= later:
+        small.advance(small.next_deadline)
+    small.advance(later)
+    assert big.to_dict() == small.to_dict()
 
 
 @budget(100)
