@@ -362,7 +362,7 @@ async def test_chat_info_actions_pins_and_user_deletions(tg):
 
 
 async def test_wait_for_explains_what_it_waited_for(tg):
-    bot = make_bot(tg)
+    bot = tg.create_bot()
     try:
         with pytest.raises(TelegramBadRequest):
             await bot.send_message(ANN, "")

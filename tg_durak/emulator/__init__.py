@@ -11,7 +11,7 @@
 """
 
 from tg_durak.emulator.fake import DEFAULT_TOKEN, Call, FakeTelegram
-from tg_durak.emulator.state import (
+from tg_durak.emulator.models import (
     ApiError,
     Button,
     CallbackAnswer,

@@ -11,9 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiohttp import web
 
-from tg_durak.emulator.server import create_app
-from tg_durak.emulator.state import (
-    POLL_CONFLICT,
+from tg_durak.emulator.models import (
     ApiError,
     Button,
     CallbackAnswer,
@@ -22,10 +20,10 @@ from tg_durak.emulator.state import (
     Command,
     Message,
     RateLimits,
-    TelegramState,
     User,
-    normalize_params,
 )
+from tg_durak.emulator.server import create_app
+from tg_durak.emulator.state import POLL_CONFLICT, TelegramState, normalize_params
 
 if TYPE_CHECKING:
     from aiogram import Bot

@@ -1,0 +1,168 @@
+"""The fake Bot API's data: users, chats, messages, buttons, and what the server reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from tg_durak.emulator.markup import Entity, to_html
+
+
+class ApiError(Exception):
+    """A Bot API error response: HTTP status == error_code."""
+
+    def __init__(self, error_code: int, description: str, retry_after: int | None = None):
+        super().__init__(f"{error_code} {description}")
+        self.error_code = error_code
+        self.description = description
+        self.retry_after = retry_after
+
+    def payload(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "ok": False, "error_code": self.error_code, "description": self.description,
+        }
+        if self.retry_after is not None:
+            body["parameters"] = {"retry_after": self.retry_after}
+        return body
+
+
+@dataclass(frozen=True)
+class User:
+    id: int
+    first_name: str
+    last_name: str | None = None
+    username: str | None = None
+    language_code: str | None = "en"
+    is_bot: bool = False
+
+    def to_api(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": self.id, "is_bot": self.is_bot, "first_name": self.first_name}
+        for key in ("last_name", "username", "language_code"):
+            if getattr(self, key) is not None:
+                data[key] = getattr(self, key)
+        return data
+
+
+@dataclass(frozen=True)
+class Button:
+    text: str
+    callback_data: str | None = None
+    url: str | None = None
+
+    def to_api(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"text": self.text}
+        if self.callback_data is not None:
+            data["callback_data"] = self.callback_data
+        if self.url is not None:
+            data["url"] = self.url
+        return data
+
+
+Keyboard = tuple[tuple[Button, ...], ...]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message as it is now. Immutable: an edit or a deletion stores a new version."""
+
+    message_id: int
+    chat_id: int
+    sender_id: int
+    from_bot: bool
+    date: int
+    text: str
+    entities: tuple[Entity, ...] = ()
+    buttons: Keyboard = ()
+    edit_count: int = 0
+    edit_date: int | None = None
+    deleted: bool = False
+    reply_to_message_id: int | None = None
+
+    @property
+    def html(self) -> str:
+        return to_html(self.text, list(self.entities))
+
+    def button(self, text: str) -> Button:
+        for row in self.buttons:
+            for button in row:
+                if button.text == text:
+                    return button
+        raise LookupError(f"no button {text!r} on message {self.chat_id}/{self.message_id}")
+
+
+@dataclass(frozen=True)
+class CallbackAnswer:
+    text: str | None
+    show_alert: bool
+    url: str | None = None
+    cache_time: int = 0
+
+
+@dataclass
+class CallbackQuery:
+    id: str
+    user_id: int
+    chat_id: int
+    message_id: int
+    data: str
+    created: float
+    answer: CallbackAnswer | None = None
+
+
+@dataclass(frozen=True)
+class Change:
+    """A visible change in a chat, for subscribers such as the terminal client.
+
+    kind: "message" (new message from the bot or a user), "edit", "delete", "pin",
+    "action" (detail: the chat action) or "answer" (detail: the CallbackAnswer).
+    """
+
+    kind: str
+    chat_id: int
+    message_id: int | None = None
+    detail: Any = None
+
+
+class Command(NamedTuple):
+    command: str
+    description: str
+
+
+@dataclass
+class Chat:
+    id: int
+    type: str  # "private", "group" or "supergroup"
+    title: str | None = None
+    user: User | None = None  # the other side of a private chat
+    members: set[int] = field(default_factory=set)
+    admins: set[int] = field(default_factory=set)
+    bot_is_admin: bool = False
+    opened: bool = False  # private: the user has written to the bot
+    blocked: bool = False  # private: the user has blocked the bot
+    bot_kicked: bool = False  # group: the bot was removed
+    pinned_message_id: int | None = None
+
+    @property
+    def is_private(self) -> bool:
+        return self.type == "private"
+
+    def to_api(self) -> dict[str, Any]:
+        if self.user is None:
+            return {"id": self.id, "type": self.type, "title": self.title}
+        data = {"id": self.id, "type": self.type, "first_name": self.user.first_name}
+        for key in ("last_name", "username"):
+            if getattr(self.user, key) is not None:
+                data[key] = getattr(self.user, key)
+        return data
+
+
+@dataclass(frozen=True)
+class RateLimits:
+    """Flood limits like Telegram's; None switches a limit off (all are off by default)."""
+
+    private_per_second: int | None = None
+    group_per_minute: int | None = None
+    global_per_second: int | None = None
+    methods: frozenset[str] = frozenset(
+        {"sendMessage", "editMessageText", "editMessageReplyMarkup"}
+    )
