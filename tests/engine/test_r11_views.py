@@ -132,3 +132,16 @@ def test_r11_view_equality_and_json() -> None:
     assert game.view(0) != game.view(1)
     d = game.view(1).to_dict()
     assert json.loads(json.dumps(d)) == d
+
+
+def test_r11_1_the_drawn_trump_card_is_known_in_the_drawers_hand() -> None:
+    """R11.1, R2.2: everyone saw the face-up card go into a hand: it is known there."""
+    game = deal("6s Ks Kd Kc Qs Qd", "7s Js Jd Jc 10s 10d", stock="9c Ah")
+    game.apply(0, attack("6s"), 1.0)
+    game.apply(1, defend("7s", 0), 2.0)
+    game.apply(0, PASS, 2.5)
+    finish_round(game)
+    assert game.trump_card is None
+    assert "A♥" in known(game.view(0), 1)
+    assert "9♣" not in known(game.view(1), 0)
+    assert "9♣" not in visible(game, 1)

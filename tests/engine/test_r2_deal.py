@@ -73,3 +73,19 @@ def test_r2_3_from_deal_without_stock_takes_the_named_trump(spelling: str) -> No
     assert game.trump_card is None
     assert game.stock_count == 0
 
+
+
+def test_r2_from_deal_accepts_card_strings() -> None:
+    """API: from_deal takes cards as strings in either suit spelling."""
+    game = Game.from_deal(
+        Rules(), [["6s", "7♠"], ["10h", "Q♦"]], ["Jc", "A♥"], first_attacker=0
+    )
+    assert hand(game, 0) == {"6♠", "7♠"}
+    assert hand(game, 1) == {"10♥", "Q♦"}
+    assert game.trump_card == card("Ah")
+
+
+def test_r2_new_game_first_deadline_counts_from_now() -> None:
+    """API, R10.2: Game.new(now=t) gives the first attacker until t + 30 s to lead."""
+    game = Game.new(Rules(), seed=5, now=1000.0)
+    assert game.next_deadline == pytest.approx(1030.0)
