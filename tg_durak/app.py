@@ -65,7 +65,8 @@ class BotApp:
     async def start(self) -> None:
         self.store = await Store.open(self.settings.db_path)
         self.computers = ComputerPlayers()
-        self.publisher = Publisher(self.bot, self._on_new_message)
+        self.publisher = Publisher(self.bot, self._on_new_message,
+                                   private_interval=self.settings.edit_interval)
         self.tables = TableService(self.store, self.publisher, self.computers,
                                    time_scale=self.settings.time_scale)
         self.dp = build_dispatcher(self.store, self.tables)

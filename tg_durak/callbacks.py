@@ -34,5 +34,5 @@ class Lang(CallbackData, prefix="l"):
 class Menu(CallbackData, prefix="u"):
     """Buttons outside a game: play again, open setup, confirm or cancel a resignation."""
 
-    action: str      # "quick", "setup", "resign", "keep", "rules_full"
+    action: str      # "quick", "again" (after a game), "setup", "resign", "keep", "rules"
     arg: str = ""

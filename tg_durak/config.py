@@ -20,6 +20,7 @@ class Settings:
     api_url: str | None = None
     time_scale: float = 1.0
     log_level: str = "INFO"
+    edit_interval: float = 1.0  # seconds between edits in one private chat (Telegram: ~1/s)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -46,8 +47,16 @@ class Settings:
             scale = -1.0
         if not 0 < scale <= 100:
             raise ConfigError(f"DURAK_TIME_SCALE must be a number above 0, not {raw_scale!r}")
+        raw_interval = env.get("DURAK_EDIT_INTERVAL", "1")
+        try:
+            interval = float(raw_interval)
+        except ValueError:
+            interval = -1.0
+        if not 0 < interval <= 60:
+            raise ConfigError(f"DURAK_EDIT_INTERVAL must be seconds above 0, not {raw_interval!r}")
         return cls(
             token=token,
+            edit_interval=interval,
             db_path=env.get("DURAK_DB", "./durak.sqlite3"),
             api_url=env.get("TELEGRAM_API_URL") or None,
             time_scale=scale,

@@ -51,7 +51,7 @@ def router() -> Router:
     async def menu(query: CallbackQuery, callback_data: Menu, t: Translator, user: UserRow,
                    tables: TableService) -> None:
         action = callback_data.action
-        if action == "quick":
+        if action in ("quick", "again"):
             await _start_game(query, t, user, tables, PlaySettings.from_dict(user.settings),
                               edit=False)
         elif action == "setup":

@@ -190,7 +190,7 @@ def _keyboard(inp: GameScreenInput, t: Translator) -> InlineKeyboardMarkup:
     rows: list[list[InlineKeyboardButton]] = []
     if v.is_over or inp.resigned is not None:
         again = InlineKeyboardButton(text=t("btn.play_again"),
-                                     callback_data=Menu(action="quick").pack())
+                                     callback_data=Menu(action="again").pack())
         return InlineKeyboardMarkup(inline_keyboard=[[again]])
     if inp.choosing_card is not None:
         card = inp.choosing_card

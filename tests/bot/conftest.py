@@ -1,0 +1,126 @@
+"""End-to-end harness: the real bot (aiogram over HTTP) against the fake Bot API on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tg_durak.app import BotApp
+from tg_durak.config import Settings
+from tg_durak.emulator import FakeTelegram
+from tg_durak.store import Store
+
+# Game timers run at a tenth of real time: a 30 s turn is 3 s, a bot's pause 0.15-0.3 s.
+TIME_SCALE = 0.1
+EDIT_INTERVAL = 0.05
+ALICE, BOB = 501, 502
+
+
+@pytest.fixture
+async def tg() -> AsyncIterator[FakeTelegram]:
+    async with FakeTelegram() as fake:
+        fake.add_user(ALICE, "Alice", language_code="en")
+        fake.add_user(BOB, "Bob", language_code="en")
+        yield fake
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> str:
+    return str(tmp_path / "durak.sqlite3")
+
+
+def settings_for(tg: FakeTelegram, db_path: str) -> Settings:
+    return Settings(token=tg.token, db_path=db_path, api_url=tg.url, time_scale=TIME_SCALE,
+                    log_level="WARNING", edit_interval=EDIT_INTERVAL)
+
+
+@pytest.fixture
+async def bot(tg: FakeTelegram, db_path: str) -> AsyncIterator[BotApp]:
+    app = BotApp(settings_for(tg, db_path))
+    await app.start()
+    yield app
+    await app.stop()
+
+
+@pytest.fixture
+async def store(db_path: str, bot: BotApp) -> AsyncIterator[Store]:
+    """A second connection to the bot's database, to check what it wrote."""
+    s = await Store.open(db_path)
+    yield s
+    await s.close()
+
+
+def bot_process(tg: FakeTelegram, db_path: str, **env: str) -> subprocess.Popen:
+    """The bot as its own process, exactly as an operator starts it."""
+    full_env = {
+        **os.environ,
+        "BOT_TOKEN": tg.token,
+        "TELEGRAM_API_URL": tg.url,
+        "DURAK_DB": db_path,
+        "DURAK_TIME_SCALE": str(TIME_SCALE),
+        "DURAK_EDIT_INTERVAL": str(EDIT_INTERVAL),
+        "LOG_LEVEL": "WARNING",
+        **env,
+    }
+    return subprocess.Popen([sys.executable, "-m", "tg_durak"], env=full_env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def game_message(tg: FakeTelegram, user_id: int):
+    """The user's game message: the newest bot message with card or game-over buttons."""
+    for m in reversed(tg.messages(user_id)):
+        if any(b.callback_data and b.callback_data.startswith(("m:", "u:again"))
+               for row in m.buttons for b in row):
+            return m
+    return None
+
+
+def is_over(message) -> bool:
+    return any(b.callback_data == "u:again:" for row in message.buttons for b in row)
+
+
+def choose_button(message, rng: random.Random, texts: dict[str, str]):
+    """What a sensible person taps: a playable card (marked •), else Pass, else Take."""
+    buttons = [b for row in message.buttons for b in row if b.callback_data]
+    cards = [b for b in buttons if b.text.startswith("•")]
+    targets = [b for b in buttons if b.callback_data.startswith("m:") and ":t:" in b.callback_data]
+    if targets:
+        return rng.choice(targets)
+    if cards and rng.random() < 0.8:
+        return rng.choice(cards)
+    for label in (texts["pass"], texts["take"]):
+        found = [b for b in buttons if b.text == label]
+        if found:
+            return found[0]
+    return rng.choice(cards) if cards else None
+
+
+async def play_to_end(tg: FakeTelegram, user_id: int, seed: int = 1, timeout: float = 120,
+                      texts: dict[str, str] | None = None) -> object:
+    """Tap through a whole game as the player; returns the final game message."""
+    texts = texts or {"pass": "Pass", "take": "Take"}
+    rng = random.Random(seed)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    seen = None
+    while loop.time() < deadline:
+        message = game_message(tg, user_id)
+        if message is not None and is_over(message):
+            return message
+        state = None if message is None else (message.message_id, message.edit_count)
+        if message is not None and state != seen:
+            seen = state
+            button = choose_button(message, rng, texts)
+            if button is not None:
+                await tg.press(user_id, message, button, timeout=10)
+                continue
+        await tg.wait_for(lambda s=state: (lambda m: m is not None and (
+            m.message_id, m.edit_count) != s)(game_message(tg, user_id)), timeout=10)
+    raise AssertionError("the game did not finish in time")

@@ -1,0 +1,84 @@
+"""Untrusted input: stale, foreign and garbage taps, two taps at once, unknown commands."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tests.bot.conftest import ALICE, BOB, game_message
+from tg_durak.emulator import FakeTelegram
+from tg_durak.store import Store
+
+
+async def _start_game(tg: FakeTelegram) -> None:
+    await tg.send_text(ALICE, "/start")
+    await tg.wait_for(lambda: tg.last_message(ALICE) is not None)
+    await tg.press(ALICE, tg.last_message(ALICE), "▶ Play")
+    await tg.wait_for(lambda: game_message(tg, ALICE) is not None)
+
+
+async def _version(store: Store) -> int:
+    return (await store.table_for_user(ALICE)).version
+
+
+async def _when_alice_can_play(tg: FakeTelegram):
+    """Wait until Alice's message offers at least two playable cards."""
+    def ready():
+        m = game_message(tg, ALICE)
+        return m if m and sum(b.text.startswith("•") for r in m.buttons for b in r) >= 2 else None
+    await tg.wait_for(ready, timeout=30)
+    return ready()
+
+
+async def test_garbage_foreign_and_stale_taps_change_nothing(tg, bot, store) -> None:
+    await _start_game(tg)
+    message = await _when_alice_can_play(tg)
+    version = await _version(store)
+
+    for junk in (b"\xff\xfe garbage", b"m:1:2", b"m:x:y:z:1:1", b"s:bots:99", b"l:xx", b""):
+        answer = await tg.press(ALICE, message, junk)
+        assert answer.text == "Unknown button." and answer.show_alert, junk
+
+    await tg.send_text(BOB, "/start")
+    await tg.wait_for(lambda: tg.last_message(BOB) is not None)
+    card = next(b for r in message.buttons for b in r if b.text.startswith("•"))
+    # Bob forges Alice's button on a message of his own chat.
+    answer = await tg.press(BOB, tg.last_message(BOB), card.callback_data.encode())
+    assert answer.text == "You are not playing at this table."
+
+    forged = card.callback_data.split(":")
+    forged[2] = str(int(forged[2]) - 1)   # a version the table has left behind
+    answer = await tg.press(ALICE, message, ":".join(forged).encode())
+    assert "moved on" in answer.text
+
+    forged[2], forged[4] = str(version), "77"   # no such card
+    answer = await tg.press(ALICE, message, ":".join(forged).encode())
+    assert answer.text == "Unknown button."
+    assert await _version(store) == version, "none of these changed the game"
+
+
+async def test_two_taps_at_the_same_moment(tg, bot, store) -> None:
+    await _start_game(tg)
+    message = await _when_alice_can_play(tg)
+    before = await _version(store)
+    cards = [b for r in message.buttons for b in r if b.text.startswith("•")][:2]
+    answers = await asyncio.gather(*(tg.press(ALICE, message, c) for c in cards))
+    texts = [a.text or "" for a in answers]
+    log = await store.log((await store.table_for_user(ALICE)).id)
+    alice_moves = [e for e in log[before:] if e[0] == "act" and e[1] == 0]
+    assert len(alice_moves) <= 1, "two taps on one version never make two moves"
+    if alice_moves:
+        assert any("moved on" in t or "beats several" in t for t in texts), texts
+
+
+async def test_unknown_command_and_help(tg, bot) -> None:
+    await tg.send_text(ALICE, "/frobnicate")
+    await tg.wait_for(lambda: tg.last_message(ALICE) is not None)
+    assert "/help" in tg.last_message(ALICE).text
+    await tg.send_text(ALICE, "/help")
+    await tg.wait_for(lambda: "/play" in tg.last_message(ALICE).text)
+    await tg.send_text(ALICE, "/rules")
+    await tg.wait_for(lambda: "Throw-in rules" in [b.text for r in tg.last_message(
+        ALICE).buttons for b in r])
+    await tg.press(ALICE, tg.last_message(ALICE), "Transfer rules")
+    await tg.wait_for(lambda: "transfer" in tg.last_message(ALICE).text.lower()
+                      and len(tg.last_message(ALICE).text) > 1000)
