@@ -67,7 +67,7 @@ class Game:
     __slots__ = (
         "_durak", "active", "atk", "attacker", "beats", "close_due", "defender", "dfn", "discard",
         "first_round", "hands", "initial", "known", "limit", "log", "n", "nexts", "out", "over",
-        "passed", "prevs",
+        "pmask", "prevs",
         "round_max", "rules", "seed", "shown", "stock", "taking", "throwers", "timeouts", "tmask",
         "trump", "trump_card_i", "turn_due", "unbeaten", "window_due",
     )
@@ -133,7 +133,7 @@ class Game:
         g.trump_card_i = g.stock[0] if g.stock else -1
         g.discard = 0
         g.atk, g.dfn = [], []
-        g.unbeaten = g.tmask = g.passed = g.shown = 0
+        g.unbeaten = g.tmask = g.pmask = g.shown = 0
         g.taking = g.over = False
         g._durak = None
         g.known = [0] * n
@@ -236,8 +236,9 @@ class Game:
         return frozenset(s for s, t in enumerate(self.timeouts) if t >= 2)
 
     @property
-    def passed_seats(self) -> frozenset[int]:
-        return frozenset(s for s in range(self.n) if self.passed >> s & 1)
+    def passed(self) -> frozenset[int]:
+        """Seats whose pass currently stands (R5.4)."""
+        return frozenset(s for s in range(self.n) if self.pmask >> s & 1)
 
     @property
     def version(self) -> int:
@@ -277,10 +278,10 @@ class Game:
         if self.unbeaten and not self.taking:
             m = 1 << self.defender
         throwers = self.throwers
-        m |= throwers & ~self.passed
+        m |= throwers & ~self.pmask
         if len(self.atk) < self.limit:
             tm, hands = self.tmask, self.hands
-            rest = throwers & self.passed
+            rest = throwers & self.pmask
             while rest:
                 low = rest & -rest
                 if hands[low.bit_length() - 1] & tm:
@@ -294,7 +295,7 @@ class Game:
         return out
 
     def legal_actions(self, seat: int) -> list[Action]:
-        if self.over or not self.active >> seat & 1:
+        if self.over or seat.__class__ is not int or seat < 0 or not self.active >> seat & 1:
             return []
         atk = self.atk
         hands = self.hands
@@ -335,7 +336,7 @@ class Game:
                 low = m & -m
                 out.append(ATTACK[low.bit_length() - 1])
                 m ^= low
-        if not self.passed >> seat & 1:
+        if not self.pmask >> seat & 1:
             out.append(PASS)
         return out
 
@@ -372,7 +373,7 @@ class Game:
         """
         if self.over:
             raise IllegalMove("game_over", "The game is over.")
-        if seat.__class__ is not int or not self.active >> seat & 1 or seat >= self.n:
+        if seat.__class__ is not int or seat < 0 or not self.active >> seat & 1:
             if not isinstance(seat, int) or not 0 <= seat < self.n:
                 raise IllegalMove("no_seat", "You have no seat at this table.")
             raise IllegalMove("out", "You have left the game: you hold no cards.")
@@ -429,7 +430,7 @@ class Game:
         self.unbeaten += 1
         if not self.tmask & bit:
             self.tmask |= RANK_CARDS[ci]
-            self.passed = 0  # R6.3: a new rank cancels passes
+            self.pmask = 0  # R6.3: a new rank cancels passes
         events = [_event(Event, ("attack", seat, CARDS[ci], None))]
         if not self.stock and not self.hands[seat]:
             self._maybe_leave(seat, events)
@@ -464,7 +465,7 @@ class Game:
         self.unbeaten -= 1
         if not self.tmask & bit:
             self.tmask |= RANK_CARDS[card.index]
-            self.passed = 0
+            self.pmask = 0
         events = [_event(Event, ("defend", seat, card, target))]
         if not self.stock and not self.hands[seat]:
             self._maybe_leave(seat, events)
@@ -487,7 +488,7 @@ class Game:
 
     def _declare_take(self, now: float) -> list[Event]:
         self.taking = True
-        self.passed = 0  # R6.3: a take cancels passes
+        self.pmask = 0  # R6.3: a take cancels passes
         self._open_window(now)
         return [Event("take", self.defender)]
 
@@ -500,9 +501,9 @@ class Game:
             raise IllegalMove("defending", "You are defending: beat the cards or take.")
         if not self.throwers >> seat & 1:
             raise IllegalMove("not_thrower", "Only the defender's neighbours may throw in.")
-        if self.passed >> seat & 1:
+        if self.pmask >> seat & 1:
             raise IllegalMove("already_passed", "You have already passed.")
-        self.passed |= 1 << seat
+        self.pmask |= 1 << seat
         if self.window_due is not None:
             self._check_window(now)
         return [_event(Event, ("pass", seat, None, None))]
@@ -555,7 +556,7 @@ class Game:
             events = [Event("transfer", seat, card, nxt)]
         self.defender = nxt
         self.limit = min(self.round_max, self.hands[nxt].bit_count())  # R9.4
-        self.passed = 0
+        self.pmask = 0
         self.turn_due = now + rules.turn_seconds
         self._update_throwers()
         self._maybe_leave(seat, events)
@@ -583,7 +584,7 @@ class Game:
     def _throwers_done(self) -> bool:
         if len(self.atk) >= self.limit:
             return True
-        m = self.throwers & ~self.passed
+        m = self.throwers & ~self.pmask
         tm = self.tmask
         hands = self.hands
         while m:
@@ -648,7 +649,7 @@ class Game:
             self.discard |= table  # R6.4
         events = [Event("taken" if taken else "beaten", d, None, table.bit_count())]
         self.atk, self.dfn = [], []
-        self.unbeaten = self.tmask = self.passed = 0
+        self.unbeaten = self.tmask = self.pmask = 0
         self.taking = False
         self.turn_due = self.window_due = self.close_due = None
         # R7.1 / R9.6: the round's first attacker, the others clockwise, the defender last.
@@ -750,7 +751,7 @@ class Game:
         g.rules, g.seed, g.n = self.rules, self.seed, self.n
         g.trump, g.beats = self.trump, self.beats
         g.trump_card_i, g.discard, g.unbeaten = self.trump_card_i, self.discard, self.unbeaten
-        g.tmask, g.passed, g.shown, g.active = self.tmask, self.passed, self.shown, self.active
+        g.tmask, g.pmask, g.shown, g.active = self.tmask, self.pmask, self.shown, self.active
         g.taking, g.over, g._durak = self.taking, self.over, self._durak
         g.attacker, g.defender, g.limit = self.attacker, self.defender, self.limit
         g.round_max, g.first_round, g.throwers = self.round_max, self.first_round, self.throwers
@@ -787,7 +788,7 @@ class Game:
                 "round_max": self.round_max,
                 "first_round": self.first_round,
                 "taking": self.taking,
-                "passed": self.passed,
+                "passed": self.pmask,
                 "shown": self.shown,
                 "active": self.active,
                 "out": list(self.out),
@@ -840,12 +841,13 @@ class Game:
             for c in g.atk + g.dfn:
                 if c >= 0:
                     g.tmask |= RANK_CARDS[c]
-            for name in ("attacker", "defender", "limit", "round_max", "passed", "shown",
-                         "active"):
+            for name, slot in (("attacker", "attacker"), ("defender", "defender"),
+                               ("limit", "limit"), ("round_max", "round_max"),
+                               ("passed", "pmask"), ("shown", "shown"), ("active", "active")):
                 value = s[name]
                 if not isinstance(value, int) or value < 0:
                     raise ValueError(f"bad {name}")
-                setattr(g, name, value)
+                setattr(g, slot, value)
             g.first_round, g.taking, g.over = bool(s["first_round"]), bool(s["taking"]), bool(
                 s["over"])
             g.out = [int(x) for x in s["out"]]

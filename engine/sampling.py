@@ -61,7 +61,7 @@ def sample_game(view: PlayerView, rng: random.Random) -> Game:
     for c in g.atk + g.dfn:
         if c >= 0:
             g.tmask |= RANK_CARDS[c]
-    g.passed = sum(1 << s for s in view.passed)
+    g.pmask = sum(1 << s for s in view.passed)
     g.shown = sum(1 << s for s in view.shown_trump)
     g.taking, g.over, g._durak = view.taking, view.is_over, view.durak
     g.known = [_mask(k) for k in view.known]

@@ -71,7 +71,7 @@ class PlayerView:
             finished_order=tuple(g.out),
             throwers=tuple(s for s in range(g.n) if g.throwers >> s & 1),
             taking=g.taking,
-            passed=g.passed_seats,
+            passed=g.passed,
             attack_limit=g.limit,
             round_max=g.round_max,
             first_round=g.first_round,
