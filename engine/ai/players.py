@@ -1,0 +1,48 @@
+"""Computer players: `choose(view, legal, rng)` from a seat's view, nothing more (R11)."""
+
+from __future__ import annotations
+
+import random
+from typing import ClassVar
+
+from engine.actions import Action
+from engine.ai.policy import easy_action, normal_action
+from engine.views import PlayerView
+
+# The policies read only what the seat knows, so any game dealt from the view gives the same
+# answer; a fixed deal keeps the player's own rng stream untouched by that detail.
+_DEAL_SEED = 0
+
+
+class Player:
+    """Base of the computer players; subclasses are plain, picklable objects."""
+
+    name: ClassVar[str] = ""
+
+    def choose(self, view: PlayerView, legal: list[Action], rng: random.Random) -> Action:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class EasyPlayer(Player):
+    """A plausible beginner: a random sensible move."""
+
+    name = "easy"
+
+    def choose(self, view: PlayerView, legal: list[Action], rng: random.Random) -> Action:
+        if len(legal) == 1:
+            return legal[0]
+        return easy_action(view.sample(random.Random(_DEAL_SEED)), view.seat, legal, rng)
+
+
+class NormalPlayer(Player):
+    """A solid heuristic player (engine/ai/policy.py)."""
+
+    name = "normal"
+
+    def choose(self, view: PlayerView, legal: list[Action], rng: random.Random) -> Action:
+        if len(legal) == 1:
+            return legal[0]
+        return normal_action(view.sample(random.Random(_DEAL_SEED)), view.seat, legal, rng)
