@@ -25,22 +25,35 @@ USER_ID = 1001
 
 
 def render_chat(tg: FakeTelegram, chat_id: int, notice: str | None) -> tuple[str, list]:
-    """The newest bot message as text with numbered buttons, and the buttons in that order."""
+    """The chat as text with numbered buttons, and the buttons in that order.
+
+    It shows the newest bot message and, above it, the most recently changed earlier one that
+    has buttons (the game message keeps changing while a /lang or /rules answer arrives below).
+    """
     messages = [m for m in tg.messages(chat_id) if m.from_bot]
     if not messages:
         return "…", []
-    latest = max(messages, key=lambda m: (m.edit_date or m.date, m.message_id))
-    lines = [latest.text, ""]
+    *earlier, newest = messages
+    live = [m for m in earlier if m.buttons]
+    shown = [newest]
+    if live:
+        shown.insert(0, max(live, key=lambda m: (m.edit_date or m.date, m.message_id)))
+    lines: list[str] = []
     buttons = []
-    for row in latest.buttons:
-        cells = []
-        for button in row:
-            buttons.append((latest, button))
-            cells.append(f"[{len(buttons)}] {button.text}")
-        lines.append("  ".join(cells))
+    for message in shown:
+        lines += [message.text, ""]
+        for row in message.buttons:
+            cells = []
+            for button in row:
+                if button.callback_data is None:
+                    continue
+                buttons.append((message, button))
+                cells.append(f"[{len(buttons)}] {button.text}")
+            lines.append("  ".join(cells))
+        lines.append("")
     if notice:
-        lines += ["", f"» {notice}"]
-    lines += ["", "number = tap · /command · q = quit"]
+        lines.append(f"» {notice}")
+    lines.append("number = tap · /command · q = quit")
     return "\n".join(lines), buttons
 
 
