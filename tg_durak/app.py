@@ -99,6 +99,8 @@ class BotApp:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.tables.close()
+        with contextlib.suppress(TimeoutError):
+            await self.publisher.flush(timeout=3.0)
         await self.publisher.stop()
         await self.tables.heartbeat()
         await self.store.close()

@@ -130,6 +130,11 @@ def _check(value: str, allowed: Sequence[str], what: str) -> None:
         raise ValueError(f"{what} must be one of {', '.join(allowed)}, not {value!r}")
 
 
+def _check_results(results: Iterable[tuple[int, str, int]]) -> None:
+    for _, outcome, _ in results:
+        _check(outcome, OUTCOMES, "outcome")
+
+
 def _check_seats(seats: Iterable[SeatRow]) -> None:
     numbers = [s.seat for s in seats]
     if len(numbers) != len(set(numbers)):
@@ -379,13 +384,17 @@ class Store:
         entries: list[dict],
         snapshot: dict,
         status: str = "running",
+        results: list[tuple[int, str, int]] = (),
     ) -> int:
         """Append ``entries`` to the table's log and store ``snapshot``, atomically.
 
         The table must still be at ``expected_version`` and running, else StaleVersion and
-        nothing is written. Returns the new version (``expected_version + len(entries)``).
+        nothing is written. ``results`` (as for ``finish``) are written in the same
+        transaction, so a game's last move and its results stand or fall together.
+        Returns the new version (``expected_version + len(entries)``).
         """
         _check(status, ("running", "finished", "aborted"), "status")
+        _check_results(results)
         entries_json = [_dumps(entry) for entry in entries]
         snapshot_json = _dumps(snapshot)
         now = time.time()
@@ -407,6 +416,7 @@ class Store:
                 " WHERE id = ?",
                 (snapshot_json, new_version, status, now, table_id),
             )
+            await self._write_results(db, table_id, results)
         return new_version
 
     async def finish(
@@ -414,16 +424,21 @@ class Store:
     ) -> None:
         """Close the table and store each person's (user_id, outcome, place)."""
         _check(status, ("finished", "aborted"), "status")
-        for _, outcome, _ in results:
-            _check(outcome, OUTCOMES, "outcome")
+        _check_results(results)
         async with self._transaction() as db:
             await self._touch(db, table_id, status)
-            await db.executemany(
-                "INSERT INTO results (table_id, user_id, outcome, place) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (table_id, user_id) DO UPDATE"
-                " SET outcome = excluded.outcome, place = excluded.place",
-                [(table_id, user_id, outcome, place) for user_id, outcome, place in results],
-            )
+            await self._write_results(db, table_id, results)
+
+    @staticmethod
+    async def _write_results(
+        db: aiosqlite.Connection, table_id: int, results: Iterable[tuple[int, str, int]]
+    ) -> None:
+        await db.executemany(
+            "INSERT INTO results (table_id, user_id, outcome, place) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (table_id, user_id) DO UPDATE"
+            " SET outcome = excluded.outcome, place = excluded.place",
+            [(table_id, user_id, outcome, place) for user_id, outcome, place in results],
+        )
 
     async def get_table(self, table_id: int) -> TableRow | None:
         """The table, or None; CorruptRow if its stored JSON cannot be read."""

@@ -412,10 +412,10 @@ class TableService:
         game = live.game
         entries = [Game.entry_to_json(e) for e in game.log[old_version:]]
         status = "finished" if game.is_over else "running"
+        results = self._results(live) if game.is_over else []
         try:
-            await self.store.record(live.id, old_version, entries, _snapshot(game), status)
-            if game.is_over:
-                await self.store.finish(live.id, "finished", self._results(live))
+            await self.store.record(live.id, old_version, entries, _snapshot(game), status,
+                                    results)
         except Exception:
             log.exception("table %s: saving failed; reloading the stored state", live.id)
             row = await self.store.get_table(live.id)
