@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 
 from engine import Action, Card, Game, IllegalMove, Rules
 
@@ -79,8 +82,9 @@ def kinds(game: Game, seat: int) -> set[str]:
 
 
 def passed(game: Game) -> frozenset[int]:
-    """Seats whose pass stands, as every player sees them (PlayerView.passed)."""
-    return game.view(game.defender).passed
+    """Seats whose pass currently stands; every player's view must agree."""
+    assert all(game.view(s).passed == game.passed for s in range(game.rules.players))
+    return game.passed
 
 
 def play(game: Game, now: float, *moves: tuple[int, Action]) -> None:
@@ -111,19 +115,43 @@ def finish_round(game: Game, limit: int = 20) -> None:
 # --- random games -------------------------------------------------------------------------------
 
 
-def random_rules(rng: random.Random) -> Rules:
-    """Any table the rules allow: both variants, 2-6 players, every deck that seats them."""
-    players = rng.randint(2, 6)
-    variant = rng.choice(("throw-in", "transfer"))
+# engine-ci is derandomized so CI is repeatable; engine-thorough searches afresh, 20x longer.
+settings.register_profile(
+    "engine-ci", deadline=None, derandomize=True, database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "engine-thorough", deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
+PROFILE_NAME = os.environ.get("DURAK_ENGINE_PROFILE", "engine-ci")
+SCALE = 20 if PROFILE_NAME == "engine-thorough" else 1
+
+
+def budget(examples: int) -> settings:
+    return settings(settings.get_profile(PROFILE_NAME), max_examples=examples * SCALE)
+
+
+MAX_STEPS = 3000
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> Rules:
+    """Every table the rules allow: both variants, 2-6 players, each deck that seats them."""
+    players = draw(st.integers(2, 6))
+    variant = draw(st.sampled_from(("throw-in", "transfer")))
     return Rules(
         variant=variant,
         players=players,
-        deck=rng.choice((24, 36, 52) if players <= 4 else (36, 52)),
-        first_round_limit=rng.choice((5, 6)),
-        throw_in=rng.choice(("all", "neighbours")),
-        show_trump=variant == "transfer" and rng.random() < 0.5,
-        no_draws=rng.random() < 0.3,
+        deck=draw(st.sampled_from((24, 36, 52) if players <= 4 else (36, 52))),
+        first_round_limit=draw(st.sampled_from((5, 6))),
+        throw_in=draw(st.sampled_from(("all", "neighbours"))),
+        show_trump=variant == "transfer" and draw(st.booleans()),
+        no_draws=draw(st.booleans()),
     )
+
+
+seeds = st.integers(0, 2**32 - 1)
+timeout_rates = st.sampled_from((0.0, 0.05, 0.3))
 
 
 @dataclass

@@ -7,54 +7,26 @@ and a table that reproduce it. Set DURAK_ENGINE_PROFILE=engine-thorough for a lo
 from __future__ import annotations
 
 import json
-import os
 import random
 
 import pytest
-from conftest import KINDS, Driver, Step, all_cards_in, new_driver
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from conftest import (
+    KINDS,
+    MAX_STEPS,
+    Driver,
+    Step,
+    all_cards_in,
+    budget,
+    new_driver,
+    seeds,
+    tables,
+    timeout_rates,
+)
+from hypothesis import given
 
 from engine import Action, Card, Game, IllegalMove, Rules
 
-# engine-ci is derandomized so CI is repeatable; engine-thorough searches afresh, 20x longer.
-settings.register_profile(
-    "engine-ci", deadline=None, derandomize=True, database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.register_profile(
-    "engine-thorough", deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
-)
-PROFILE_NAME = os.environ.get("DURAK_ENGINE_PROFILE", "engine-ci")
-SCALE = 20 if PROFILE_NAME == "engine-thorough" else 1
-
-
-def budget(examples: int) -> settings:
-    return settings(settings.get_profile(PROFILE_NAME), max_examples=examples * SCALE)
-
-
-MAX_STEPS = 3000
 LOWEST = {24: 9, 36: 6, 52: 2}
-
-
-@st.composite
-def tables(draw: st.DrawFn) -> Rules:
-    """Every table the rules allow: both variants, 2-6 players, each deck that seats them."""
-    players = draw(st.integers(2, 6))
-    variant = draw(st.sampled_from(("throw-in", "transfer")))
-    return Rules(
-        variant=variant,
-        players=players,
-        deck=draw(st.sampled_from((24, 36, 52) if players <= 4 else (36, 52))),
-        first_round_limit=draw(st.sampled_from((5, 6))),
-        throw_in=draw(st.sampled_from(("all", "neighbours"))),
-        show_trump=variant == "transfer" and draw(st.booleans()),
-        no_draws=draw(st.booleans()),
-    )
-
-
-seeds = st.integers(0, 2**32 - 1)
-timeout_rates = st.sampled_from((0.0, 0.05, 0.3))
 
 
 def deck_of(rules: Rules) -> set[str]:
