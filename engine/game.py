@@ -59,6 +59,16 @@ def _mask(cards: list[str]) -> int:
     return m
 
 
+def _parse_initial(ini: dict) -> tuple:
+    """The deal recorded by to_dict, back as (hands, stock, trump, first, now, revealed)."""
+    return (
+        tuple(tuple(Card.parse(c) for c in h) for h in ini["hands"]),
+        tuple(Card.parse(c) for c in ini["stock"]),
+        ini["trump"], ini["first_attacker"], ini["now"],
+        None if ini.get("revealed") is None else Card.parse(ini["revealed"]),
+    )
+
+
 def _strs(mask: int) -> list[str]:
     return [str(c) for c in cards_of(mask)]
 
@@ -144,14 +154,9 @@ class Game:
         g.log = []
         g.defender = 0
         g._update_seating()
-        g.initial = {
-            "hands": [[str(c) for c in h] for h in hands],
-            "stock": [str(c) for c in stock],
-            "trump": SUITS[g.trump],
-            "first_attacker": first_attacker,
-            "now": now,
-            "revealed": None if revealed is None else str(revealed),
-        }
+        # The deal as dealt; spelled out as JSON only when someone asks for it (to_dict).
+        g.initial = (tuple(map(tuple, hands)), tuple(stock), SUITS[g.trump], first_attacker,
+                     now, revealed)
         if revealed is not None:
             g.known[n - 1] |= 1 << revealed.index  # R2.3: the trump-deciding card is shown
         if first_attacker is None:
@@ -597,12 +602,11 @@ class Game:
     def _update_seating(self) -> None:
         """Recompute who sits next to whom among active players, and who may throw in."""
         n, active = self.n, self.active
-        nexts, prevs = [], []
+        seats = [s for s in range(n) if active >> s & 1] or list(range(n))
+        nexts, prevs = [0] * n, [0] * n
         for seat in range(n):
-            nexts.append(next((s for s in ((seat + i) % n for i in range(1, n + 1))
-                               if active >> s & 1), seat))
-            prevs.append(next((s for s in ((seat - i) % n for i in range(1, n + 1))
-                               if active >> s & 1), seat))
+            nexts[seat] = next((s for s in seats if s > seat), seats[0])
+            prevs[seat] = next((s for s in reversed(seats) if s < seat), seats[-1])
         self.nexts, self.prevs = nexts, prevs
         self._update_throwers()
 
@@ -774,7 +778,7 @@ class Game:
             "format": FORMAT,
             "rules": self.rules.to_dict(),
             "seed": self.seed,
-            "initial": self.initial,
+            "initial": self._initial_json(),
             "state": {
                 "hands": [_strs(h) for h in self.hands],
                 "stock": [str(CARDS[c]) for c in reversed(self.stock)],
@@ -805,6 +809,19 @@ class Game:
             d["log"] = [self._entry_to_json(e) for e in self.log]
         return d
 
+    def _initial_json(self) -> dict | None:
+        if self.initial is None:
+            return None  # a determinization made for search has no deal of its own
+        hands, stock, trump, first_attacker, now, revealed = self.initial
+        return {
+            "hands": [[str(c) for c in h] for h in hands],
+            "stock": [str(c) for c in stock],
+            "trump": trump,
+            "first_attacker": first_attacker,
+            "now": now,
+            "revealed": None if revealed is None else str(revealed),
+        }
+
     @staticmethod
     def _entry_to_json(e: tuple) -> list:
         if e[0] == "act":
@@ -827,7 +844,7 @@ class Game:
             s = d["state"]
             g = object.__new__(cls)
             g.rules, g.seed, g.n = rules, d["seed"], rules.players
-            g.initial = d["initial"]
+            g.initial = _parse_initial(d["initial"])
             g.trump = parse_suit(s["trump"])
             g.beats = _BEATS[g.trump]
             g.hands = [_mask(h) for h in s["hands"]]
@@ -891,12 +908,7 @@ class Game:
     @classmethod
     def replay(cls, d: dict) -> Game:
         """Rebuild a game from its initial deal and log: the audit trail of a table."""
-        rules = Rules.from_dict(d["rules"])
-        ini = d["initial"]
-        g = cls._setup(rules, d["seed"], [[Card.parse(c) for c in h] for h in ini["hands"]],
-                       [Card.parse(c) for c in ini["stock"]], ini["trump"],
-                       ini["first_attacker"], ini["now"],
-                       None if ini.get("revealed") is None else Card.parse(ini["revealed"]))
+        g = cls._setup(Rules.from_dict(d["rules"]), d["seed"], *_parse_initial(d["initial"]))
         for e in d["log"]:
             g.replay_entry(cls._entry_from_json(e) if isinstance(e, list) else e)
         return g

@@ -72,7 +72,7 @@ def sample_game(view: PlayerView, rng: random.Random) -> Game:
     g.attacker, g.defender = view.attacker, view.defender
     g.limit, g.round_max = view.attack_limit, view.round_max
     g.turn_due, g.window_due, g.close_due = view.turn_due, view.window_due, view.close_due
-    g.initial = {}
+    g.initial = None
     g.log = []
     g._update_seating()
     return g
