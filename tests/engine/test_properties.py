@@ -71,7 +71,7 @@ def check_invariants(game: Game) -> None:
             assert game.legal_actions(s) == []
     # R5.3: the attack limit; R6.1: never more unbeaten cards than the defender can answer.
     if game.table:
-        assert len(game.table) <= game.attack_limit <= rules.max_attack
+        assert len(game.table) <= game.attack_limit <= rules.max_attack <= 6
         unbeaten = sum(d is None for _, d in game.table)
         if not game.taking:
             assert unbeaten <= len(hands[game.defender])
