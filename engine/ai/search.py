@@ -26,7 +26,7 @@ import random
 import time
 
 from engine.actions import Action
-from engine.ai.driver import MAX_STEPS, seats_to_ask
+from engine.ai.driver import seats_to_ask
 from engine.ai.players import Player
 from engine.ai.policy import easy_action, normal_action
 from engine.game import Game
@@ -35,7 +35,9 @@ from engine.views import PlayerView
 DEFAULT_BUDGET = 0.3
 SAME_AFTER = 32          # deals showing no difference between the moves left: stop early
 DROP_Z = 2.0             # standard errors of the paired difference that drop a move
-MIN_DEALS_TO_DROP = 4
+MIN_DEALS_TO_DROP = 8
+SOLVER_SHARE = 0.6
+PLAYOUT_STEPS = 1_000    # a playout still going after this many moves has cards going round
 NOISE = 0.15             # chance of a beginner's move in playouts on a fully known deal
 
 
@@ -53,7 +55,7 @@ def playout(g: Game, seat: int, rng: random.Random | None = None, noise: float =
     which varies the playouts of a deal that is fully known.
     """
     legal_of = g.legal_actions
-    for _ in range(MAX_STEPS):
+    for _ in range(PLAYOUT_STEPS):
         if g.over:
             return reward(g, seat)
         if not g.active >> seat & 1 and g.active & (g.active - 1):
@@ -86,9 +88,10 @@ class Solver:
     transposition table of value bounds. Raises _OutOfTime after `deadline`.
     """
 
-    def __init__(self, seat: int, deadline: float) -> None:
+    def __init__(self, seat: int, deadline: float, max_nodes: int | None = None) -> None:
         self.seat = seat
         self.deadline = deadline
+        self.max_nodes = max_nodes
         self.nodes = 0
         self.table: dict[tuple, tuple[float, float]] = {}
 
@@ -122,7 +125,8 @@ class Solver:
             return hi
         alpha, beta = max(alpha, lo), min(beta, hi)
         self.nodes += 1
-        if not self.nodes & 255 and time.perf_counter() > self.deadline:
+        if not self.nodes & 255 and (time.perf_counter() > self.deadline or (
+                self.max_nodes is not None and self.nodes > self.max_nodes)):
             raise _OutOfTime
         s = seats[0]
         legal = g.legal_actions(s)
@@ -167,21 +171,26 @@ def perfect_information(g: Game, seat: int) -> bool:
 class HardPlayer(Player):
     """Determinized paired Monte Carlo with `normal` playouts; exact endgames.
 
-    `budget`: seconds a decision (default 0.3). `iterations`: at most this many deals (for
-    repeatable tests; the time budget still applies). `solve`: solve known endgames exactly.
-    `margin`: seconds kept in reserve for a busy machine.
+    `budget`: seconds a decision (default 0.3). `iterations`: at most this many deals, and
+    `nodes`: at most this many solver nodes (with both, a decision is repeatable: tests; the time
+    budget still applies). `solve`: solve known endgames exactly. `margin`: seconds kept in
+    reserve for a busy machine.
     """
 
     name = "hard"
 
     def __init__(self, budget: float = DEFAULT_BUDGET, iterations: int | None = None,
-                 solve: bool = True, margin: float | None = None) -> None:
+                 nodes: int | None = None, solve: bool = True, margin: float | None = None
+                 ) -> None:
         if budget <= 0:
             raise ValueError("budget must be positive")
         self.budget = budget
         self.iterations = iterations
+        self.nodes = nodes
         self.solve = solve
         self.margin = min(0.03, budget * 0.2) if margin is None else margin
+        # What the last decision did (for benchmarks): "solved", or the deals it raced over.
+        self.last: dict = {}
 
     def __repr__(self) -> str:
         return f"HardPlayer(budget={self.budget}, iterations={self.iterations})"
@@ -189,15 +198,19 @@ class HardPlayer(Player):
     def choose(self, view: PlayerView, legal: list[Action], rng: random.Random) -> Action:
         if len(legal) == 1:
             return legal[0]
-        deadline = time.perf_counter() + self.budget - self.margin
+        start = time.perf_counter()
+        deadline = start + self.budget - self.margin
         seat = view.seat
         deal = view.sample(rng)
         cands = _ordered(deal, seat, legal)
         known = perfect_information(deal, seat)
         if known and self.solve:
-            solver = Solver(seat, deadline)
+            # The solver gets most of the budget; if it cannot finish, playouts get the rest.
+            solver = Solver(seat, start + SOLVER_SHARE * (deadline - start), self.nodes)
             try:
-                return solver.best(deal, cands)[0]
+                action = solver.best(deal, cands)[0]
+                self.last = {"solved": True, "nodes": solver.nodes, "moves": len(cands)}
+                return action
             except _OutOfTime:
                 pass
         return self._race(view, deal, cands, rng, deadline, known)
@@ -230,6 +243,7 @@ class HardPlayer(Player):
                 if clock() <= deadline:
                     continue
             break
+        self.last = {"solved": False, "deals": deals, "moves": len(cands), "left": len(alive)}
         if not deals:
             return cands[0]
         return cands[max(alive, key=lambda i: (sum(scores[i]), -i))]

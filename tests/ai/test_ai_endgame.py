@@ -1,0 +1,80 @@
+"""The exact endgame solver: with the stock empty and two players left, nothing is hidden."""
+
+from __future__ import annotations
+
+import random
+
+from ai_helpers import cards, endgame
+
+from engine import Action, Game
+from engine.ai import get_player
+from engine.ai.driver import seats_to_ask
+from engine.ai.policy import normal_action
+from engine.ai.search import Solver, perfect_information, reward
+
+FAR = float("inf")
+
+
+def test_leading_the_unbeatable_trump_wins_where_the_low_card_only_draws() -> None:
+    # Trump ♠. Seat 0: A♠ 6♥; seat 1: 7♥ 8♣. Lead A♠: seat 1 cannot beat it and takes (R6.1),
+    # seat 0 leads again with 6♥, its last card, and is safe (R8.1). Lead 6♥ instead: seat 1
+    # beats it with 7♥, leads 8♣ (his last card) and seat 0's A♠ beats it: both out, a draw.
+    g = endgame("As 6h", "7h 8c", trump="s")
+    assert perfect_information(g, 0)
+    action, value = Solver(0, FAR).best(g, g.legal_actions(0))
+    assert (action, value) == (Action("attack", cards("As")[0]), 1.0)
+    low = g.copy()
+    low.apply(0, Action("attack", cards("6h")[0]), 0.0)
+    assert Solver(0, FAR).value(low, 0.0, 1.0) == 0.5
+    # The heuristic leads low here; the hard player finds the win.
+    assert normal_action(g, 0, g.legal_actions(0)) == Action("attack", cards("6h")[0])
+    hard = get_player("hard", budget=30.0, iterations=10, nodes=10_000)
+    assert hard.choose(g.view(0), g.legal_actions(0), random.Random(1)).card == cards("As")[0]
+
+
+def test_a_defender_who_cannot_win_saves_the_draw() -> None:
+    # Trump ♥. Seat 1 leads 9♣ and keeps 9♦; seat 0 holds 10♣ A♥. Beating with 10♣ lets seat 1
+    # throw in 9♦ (R5.2) and leave; A♥ beats it with seat 0's last card: a draw (R8.3). Beating
+    # with A♥ first leaves 10♣, which cannot beat 9♦: seat 0 must take and is the durak.
+    g = endgame("10c Ah", "9c 9d", trump="h", attacker=1)
+    g.apply(1, Action("attack", cards("9c")[0]), 0.0)
+    action, value = Solver(0, FAR).best(g, g.legal_actions(0))
+    assert (action, value) == (Action("defend", cards("10c")[0], 0), 0.5)
+    trump_first = g.copy()
+    trump_first.apply(0, Action("defend", cards("Ah")[0], 0), 0.0)
+    assert Solver(0, FAR).value(trump_first, 0.0, 1.0) == 0.0
+
+
+def _minimax(g: Game, seat: int) -> float:
+    """Plain minimax over the driver's turn order: no pruning, no table (a reference)."""
+    g = g.copy()
+    while not g.over and not seats_to_ask(g):
+        g.advance(g.next_deadline)
+    if g.over:
+        return reward(g, seat)
+    mover = seats_to_ask(g)[0]
+    values = []
+    for a in g.legal_actions(mover):
+        child = g.copy()
+        child.apply(mover, a, 0.0)
+        values.append(_minimax(child, seat))
+    return max(values) if mover == seat else min(values)
+
+
+def test_the_solver_agrees_with_plain_minimax_on_small_endgames() -> None:
+    rng = random.Random(5)
+    deck = [str(c) for c in cards("9s 10s Js Qs Ks As 9h 10h Jh Qh Kh Ah "
+                                  "9d 10d Jd Qd Kd Ad 9c 10c Jc Qc Kc Ac")]
+    checked = 0
+    while checked < 40:
+        rng.shuffle(deck)
+        a, b = rng.randint(1, 3), rng.randint(1, 3)
+        variant = rng.choice(("throw-in", "transfer"))
+        g = endgame(" ".join(deck[:a]), " ".join(deck[a:a + b]), trump=rng.choice("shdc"),
+                    attacker=rng.randint(0, 1), variant=variant, deck=24)
+        seat = rng.randint(0, 1)
+        if seats_to_ask(g) != [seat]:
+            seat = seats_to_ask(g)[0]
+        expected = _minimax(g, seat)
+        assert Solver(seat, FAR).best(g, g.legal_actions(seat))[1] == expected
+        checked += 1
