@@ -39,6 +39,7 @@ def build_dispatcher(store: Store, tables: TableService) -> Dispatcher:
     dp = Dispatcher()
     dp["store"] = store
     dp["tables"] = tables
+    dp["publisher"] = tables.publisher
     locale = PlayerLocaleMiddleware(make_i18n(), store, tables)
     dp.message.outer_middleware(locale)
     dp.callback_query.outer_middleware(locale)

@@ -77,7 +77,7 @@ async def test_lang_switches_the_same_game_message(tg: FakeTelegram, bot) -> Non
     await tg.press(ALICE, tg.last_message(ALICE), "Polski")
     await tg.wait_for(lambda: "Atut" in game_message(tg, ALICE).text)
     assert game_message(tg, ALICE).message_id == game.message_id
-    assert "Polski" in tg.last_message(ALICE).text
+    await tg.wait_for(lambda: "Polski" in tg.last_message(ALICE).text)
     await tg.send_text(ALICE, "/help")
     await tg.wait_for(lambda: "/play" in tg.last_message(ALICE).text
                       and "Trump" not in tg.last_message(ALICE).text)

@@ -136,7 +136,7 @@ def test_sync_check_catches_an_uncompiled_edit_and_compile_fixes_it(tmp_path: Pa
     shutil.copytree(LOCALES_DIR, root)
     po = po_path("uk", root)
     po.write_text(
-        po.read_text(encoding="utf-8").replace("Оберіть мову:", "Виберіть мову:"), encoding="utf-8"
+        po.read_text(encoding="utf-8").replace("Обери мову:", "Вибери мову:"), encoding="utf-8"
     )
 
     assert check_compiled(read_catalogs(root), root) == [

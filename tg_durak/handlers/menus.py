@@ -9,6 +9,7 @@ from aiogram.types import CallbackQuery
 
 from tg_durak.callbacks import Lang, Menu, Setup
 from tg_durak.i18n import LANGUAGE_NAMES, LOCALES, Translator, translator
+from tg_durak.publisher import Publisher, Screen
 from tg_durak.render.menus import MAX_BOTS, VARIANTS, setup_screen
 from tg_durak.store import Store, UserRow
 from tg_durak.tables import LEVELS, PlaySettings, TableService
@@ -21,12 +22,18 @@ async def _start_game(query: CallbackQuery, t: Translator, user: UserRow, tables
     await query.answer(None if started else t("play.already"), show_alert=not started)
 
 
+def _edit(publisher: Publisher, query: CallbackQuery, screen: Screen) -> None:
+    """Menus change in place, through the publisher like every other edit."""
+    chat_id, message_id = query.message.chat.id, query.message.message_id
+    publisher.show(("menu", chat_id, message_id), chat_id, message_id, screen)
+
+
 def router() -> Router:
     r = Router(name="menus")
 
     @r.callback_query(Setup.filter())
     async def setup(query: CallbackQuery, callback_data: Setup, t: Translator, user: UserRow,
-                    store: Store, tables: TableService) -> None:
+                    store: Store, tables: TableService, publisher: Publisher) -> None:
         before = PlaySettings.from_dict(user.settings)
         field, value = callback_data.field, callback_data.value
         if field == "start":
@@ -43,8 +50,7 @@ def router() -> Router:
             return
         if settings != before:
             await store.set_settings(user.id, settings.to_dict())
-            screen = setup_screen(settings, t)
-            await query.message.edit_text(screen.text, reply_markup=screen.markup)
+            _edit(publisher, query, setup_screen(settings, t))
         await query.answer()
 
     @r.callback_query(Menu.filter())
@@ -73,15 +79,15 @@ def router() -> Router:
 
     @r.callback_query(Lang.filter())
     async def lang(query: CallbackQuery, callback_data: Lang, store: Store,
-                   tables: TableService) -> None:
+                   tables: TableService, publisher: Publisher) -> None:
         code = callback_data.code
         if code not in LOCALES:
             await query.answer(translator("en")("tap.unknown"), show_alert=True)
             return
         await store.set_language(query.from_user.id, code)
         await tables.change_locale(query.from_user.id, code)
-        t = translator(code)
-        await query.message.edit_text(t("lang.set", language=LANGUAGE_NAMES[code]))
+        _edit(publisher, query, Screen(text=translator(code)("lang.set",
+                                                          language=LANGUAGE_NAMES[code])))
         await query.answer()
 
     return r
