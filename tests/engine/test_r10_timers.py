@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import PASS, TAKE, attack, deal, defend, hand, table
 
-from engine import Game
+from engine import Game, Rules
 
 
 def unchanged_until(game: Game, now: float) -> None:
@@ -159,3 +159,29 @@ def test_r10_1_timer_options_are_used() -> None:
     assert game.next_deadline == pytest.approx(7.0)
     game.apply(0, PASS, 3.0)
     assert game.next_deadline == pytest.approx(3.5)
+
+
+def test_r10_3_computer_delay_is_drawn_from_the_seed_within_the_range() -> None:
+    """R10.3: a computer player's reaction delay is 1.5–3 s and replays exactly."""
+    game = Game.new(Rules(players=3), seed=99)
+    delays = [game.reaction_delay(seat) for seat in range(3)]
+    assert all(1.5 <= d <= 3.0 for d in delays)
+    assert len(set(delays)) == 3, "each seat draws its own delay"
+    again = Game.new(Rules(players=3), seed=99)
+    assert [again.reaction_delay(seat) for seat in range(3)] == delays
+    other = Game.new(Rules(players=3), seed=100)
+    assert [other.reaction_delay(seat) for seat in range(3)] != delays
+    game.apply(game.attacker, game.legal_actions(game.attacker)[0], 1.0)
+    assert game.reaction_delay(0) != delays[0], "a new position, a new draw"
+
+
+def test_r10_4_postpone_moves_every_deadline_and_replays() -> None:
+    """R10.4: after a restart the deadlines move by the downtime; the log keeps it."""
+    game = deal("7s 8s", "9s 10s", stock="Jh Ah", first_attacker=0, now=0.0)
+    assert game.next_deadline == 30.0
+    game.postpone(12.5)
+    assert game.next_deadline == 42.5
+    assert game.advance(42.0) == [] and not game.table
+    game.advance(42.5)
+    assert table(game) == [("7♠", None)], "the forced lead happens at the moved deadline"
+    assert Game.replay(game.to_dict()).to_dict() == game.to_dict()
