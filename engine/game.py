@@ -33,7 +33,7 @@ from engine.cards import (
     parse_suit,
 )
 from engine.rules import Rules
-from engine.views import PlayerView
+from engine.views import PlayerView, next_due
 
 FORMAT = 1
 HAND_SIZE = 6
@@ -182,12 +182,7 @@ class Game:
 
     @property
     def next_deadline(self) -> float | None:
-        if self.over:
-            return None
-        if self.turn_due is not None:
-            return self.turn_due
-        w, c = self.window_due, self.close_due
-        return c if c is not None and (w is None or c < w) else w
+        return next_due(self.over, self.turn_due, self.window_due, self.close_due)
 
     @property
     def table(self) -> list[tuple[Card, Card | None]]:

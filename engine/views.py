@@ -14,6 +14,16 @@ if TYPE_CHECKING:
     from engine.rules import Rules
 
 
+def next_due(over: bool, turn: float | None, window: float | None,
+             close: float | None) -> float | None:
+    """The deadline that fires next: a turn's, else the window's end or its grace (R6.3)."""
+    if over:
+        return None
+    if turn is not None:
+        return turn
+    return close if close is not None and (window is None or close < window) else window
+
+
 @dataclass(frozen=True)
 class PlayerView:
     seat: int
@@ -86,12 +96,7 @@ class PlayerView:
 
     @property
     def next_deadline(self) -> float | None:
-        if self.is_over:
-            return None
-        if self.turn_due is not None:
-            return self.turn_due
-        w, c = self.window_due, self.close_due
-        return c if c is not None and (w is None or c < w) else w
+        return next_due(self.is_over, self.turn_due, self.window_due, self.close_due)
 
     @property
     def unseen(self) -> tuple[Card, ...]:

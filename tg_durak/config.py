@@ -13,6 +13,17 @@ class ConfigError(Exception):
     """A setting an operator must fix; shown as one line, not a traceback."""
 
 
+def _number(env: dict[str, str], name: str, most: float, what: str) -> float:
+    raw = env.get(name, "1")
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= most:
+        raise ConfigError(f"{name} must be {what}, not {raw!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     token: str
@@ -40,20 +51,8 @@ class Settings:
                 "BOT_TOKEN is malformed: a token looks like 123456789:AAH... (digits, a colon, "
                 "then letters)"
             ) from None
-        raw_scale = env.get("DURAK_TIME_SCALE", "1")
-        try:
-            scale = float(raw_scale)
-        except ValueError:
-            scale = -1.0
-        if not 0 < scale <= 100:
-            raise ConfigError(f"DURAK_TIME_SCALE must be a number above 0, not {raw_scale!r}")
-        raw_interval = env.get("DURAK_EDIT_INTERVAL", "1")
-        try:
-            interval = float(raw_interval)
-        except ValueError:
-            interval = -1.0
-        if not 0 < interval <= 60:
-            raise ConfigError(f"DURAK_EDIT_INTERVAL must be seconds above 0, not {raw_interval!r}")
+        scale = _number(env, "DURAK_TIME_SCALE", 100, "a number above 0")
+        interval = _number(env, "DURAK_EDIT_INTERVAL", 60, "seconds above 0")
         return cls(
             token=token,
             edit_interval=interval,
