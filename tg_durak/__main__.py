@@ -23,9 +23,14 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=settings.log_level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from tg_durak.app import run
+    from tg_durak.store import SchemaTooNew
 
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(run(settings))
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(run(settings))
+    except SchemaTooNew as exc:
+        print(f"tg-durak: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

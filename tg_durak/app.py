@@ -64,7 +64,11 @@ class BotApp:
         self._tasks: list[asyncio.Task] = []
 
     async def start(self) -> None:
-        self.store = await Store.open(self.settings.db_path)
+        try:
+            self.store = await Store.open(self.settings.db_path)
+        except BaseException:
+            await self.bot.session.close()
+            raise
         self.computers = ComputerPlayers()
         self.publisher = Publisher(self.bot, self._on_new_message,
                                    private_interval=self.settings.edit_interval)

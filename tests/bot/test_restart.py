@@ -64,3 +64,20 @@ async def test_missing_or_malformed_token_is_one_clear_line(tg: FakeTelegram,
         text = out.decode()
         assert proc.returncode == 2
         assert words in text and "Traceback" not in text and len(text.strip().splitlines()) == 1
+
+
+async def test_a_database_from_a_newer_bot_is_refused_clearly(tg: FakeTelegram,
+                                                              db_path: str) -> None:
+    import sqlite3
+
+    store = await Store.open(db_path)
+    newest = await store.schema_version()
+    await store.close()
+    with sqlite3.connect(db_path) as db:   # as a newer bot would have left it
+        db.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)",
+                   (newest + 1, "9999_future.sql"))
+    proc = bot_process(tg, db_path)
+    out, _ = proc.communicate(timeout=60)
+    text = out.decode()
+    assert proc.returncode == 2, text
+    assert "newer" in text and "Traceback" not in text and len(text.strip().splitlines()) == 1
