@@ -43,7 +43,8 @@ def build_dispatcher(store: Store, tables: TableService) -> Dispatcher:
     locale = PlayerLocaleMiddleware(make_i18n(), store, tables)
     dp.message.outer_middleware(locale)
     dp.callback_query.outer_middleware(locale)
-    dp.include_routers(commands.router(), menus.router(), game.router())
+    dp.include_routers(commands.router(), commands.group_router(), menus.router(),
+                       game.router())
     return dp
 
 

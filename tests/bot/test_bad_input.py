@@ -82,3 +82,12 @@ async def test_unknown_command_and_help(tg, bot) -> None:
     await tg.press(ALICE, tg.last_message(ALICE), "Transfer rules")
     await tg.wait_for(lambda: "transfer" in tg.last_message(ALICE).text.lower()
                       and len(tg.last_message(ALICE).text) > 1000)
+
+
+async def test_a_command_in_a_group_points_to_the_private_chat(tg, bot) -> None:
+    tg.add_group(-100, "Friends", members=[ALICE, BOB])
+    await tg.send_text(ALICE, "/play@durak_test_bot", chat_id=-100)
+    await tg.wait_for(lambda: tg.last_message(-100) is not None)
+    reply = tg.last_message(-100)
+    assert "private chat" in reply.text
+    assert reply.buttons[0][0].url == "https://t.me/durak_test_bot?start=group"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from aiogram import F, Router
+from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandStart
-from aiogram.types import Message
+from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
 
 from tg_durak.i18n import Translator
 from tg_durak.render.menus import (
@@ -22,6 +22,22 @@ from tg_durak.tables import PlaySettings, TableService
 
 async def _show(message: Message, screen) -> None:
     await message.answer(screen.text, reply_markup=screen.markup)
+
+
+def group_router() -> Router:
+    """Games are played in private chats; a command in a group points there."""
+    r = Router(name="group")
+    r.message.filter(F.chat.type.in_({"group", "supergroup"}), F.text.startswith("/"))
+
+    @r.message()
+    async def in_group(message: Message, t: Translator, bot: Bot) -> None:
+        me = await bot.me()
+        button = InlineKeyboardButton(text=t("btn.open_private"),
+                                      url=f"https://t.me/{me.username}?start=group")
+        await message.answer(t("group.private_only"),
+                             reply_markup=InlineKeyboardMarkup(inline_keyboard=[[button]]))
+
+    return r
 
 
 def router() -> Router:
