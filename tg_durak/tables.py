@@ -315,7 +315,13 @@ class TableService:
             await self.store.finish(live.id, "aborted", results)
             self.scheduler.arm(live.id, None)
             self._publish(live)
+            self._forget(live)
         return True
+
+    def _forget(self, live: LiveTable) -> None:
+        """A finished table leaves memory; later taps on it are answered from the store."""
+        self._tables.pop(live.id, None)
+        self._locks.pop(live.id, None)
 
     # ---- the clock and the computer players ---------------------------------------------
 
@@ -430,6 +436,8 @@ class TableService:
             live.last = events
         self._publish(live)
         self._schedule(live)
+        if live.finished:
+            self._forget(live)
 
     def _results(self, live: LiveTable) -> list[tuple[int, str, int]]:
         """Each person's outcome and place (R8.2: the order of leaving; the durak last)."""

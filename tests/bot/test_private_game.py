@@ -37,6 +37,8 @@ async def test_whole_game_to_its_result(tg: FakeTelegram, bot, store: Store) -> 
     assert final.edit_count > 10
     assert "durak" in final.text.lower() or "draw" in final.text.lower()
     assert is_over(final)
+    old_card = next(b for row in first.buttons for b in row if b.callback_data.startswith("m:"))
+    assert (await tg.press(ALICE, final, old_card)).text == "This game is over."
 
     table = await store.table_for_user(ALICE, statuses=("finished",))
     assert table is not None and table.options["variant"] == "transfer"
