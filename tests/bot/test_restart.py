@@ -81,3 +81,37 @@ async def test_a_database_from_a_newer_bot_is_refused_clearly(tg: FakeTelegram,
     text = out.decode()
     assert proc.returncode == 2, text
     assert "newer" in text and "Traceback" not in text and len(text.strip().splitlines()) == 1
+
+
+async def test_a_damaged_game_row_is_skipped_and_explained(tg: FakeTelegram,
+                                                           db_path: str) -> None:
+    import sqlite3
+
+    from tests.bot.conftest import settings_for
+    from tg_durak.app import BotApp
+
+    app = BotApp(settings_for(tg, db_path))
+    await app.start()
+    try:
+        await tg.send_text(ALICE, "/start")
+        await tg.wait_for(lambda: tg.last_message(ALICE) is not None)
+        await tg.press(ALICE, tg.last_message(ALICE), "▶ Play")
+        await tg.wait_for(lambda: game_message(tg, ALICE) is not None)
+        old = game_message(tg, ALICE)
+    finally:
+        await app.stop()
+    with sqlite3.connect(db_path) as db:
+        db.execute("UPDATE tables SET snapshot = '{\"format\": 1, \"state\": [' ")
+
+    app = BotApp(settings_for(tg, db_path))
+    await app.start()
+    try:
+        button = next(b for row in old.buttons for b in row if b.callback_data.startswith("m:"))
+        answer = await tg.press(ALICE, old, button)
+        assert answer.text == "This game's record is damaged and cannot be played."
+        await tg.send_text(ALICE, "/start")
+        await tg.wait_for(lambda: tg.last_message(ALICE).message_id > old.message_id)
+        await tg.press(ALICE, tg.last_message(ALICE), "▶ Play")
+        await tg.wait_for(lambda: game_message(tg, ALICE).message_id > old.message_id)
+    finally:
+        await app.stop()
