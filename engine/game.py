@@ -389,8 +389,7 @@ class Game:
         ):
             raise IllegalMove("bad_action", "That is not a move.")
         events = handler(self, seat, card, target, now)
-        self.log.append(("act", seat, kind, -1 if card is None else card.index,
-                         -1 if target is None else target, now, auto))
+        self.log.append(("act", seat, kind, card, target, now, auto))
         if not auto:
             self.timeouts[seat] = 0
         return events
@@ -820,8 +819,8 @@ class Game:
     @staticmethod
     def _entry_to_json(e: tuple) -> list:
         if e[0] == "act":
-            _, seat, kind, ci, target, now, auto = e
-            return ["act", seat, kind, _card(ci), None if target < 0 else target, now, auto]
+            _, seat, kind, card, target, now, auto = e
+            return ["act", seat, kind, None if card is None else str(card), target, now, auto]
         return list(e)
 
     @staticmethod
@@ -878,8 +877,8 @@ class Game:
     def _entry_from_json(e: list) -> tuple:
         if e[0] == "act":
             _, seat, kind, card, target, now, auto = e
-            return ("act", seat, kind, -1 if card is None else Card.parse(card).index,
-                    -1 if target is None else target, now, bool(auto))
+            return ("act", seat, kind, None if card is None else Card.parse(card), target, now,
+                    bool(auto))
         if e[0] in ("tick", "postpone") and len(e) == 2:
             return (e[0], float(e[1]))
         raise ValueError(f"unknown log entry {e!r}")
@@ -911,9 +910,8 @@ class Game:
     def replay_entry(self, e: tuple) -> None:
         """Re-apply one log entry exactly as it happened."""
         if e[0] == "act":
-            _, seat, kind, ci, target, now, auto = e
-            self.apply(seat, Action(kind, None if ci < 0 else CARDS[ci],
-                                    None if target < 0 else target), now, auto)
+            _, seat, kind, card, target, now, auto = e
+            self.apply(seat, Action(kind, card, target), now, auto)
         elif e[0] == "tick":
             if self.next_deadline != e[1]:
                 raise ValueError(f"log disagrees: deadline {self.next_deadline} vs {e[1]}")
