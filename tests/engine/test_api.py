@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from conftest import PASS, attack, deal
-
 from engine import Game, IllegalMove, PlayerView, Rules
+from tests.engine.conftest import PASS, attack, deal
 
 
 def test_api_read_only_helpers_have_the_documented_types() -> None:

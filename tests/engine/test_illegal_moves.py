@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from conftest import PASS, TAKE, assert_illegal, attack, card, deal, defend, transfer
 
 from engine import Action, Card, Game
+from tests.engine.conftest import PASS, TAKE, assert_illegal, attack, card, deal, defend, transfer
 
 
 def after_lead(variant: str = "throw-in") -> Game:

@@ -10,11 +10,20 @@ from __future__ import annotations
 
 import random
 
-from conftest import MAX_STEPS, Driver, Step, budget, new_driver, seeds, tables, timeout_rates
 from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import Action, Card, Game, Rules
+from tests.engine.conftest import (
+    MAX_STEPS,
+    Driver,
+    Step,
+    budget,
+    new_driver,
+    seeds,
+    tables,
+    timeout_rates,
+)
 
 SUIT_ORDER = "♠♣♦♥"
 

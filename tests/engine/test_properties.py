@@ -10,7 +10,10 @@ import json
 import random
 
 import pytest
-from conftest import (
+from hypothesis import given
+
+from engine import Action, Card, Game, IllegalMove, Rules
+from tests.engine.conftest import (
     KINDS,
     MAX_STEPS,
     Driver,
@@ -22,9 +25,6 @@ from conftest import (
     tables,
     timeout_rates,
 )
-from hypothesis import given
-
-from engine import Action, Card, Game, IllegalMove, Rules
 
 LOWEST = {24: 9, 36: 6, 52: 2}
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conftest import PASS, TAKE, attack, deal, defend, hand, table
 
 from engine import Game, Rules
+from tests.engine.conftest import PASS, TAKE, attack, deal, defend, hand, table
 
 
 def unchanged_until(game: Game, now: float) -> None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import (
+
+from engine import Game, PlayerView, Rules
+from tests.engine.conftest import (
     PASS,
     TAKE,
     all_cards_in,
@@ -16,8 +18,6 @@ from conftest import (
     hand,
     show_trump,
 )
-
-from engine import Game, PlayerView, Rules
 
 
 def known(view: PlayerView, seat: int) -> set[str]:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conftest import deal
 
 from engine import Game, Rules
+from tests.engine.conftest import deal
 
 
 def test_r3_1_lowest_trump_attacks_first() -> None:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from conftest import assert_illegal, attack, deal, defend, table
-
 from engine import Game
+from tests.engine.conftest import assert_illegal, attack, deal, defend, table
 
 
 def defends(game: Game) -> set[tuple[str, int]]:

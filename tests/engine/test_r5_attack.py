@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conftest import (
+
+from engine import Action, Game
+from tests.engine.conftest import (
     PASS,
     TAKE,
     assert_illegal,
@@ -18,8 +20,6 @@ from conftest import (
     play,
     table,
 )
-
-from engine import Action, Game
 
 
 def attacks(game: Game, seat: int) -> set[str]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conftest import (
+
+from engine import Game
+from tests.engine.conftest import (
     PASS,
     TAKE,
     assert_illegal,
@@ -17,8 +19,6 @@ from conftest import (
     play,
     table,
 )
-
-from engine import Game
 
 
 def unchanged_until(game: Game, now: float) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import (
+from tests.engine.conftest import (
     TAKE,
     assert_illegal,
     attack,

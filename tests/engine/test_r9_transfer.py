@@ -5,7 +5,9 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
-from conftest import (
+
+from engine import Game
+from tests.engine.conftest import (
     PASS,
     TAKE,
     assert_illegal,
@@ -21,8 +23,6 @@ from conftest import (
     table,
     transfer,
 )
-
-from engine import Game
 
 transfer_deal = partial(deal, variant="transfer")
 show_deal = partial(deal, variant="transfer", show_trump=True)
