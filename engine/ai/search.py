@@ -37,6 +37,7 @@ SAME_AFTER = 32          # deals showing no difference between the moves left: s
 DROP_Z = 2.0             # standard errors of the paired difference that drop a move
 MIN_DEALS_TO_DROP = 8
 SOLVER_SHARE = 0.6
+MAX_LINE = 300           # solver plies on one line (Python's stack is the limit)
 PLAYOUT_STEPS = 1_000    # a playout still going after this many moves has cards going round
 NOISE = 0.15             # chance of a beginner's move in playouts on a fully known deal
 
@@ -94,6 +95,10 @@ class Solver:
         self.max_nodes = max_nodes
         self.nodes = 0
         self.table: dict[tuple, tuple[float, float]] = {}
+        # Positions on the current line: cards can go round through takes, so the game graph
+        # has cycles; a line that comes back to a position is scored as a draw, like a game
+        # the arena cuts short.
+        self.line: set[tuple] = set()
 
     def best(self, g: Game, legal: list[Action]) -> tuple[Action, float]:
         """The best of `legal` for the seat at the root (its turn), and its value."""
@@ -118,6 +123,8 @@ class Solver:
             return reward(g, self.seat)
         key = (tuple(g.hands), tuple(g.atk), tuple(g.dfn), g.attacker, g.defender, g.taking,
                g.pmask, g.limit, g.round_max, g.active, g.shown)
+        if key in self.line or len(self.line) > MAX_LINE:
+            return 0.5
         lo, hi = self.table.get(key, (0.0, 1.0))
         if lo >= beta or lo == hi:
             return lo
@@ -133,19 +140,23 @@ class Solver:
         mine = s == self.seat
         a0, b0 = alpha, beta
         best = 0.0 if mine else 1.0
-        for a in _ordered(g, s, legal):
-            child = g.copy(with_log=False)
-            child.apply(s, a, 0.0)
-            v = self.value(child, alpha, beta)
-            if mine:
-                if v > best:
+        self.line.add(key)
+        try:
+            for a in _ordered(g, s, legal):
+                child = g.copy(with_log=False)
+                child.apply(s, a, 0.0)
+                v = self.value(child, alpha, beta)
+                if mine:
+                    if v > best:
+                        best = v
+                        alpha = max(alpha, v)
+                elif v < best:
                     best = v
-                    alpha = max(alpha, v)
-            elif v < best:
-                best = v
-                beta = min(beta, v)
-            if alpha >= beta:
-                break
+                    beta = min(beta, v)
+                if alpha >= beta:
+                    break
+        finally:
+            self.line.discard(key)
         if best <= a0:
             self.table[key] = (lo, best)
         elif best >= b0:

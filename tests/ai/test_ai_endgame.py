@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import random
 
-from ai_helpers import cards, endgame
-
 from engine import Action, Game
 from engine.ai import get_player
 from engine.ai.driver import seats_to_ask
 from engine.ai.policy import normal_action
 from engine.ai.search import Solver, perfect_information, reward
+from tests.ai.ai_helpers import cards, endgame
 
 FAR = float("inf")
 
@@ -78,3 +77,23 @@ def test_the_solver_agrees_with_plain_minimax_on_small_endgames() -> None:
         expected = _minimax(g, seat)
         assert Solver(seat, FAR).best(g, g.legal_actions(seat))[1] == expected
         checked += 1
+
+
+def test_the_solver_ends_where_cards_can_go_round_for_ever() -> None:
+    # Transfers and takes can bring a position back (found by search); a line that returns to
+    # a position scores a draw instead of recursing without end.
+    g = endgame("Jd 10s 9h 10d", "9c 10c Js 9d", trump="s", variant="transfer", deck=24)
+
+    class Watched(set):
+        returns = 0
+
+        def __contains__(self, key: object) -> bool:
+            found = set.__contains__(self, key)
+            Watched.returns += found
+            return found
+
+    solver = Solver(0, FAR)
+    solver.line = Watched()
+    _, value = solver.best(g, g.legal_actions(0))
+    assert Watched.returns > 0
+    assert value in (0.0, 0.5, 1.0)

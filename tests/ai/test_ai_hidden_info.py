@@ -6,12 +6,12 @@ import random
 from itertools import islice
 
 import pytest
-from ai_helpers import cards, positions
 
 from engine import Action, Card, Game, Rules
 from engine.ai import get_player
 from engine.ai.policy import easy_action, normal_action
 from engine.cards import CARDS, deck_mask
+from tests.ai.ai_helpers import cards, positions
 
 
 def _everywhere(g: Game) -> list[Card]:

@@ -6,10 +6,10 @@ import pickle
 import random
 
 import pytest
-from ai_helpers import positions
 
 from engine.ai import PLAYERS, get_player
 from engine.ai.policy import easy_action, normal_action
+from tests.ai.ai_helpers import positions
 
 
 def test_get_player_builds_each_level_by_name() -> None:

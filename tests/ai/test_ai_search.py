@@ -6,10 +6,9 @@ import random
 import time
 from itertools import islice
 
-from ai_helpers import positions
-
 from engine.ai import get_player
 from engine.ai.search import playout
+from tests.ai.ai_helpers import positions
 
 
 def test_hard_keeps_to_its_budget_on_average() -> None:
