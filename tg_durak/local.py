@@ -104,8 +104,9 @@ class Terminal:
 async def play(db_path: str, time_scale: float, language: str, name: str) -> None:
     async with FakeTelegram() as tg:
         tg.add_user(USER_ID, name, language_code=language)
+        # The emulator has no flood limits: redraw faster than Telegram's ~1 edit/s allows.
         app = BotApp(Settings(token=tg.token, db_path=db_path, api_url=tg.url,
-                              time_scale=time_scale, log_level="WARNING"))
+                              time_scale=time_scale, log_level="WARNING", edit_interval=0.2))
         await app.start()
         term = Terminal(tg)
         redraw = asyncio.create_task(term.redraw_on_changes())
