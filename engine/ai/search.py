@@ -232,32 +232,37 @@ class HardPlayer(Player):
         scores: list[list[float]] = [[] for _ in cands]
         alive = list(range(len(cands)))
         deals = 0
-        clock = time.perf_counter
         while len(alive) > 1 and (self.iterations is None or deals < self.iterations):
-            if deals:
-                deal = deal if known else view.sample(rng)
-            prng_seed = rng.random()
-            results = []
-            for i in alive:
-                g = deal.copy(with_log=False)
-                g.apply(seat, cands[i], 0.0)
-                results.append(playout(g, seat, random.Random(prng_seed), NOISE if known else 0))
-                if clock() > deadline:
-                    break
-            else:
-                for i, r in zip(alive, results, strict=True):
-                    scores[i].append(r)
-                deals += 1
-                alive = _survivors(alive, scores)
-                if deals >= SAME_AFTER and _all_same(alive, scores):
-                    break
-                if clock() <= deadline:
-                    continue
-            break
+            if deals and not known:
+                deal = view.sample(rng)
+            results = _play_each(deal, seat, [cands[i] for i in alive], rng.random(), known,
+                                 deadline)
+            if results is None:
+                break  # out of time mid-deal: a partial deal would unpair the moves
+            for i, r in zip(alive, results, strict=True):
+                scores[i].append(r)
+            deals += 1
+            alive = _survivors(alive, scores)
+            if time.perf_counter() > deadline or (
+                    deals >= SAME_AFTER and _all_same(alive, scores)):
+                break
         self.last = {"solved": False, "deals": deals, "moves": len(cands), "left": len(alive)}
         if not deals:
             return cands[0]
         return cands[max(alive, key=lambda i: (sum(scores[i]), -i))]
+
+
+def _play_each(deal: Game, seat: int, moves: list[Action], seed: float, known: bool,
+               deadline: float) -> list[float] | None:
+    """Each move's playout score on one deal (the same noise for each); None if time ran out."""
+    out = []
+    for move in moves:
+        g = deal.copy(with_log=False)
+        g.apply(seat, move, 0.0)
+        out.append(playout(g, seat, random.Random(seed), NOISE if known else 0.0))
+        if time.perf_counter() > deadline:
+            return None
+    return out
 
 
 def _survivors(alive: list[int], scores: list[list[float]]) -> list[int]:
