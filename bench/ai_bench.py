@@ -53,7 +53,7 @@ def main() -> None:
                     f"p{round(100 * q)} {1000 * t:.1f} ms" for q, t in pct.items())
                     + f"  ({len(times)} decisions)")
             unfinished = sum(rec["unfinished"] for rec in records)
-            print(f"  wall {wall:.0f} s, {unfinished} games cut short", flush=True)
+            print(f"  wall {wall:.0f} s", flush=True)
             if args.json:
                 with open(args.json, "a") as f:
                     f.write(json.dumps({

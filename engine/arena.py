@@ -11,7 +11,8 @@ is rounded up to whole deals.
 Moves follow `engine.ai.driver` (the lead attacker, the defender while he faces cards, then each
 attacker who can still throw in, lead attacker first; when nobody is left the clock jumps to the
 next deadline). Every player sees only its `PlayerView`; a seat with one legal action is not
-asked, and only the asked decisions are timed.
+asked, and only the asked decisions are timed. Cards can go round for ever (nobody draws with six
+or more in hand), so a game still going after MAX_STEPS moves is cut short and scored a draw.
 
 Printed per side: wins / losses / draws over its seat-games (a seat-game is lost when that seat
 is the durak, drawn when the game has no durak), the win rate of decided seat-games with a
@@ -205,6 +206,9 @@ def report(a: Side, b: Side, records: list[dict], rules: Rules) -> str:
     if a.seat_games and b.seat_games and b.losses:
         ratio = (a.losses / a.seat_games) / (b.losses / b.seat_games)
         lines.append(f"  durak rate A / B: {ratio:.2f}")
+    unfinished = sum(rec["unfinished"] for rec in records)
+    if unfinished:
+        lines.append(f"  {unfinished} games cut short after {MAX_STEPS} moves (scored as draws)")
     return "\n".join(lines)
 
 
