@@ -4,7 +4,7 @@ Run: python bench/ai_bench.py [--only easy,hard2p,hard4p,curve] [--workers 2] [-
      [--json results.json]
 
 Sections (each an arena match on mirrored deals, `engine/arena.py`; seed 1):
-  easy    normal vs easy, heads-up, throw-in and transfer, 2000 games each
+  easy    normal vs easy, heads-up, throw-in and transfer, 20000 games each
   hard2p  hard (default budget, 0.3 s) vs normal, heads-up, both games, 1000 games each
   hard4p  one hard vs three normal, 4 players, both games, 400 games each
   curve   hard at 0.03 s and 0.1 s vs normal, heads-up throw-in, 300 games each
@@ -23,7 +23,7 @@ from engine.arena import percentile, report, run
 from engine.rules import Rules
 
 SECTIONS = {
-    "easy": [("normal", "easy", {}, 2, variant, 2000) for variant in ("throw-in", "transfer")],
+    "easy": [("normal", "easy", {}, 2, variant, 20000) for variant in ("throw-in", "transfer")],
     "hard2p": [("hard", "normal", {}, 2, variant, 1000) for variant in ("throw-in", "transfer")],
     "hard4p": [("hard", "normal", {}, 4, variant, 400) for variant in ("throw-in", "transfer")],
     "curve": [("hard", "normal", {"budget": b}, 2, "throw-in", 300) for b in (0.03, 0.1)],
