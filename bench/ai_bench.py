@@ -8,6 +8,7 @@ Sections (each an arena match on mirrored deals, `engine/arena.py`; seed 1):
   hard2p  hard (default budget, 0.3 s) vs normal, heads-up, both games, 1000 games each
   hard4p  one hard vs three normal, 4 players, both games, 400 games each
   curve   hard at 0.03 s and 0.1 s vs normal, heads-up throw-in, 300 games each
+  rules   normal without one of its rules vs normal, heads-up, both games, 4000 games each
 Each prints the arena report and, for hard, its decision-time percentiles (p50, p90, p99, max).
 `--scale` multiplies every game count (0.1 for a quick look). Timing figures depend on the
 machine and its load: the README gives the machine they were taken on.
@@ -27,6 +28,10 @@ SECTIONS = {
     "hard2p": [("hard", "normal", {}, 2, variant, 1000) for variant in ("throw-in", "transfer")],
     "hard4p": [("hard", "normal", {}, 4, variant, 400) for variant in ("throw-in", "transfer")],
     "curve": [("hard", "normal", {"budget": b}, 2, "throw-in", 300) for b in (0.03, 0.1)],
+    "rules": [("normal", "normal", off, 2, variant, 4000)
+              for off in ({"throw_all_stock": -1}, {"new_rank_cost": 0.0},
+                          {"endgame_pair_bonus": 0.0}, {"late_stock": 99})
+              for variant in ("throw-in", "transfer")],
 }
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import ClassVar
 
 from engine.actions import Action
-from engine.ai.policy import easy_action, normal_action
+from engine.ai.policy import NORMAL, easy_action, normal_action
 from engine.views import PlayerView
 
 # The policies read only what the seat knows, so any game dealt from the view gives the same
@@ -38,11 +39,22 @@ class EasyPlayer(Player):
 
 
 class NormalPlayer(Player):
-    """A solid heuristic player (engine/ai/policy.py)."""
+    """A solid heuristic player (engine/ai/policy.py).
+
+    Keyword options override `policy.Style` fields, to measure what a rule is worth
+    (`python -m engine.arena --a normal --a-opt throw_all_stock=-1 --b normal`).
+    """
 
     name = "normal"
+
+    def __init__(self, **style: object) -> None:
+        self.style = replace(NORMAL, **style)
+
+    def __repr__(self) -> str:
+        return f"NormalPlayer({self.style})" if self.style != NORMAL else "NormalPlayer()"
 
     def choose(self, view: PlayerView, legal: list[Action], rng: random.Random) -> Action:
         if len(legal) == 1:
             return legal[0]
-        return normal_action(view.sample(random.Random(_DEAL_SEED)), view.seat, legal, rng)
+        return normal_action(view.sample(random.Random(_DEAL_SEED)), view.seat, legal, rng,
+                             self.style)
