@@ -16,6 +16,7 @@ def test_get_player_builds_each_level_by_name() -> None:
     assert {name: type(get_player(name)).__name__ for name in PLAYERS} == {
         "easy": "EasyPlayer", "normal": "NormalPlayer", "hard": "HardPlayer"}
     assert get_player("hard", budget=0.5).budget == 0.5
+    assert get_player("normal", new_rank_cost=0.0).style.new_rank_cost == 0.0
 
 
 def test_get_player_refuses_unknown_names_and_bad_budgets() -> None:
@@ -28,6 +29,8 @@ def test_get_player_refuses_unknown_names_and_bad_budgets() -> None:
 def test_players_survive_pickling_for_worker_processes() -> None:
     hard = pickle.loads(pickle.dumps(get_player("hard", budget=0.2, iterations=5)))
     assert (hard.budget, hard.iterations) == (0.2, 5)
+    normal = pickle.loads(pickle.dumps(get_player("normal", throw_all_stock=-1)))
+    assert normal.style.throw_all_stock == -1
 
 
 @pytest.mark.parametrize("name", ["easy", "normal"])
