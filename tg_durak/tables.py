@@ -95,8 +95,14 @@ class LiveTable:
         return [s for s in self.row.seats if s.user_id is not None]
 
     @property
+    def nobody_left(self) -> bool:
+        """Every person is out: their places are settled, the computers' fight is nobody's."""
+        active = self.game.active_seats
+        return not any(s.seat in active for s in self.humans)
+
+    @property
     def finished(self) -> bool:
-        return self.game.is_over or self.resigned is not None
+        return self.game.is_over or self.resigned is not None or self.nobody_left
 
 
 def _snapshot(game: Game) -> dict:
@@ -372,8 +378,6 @@ class TableService:
     def _computer_plan(self, live: LiveTable) -> tuple[int, float] | None:
         """The computer-played seat that moves next, and when (R10.3)."""
         game = live.game
-        # Once every person is out, nobody is watching: the computers finish without pauses.
-        watched = any(s.seat in game.active_seats for s in live.humans)
         best = None
         for seat in game.acting_seats:
             if live.row.seats[seat].user_id is not None and seat not in game.away:
@@ -381,7 +385,7 @@ class TableService:
             if (game.phase != "lead" and seat != game.defender
                     and PASS not in game.legal_actions(seat)):
                 continue  # it has passed: it waits until the pass is cancelled
-            at = live.changed_at + (game.reaction_delay(seat) if watched else 0.0)
+            at = live.changed_at + game.reaction_delay(seat)
             if best is None or at < best[1]:
                 best = (seat, at)
         return best
@@ -417,8 +421,8 @@ class TableService:
         """Store what changed since `old_version` in one transaction, then show and schedule."""
         game = live.game
         entries = [Game.entry_to_json(e) for e in game.log[old_version:]]
-        status = "finished" if game.is_over else "running"
-        results = self._results(live) if game.is_over else []
+        status = "finished" if live.finished else "running"
+        results = self._results(live) if live.finished else []
         try:
             await self.store.record(live.id, old_version, entries, _snapshot(game), status,
                                     results)
@@ -445,10 +449,12 @@ class TableService:
         order = game.finished_order
         out = []
         for seat in live.humans:
-            if game.durak is None:
+            if seat.seat == game.durak:
+                outcome = "durak"
+            elif game.is_over and game.durak is None:
                 outcome = "draw"
             else:
-                outcome = "durak" if seat.seat == game.durak else "safe"
+                outcome = "safe"
             place = order.index(seat.seat) + 1 if seat.seat in order else len(order) + 1
             out.append((seat.user_id, outcome, place))
         return out
@@ -473,6 +479,7 @@ class TableService:
                     choosing_card=live.choosing.get(seat.seat, Choosing()).card,
                     choosing_transfer=live.choosing.get(seat.seat, Choosing()).transfer,
                     resigned=live.resigned,
+                    closed=live.finished,
                 ),
                 translator(self.locale_of(seat.user_id)),
             )

@@ -22,7 +22,8 @@ def _screen(game: Game, seat: int, locale: str, **extra):
                   for s in range(game.rules.players))
     inp = GameScreenInput(table_id=123456, version=game.version, view=game.view(seat),
                           legal=tuple(game.legal_actions(seat)), seats=seats, last=(),
-                          now=game.next_deadline - 5 if game.next_deadline else 0.0, **extra)
+                          now=game.next_deadline - 5 if game.next_deadline else 0.0,
+                          **{"closed": game.is_over, **extra})
     return game_screen(inp, translator(locale))
 
 
@@ -114,3 +115,14 @@ def test_game_over_shows_the_durak_the_ranking_and_play_again() -> None:
         assert words in screen.text
         assert len(_buttons(screen)) == 1 and _buttons(screen)[0].callback_data == "u:again:"
     assert "You are the durak" in _screen(game, 1, "en").text
+
+
+def test_a_table_closes_for_people_once_every_person_is_out() -> None:
+    """Two computers fight on without anyone watching: the person's screen shows his place."""
+    hands = [["As"], ["6h", "7h"], ["6d", "7d"]]
+    game = Game.from_deal(Rules(players=3), hands, [], trump="c", first_attacker=0)
+    game.apply(0, Action("attack", Card.parse("As")), 1.0)
+    assert not game.is_over and game.finished_order == [0]
+    screen = _screen(game, 0, "en", closed=True)
+    assert "You have no cards left: safe!" in screen.text and "1. You" in screen.text
+    assert [b.callback_data for b in _buttons(screen)] == ["u:again:"]

@@ -40,6 +40,7 @@ class GameScreenInput:
     choosing_card: Card | None = None
     choosing_transfer: bool = False
     resigned: int | None = None
+    closed: bool = False   # the table is over for people (also before the engine's game is)
 
 
 def seat_name(inp: GameScreenInput, seat: int, t: Translator) -> str:
@@ -161,6 +162,10 @@ def _result_lines(inp: GameScreenInput, t: Translator) -> list[str]:
     v, me = inp.view, inp.view.seat
     if inp.resigned is not None:
         return [t("over.resigned")]
+    if not v.is_over:  # every person is out; the computers' order does not matter
+        lines = [t("last.out.you"), t("over.ranking")]
+        return lines + [f"{place}. {seat_name(inp, seat, t)}"
+                        for place, seat in enumerate(v.finished_order, 1)]
     if v.durak is None:
         lines = [t("over.draw")]
     elif v.durak == me:
@@ -188,7 +193,7 @@ def _playable(inp: GameScreenInput) -> set[Card]:
 def _keyboard(inp: GameScreenInput, t: Translator) -> InlineKeyboardMarkup:
     v = inp.view
     rows: list[list[InlineKeyboardButton]] = []
-    if v.is_over or inp.resigned is not None:
+    if inp.closed:
         again = InlineKeyboardButton(text=t("btn.play_again"),
                                      callback_data=Menu(action="again").pack())
         return InlineKeyboardMarkup(inline_keyboard=[[again]])
@@ -233,7 +238,7 @@ def game_screen(inp: GameScreenInput, t: Translator) -> Screen:
     last = _last_line(inp, t)
     if last:
         lines.append(f"<i>{last}</i>")
-    if v.is_over or inp.resigned is not None:
+    if inp.closed:
         lines += _result_lines(inp, t)
     else:
         lines.append(f"<b>{_turn_line(inp, t)}</b>")
