@@ -30,6 +30,7 @@ from engine.cards import (
     beats_masks,
     cards_of,
     deck_mask,
+    mask_of,
     parse_suit,
 )
 from engine.rules import Rules
@@ -50,13 +51,6 @@ def _lowest(mask: int, trump: int) -> int:
 
 def _card(i: int) -> str | None:
     return None if i < 0 else str(CARDS[i])
-
-
-def _mask(cards: list[str]) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << Card.parse(c).index
-    return m
 
 
 def _parse_initial(ini: dict) -> tuple:
@@ -252,10 +246,6 @@ class Game:
         if not self.atk:
             return "lead"
         return "defend" if self.unbeaten and not self.taking else "window"
-
-    def may_throw_in(self, seat: int) -> bool:
-        """Whether `seat` is one of this round's attackers (R5.2, option "neighbours")."""
-        return bool(self.throwers >> seat & 1)
 
     def reaction_delay(self, seat: int) -> float:
         """R10.3: a computer player's delay, drawn from the table's seed, so a game replays."""
@@ -800,7 +790,7 @@ class Game:
             },
         }
         if log:
-            d["log"] = [self._entry_to_json(e) for e in self.log]
+            d["log"] = [self.entry_to_json(e) for e in self.log]
         return d
 
     def _initial_json(self) -> dict | None:
@@ -817,16 +807,12 @@ class Game:
         }
 
     @staticmethod
-    def _entry_to_json(e: tuple) -> list:
+    def entry_to_json(e: tuple) -> list:
+        """One log entry as JSON-safe data (what the store appends per action)."""
         if e[0] == "act":
             _, seat, kind, card, target, now, auto = e
             return ["act", seat, kind, None if card is None else str(card), target, now, auto]
         return list(e)
-
-    @staticmethod
-    def entry_to_json(e: tuple) -> list:
-        """One log entry as JSON-safe data (what the store appends per action)."""
-        return Game._entry_to_json(e)
 
     @classmethod
     def from_dict(cls, d: dict) -> Game:
@@ -841,10 +827,10 @@ class Game:
             g.initial = _parse_initial(d["initial"])
             g.trump = parse_suit(s["trump"])
             g.beats = _BEATS[g.trump]
-            g.hands = [_mask(h) for h in s["hands"]]
+            g.hands = [mask_of(h) for h in s["hands"]]
             g.stock = [Card.parse(c).index for c in reversed(s["stock"])]
             g.trump_card_i = -1 if s["trump_card"] is None else Card.parse(s["trump_card"]).index
-            g.discard = _mask(s["discard"])
+            g.discard = mask_of(s["discard"])
             g.atk = [Card.parse(a).index for a, _ in s["table"]]
             g.dfn = [-1 if b is None else Card.parse(b).index for _, b in s["table"]]
             g.unbeaten = g.dfn.count(-1)
@@ -865,7 +851,7 @@ class Game:
             g._durak = s["durak"]
             g.turn_due, g.window_due, g.close_due = s["turn_due"], s["window_due"], s["close_due"]
             g.timeouts = [int(x) for x in s["timeouts"]]
-            g.known = [_mask(k) for k in s["known"]]
+            g.known = [mask_of(k) for k in s["known"]]
             g.log = [cls._entry_from_json(e) for e in d["log"]]
         except (KeyError, TypeError, AttributeError, IndexError) as exc:
             raise ValueError(f"damaged game snapshot: {exc!r}") from exc

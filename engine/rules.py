@@ -55,10 +55,6 @@ class Rules:
         if problems:
             raise ValueError("; ".join(problems))
 
-    @property
-    def transfer(self) -> bool:
-        return self.variant == "transfer"
-
     def to_dict(self) -> dict:
         d = asdict(self)
         d["bot_delay"] = list(self.bot_delay)

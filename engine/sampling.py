@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import random
 
-from engine.cards import RANK_CARDS
+from engine.cards import RANK_CARDS, mask_of
 from engine.game import _BEATS, Game
 from engine.views import PlayerView
-
-
-def _mask(cards) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c.index
-    return m
 
 
 def sample_game(view: PlayerView, rng: random.Random) -> Game:
@@ -29,14 +22,14 @@ def sample_game(view: PlayerView, rng: random.Random) -> Game:
     hands = []
     pos = 0
     for s in range(n):
-        known = _mask(view.known[s])
+        known = mask_of(view.known[s])
         if s == view.seat:
-            hands.append(_mask(view.hand))
+            hands.append(mask_of(view.hand))
             continue
         need = view.hand_counts[s] - len(view.known[s])
         if need < 0:
             raise ValueError("view is inconsistent: more known cards than cards in a hand")
-        hands.append(known | _mask(hidden[pos:pos + need]))
+        hands.append(known | mask_of(hidden[pos:pos + need]))
         pos += need
     rest = hidden[pos:]
     expected = view.stock_count - (1 if view.trump_card is not None else 0)
@@ -53,7 +46,7 @@ def sample_game(view: PlayerView, rng: random.Random) -> Game:
     g.hands = hands
     g.stock = stock
     g.trump_card_i = -1 if view.trump_card is None else view.trump_card.index
-    g.discard = _mask(view.discarded)
+    g.discard = mask_of(view.discarded)
     g.atk = [a.index for a, _ in view.table]
     g.dfn = [-1 if d is None else d.index for _, d in view.table]
     g.unbeaten = g.dfn.count(-1)
@@ -64,7 +57,7 @@ def sample_game(view: PlayerView, rng: random.Random) -> Game:
     g.pmask = sum(1 << s for s in view.passed)
     g.shown = sum(1 << s for s in view.shown_trump)
     g.taking, g.over, g._durak = view.taking, view.is_over, view.durak
-    g.known = [_mask(k) for k in view.known]
+    g.known = [mask_of(k) for k in view.known]
     g.active = sum(1 << s for s in view.active_seats)
     g.out = list(view.finished_order)
     g.timeouts = [2 if s in view.away else 0 for s in range(n)]

@@ -467,6 +467,7 @@ class TableService:
         for seat in live.humans:
             if only is not None and seat.user_id != only:
                 continue
+            choosing = live.choosing.get(seat.seat, Choosing())
             screen = game_screen(
                 GameScreenInput(
                     table_id=live.id,
@@ -476,8 +477,8 @@ class TableService:
                     seats=seats,
                     last=tuple(live.last),
                     now=now,
-                    choosing_card=live.choosing.get(seat.seat, Choosing()).card,
-                    choosing_transfer=live.choosing.get(seat.seat, Choosing()).transfer,
+                    choosing_card=choosing.card,
+                    choosing_transfer=choosing.transfer,
                     resigned=live.resigned,
                     closed=live.finished,
                 ),
