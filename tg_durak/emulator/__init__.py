@@ -11,6 +11,7 @@
 """
 
 from tg_durak.emulator.fake import DEFAULT_TOKEN, Call, FakeTelegram
+from tg_durak.emulator.limits import RateLimits
 from tg_durak.emulator.models import (
     ApiError,
     Button,
@@ -19,7 +20,6 @@ from tg_durak.emulator.models import (
     Chat,
     Command,
     Message,
-    RateLimits,
     User,
 )
 

@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiohttp import web
 
+from tg_durak.emulator.api import BotApi, canonical_method
+from tg_durak.emulator.faults import Faults
+from tg_durak.emulator.limits import RateLimiter, RateLimits
 from tg_durak.emulator.models import (
     ApiError,
     Button,
@@ -19,11 +22,12 @@ from tg_durak.emulator.models import (
     Chat,
     Command,
     Message,
-    RateLimits,
     User,
 )
+from tg_durak.emulator.params import normalize_params, scope_key
 from tg_durak.emulator.server import create_app
-from tg_durak.emulator.state import POLL_CONFLICT, TelegramState, normalize_params
+from tg_durak.emulator.updates import POLL_CONFLICT
+from tg_durak.emulator.world import World
 
 if TYPE_CHECKING:
     from aiogram import Bot
@@ -56,6 +60,8 @@ class FakeTelegram:
     """A fake Telegram Bot API server on 127.0.0.1 with an async API for the users' side.
 
     Everything runs on the caller's event loop; tests and the terminal client share it.
+    `state` is the fake chat world (users, chats, messages, updates), `api` the Bot API methods
+    run on it, `faults` the failures tests inject and `limiter` the flood limits.
     """
 
     def __init__(
@@ -72,11 +78,13 @@ class FakeTelegram:
     ) -> None:
         self.token = token
         self.clock = clock
-        self.state = TelegramState(
+        self.state = World(
             token, bot_username=bot_username, bot_name=bot_name, clock=clock,
-            notify=self._on_change, rate_limits=rate_limits, privacy_mode=privacy_mode,
-            callback_ttl=callback_ttl, first_update_id=first_update_id,
+            notify=self._on_change, privacy_mode=privacy_mode, first_update_id=first_update_id,
         )
+        self.limiter = RateLimiter(rate_limits or RateLimits(), clock)
+        self.faults = Faults()
+        self.api = BotApi(self.state, self.limiter, callback_ttl)
         self.calls: list[Call] = []
         self.url: str | None = None
         self._runner: web.AppRunner | None = None
@@ -131,18 +139,18 @@ class FakeTelegram:
     async def handle(self, token: str, method: str, params: dict[str, Any]) -> tuple[int, dict]:
         """Answer one Bot API request: (HTTP status, JSON body)."""
         started = self.clock()
-        name = self.state.canonical_method(method)
+        name = canonical_method(method)
         try:
             if token != self.token:
                 raise ApiError(401, "Unauthorized")
             if name is None:
                 raise ApiError(404, "Not Found")
             params = normalize_params(params)
-            self.state.check_failure(name, params)
+            self.faults.check(name, params)
             if name == "getUpdates":
                 result = await self._get_updates(params)
             else:
-                result = self.state.call(name, params)
+                result = self.api.call(name, params)
         except ApiError as error:
             self._record(Call(name or method, params, started, False, None,
                               error.error_code, error.description))
@@ -154,11 +162,11 @@ class FakeTelegram:
         self._poll_generation += 1
         generation = self._poll_generation
         self._wake()  # an older long poll now ends with a 409 Conflict, as on Telegram
-        limit = self.state.start_get_updates(params)
+        limit = self.state.updates.start_poll(params)
         timeout = params.get("timeout")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + (timeout if isinstance(timeout, int) and timeout > 0 else 0)
-        while not (batch := self.state.take_updates(limit)) and not self._closing:
+        while not (batch := self.state.updates.take(limit)) and not self._closing:
             remaining = deadline - loop.time()
             if remaining <= 0:
                 break
@@ -250,7 +258,7 @@ class FakeTelegram:
         lines = [f"waited {timeout}s for: {what}"]
         if error is not None:
             lines.append(f"the predicate last raised {type(error).__name__}: {error}")
-        lines.append(f"unconfirmed updates: {len(self.state.pending_updates)}; "
+        lines.append(f"unconfirmed updates: {len(self.state.updates.pending)}; "
                      f"last {len(recent)} calls (getUpdates left out):")
         lines += [f"  {call}" for call in recent] or ["  (none)"]
         return "\n".join(lines)
@@ -356,7 +364,8 @@ class FakeTelegram:
         self, scope: str | dict[str, Any] = "default", language_code: str = ""
     ) -> list[Command]:
         """The commands set for exactly this scope and language (as getMyCommands answers)."""
-        return self.state.commands(scope, language_code)
+        scope_dict = {"type": scope} if isinstance(scope, str) else scope
+        return self.state.command_menus.get(scope_key(self.state, scope_dict), language_code)
 
     def visible_commands(self, user_id: int, chat_id: int | None = None) -> list[Command]:
         """The command menu this user sees in the chat (default: the private chat)."""
@@ -376,17 +385,17 @@ class FakeTelegram:
         when: Callable[[dict[str, Any]], bool] | None = None,
     ) -> None:
         """Make the next `times` calls of `method` (matching `when(params)`) fail like this."""
-        self.state.fail_next(method, times, error_code=error_code, description=description,
-                             retry_after=retry_after, when=when)
+        self.faults.fail_next(method, times, error_code=error_code, description=description,
+                              retry_after=retry_after, when=when)
 
     @property
     def rate_limits(self) -> RateLimits:
-        return self.state.rate_limits
+        return self.limiter.limits
 
     @rate_limits.setter
     def rate_limits(self, limits: RateLimits) -> None:
-        self.state.rate_limits = limits
+        self.limiter.limits = limits
 
     @property
     def pending_updates(self) -> list[dict[str, Any]]:
-        return self.state.pending_updates
+        return self.state.updates.pending

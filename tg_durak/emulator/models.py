@@ -26,6 +26,14 @@ class ApiError(Exception):
         return body
 
 
+def bad_request(what: str) -> ApiError:
+    return ApiError(400, f"Bad Request: {what}")
+
+
+def too_many_requests(retry_after: int) -> ApiError:
+    return ApiError(429, f"Too Many Requests: retry after {retry_after}", retry_after)
+
+
 @dataclass(frozen=True)
 class User:
     id: int
@@ -155,14 +163,3 @@ class Chat:
                 data[key] = getattr(self.user, key)
         return data
 
-
-@dataclass(frozen=True)
-class RateLimits:
-    """Flood limits like Telegram's; None switches a limit off (all are off by default)."""
-
-    private_per_second: int | None = None
-    group_per_minute: int | None = None
-    global_per_second: int | None = None
-    methods: frozenset[str] = frozenset(
-        {"sendMessage", "editMessageText", "editMessageReplyMarkup"}
-    )

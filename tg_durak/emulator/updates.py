@@ -1,0 +1,72 @@
+"""The updates waiting for the bot, and how getUpdates confirms and hands them out."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from tg_durak.emulator.models import ApiError
+
+POLL_CONFLICT = (
+    "Conflict: terminated by other getUpdates request; make sure that only one bot instance is "
+    "running"
+)
+WEBHOOK_CONFLICT = (
+    "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete "
+    "the webhook first"
+)
+# Without allowed_updates Telegram sends every update type except these.
+OPT_IN_UPDATES = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
+
+
+class UpdateQueue:
+    """Updates in order; each stays queued until a later getUpdates offset confirms it."""
+
+    def __init__(self, first_update_id: int, on_new: Callable[[], None]) -> None:
+        self.webhook_url = ""
+        self.allowed: frozenset[str] | None = None  # None: Telegram's default set
+        self._queue: deque[dict[str, Any]] = deque()
+        self._next_update_id = first_update_id
+        self._on_new = on_new
+
+    def push(self, kind: str, payload: dict[str, Any]) -> bool:
+        """Queue one update of `kind`; False if the bot's allowed_updates leave it out."""
+        allowed = self.allowed
+        if (kind in OPT_IN_UPDATES) if allowed is None else (kind not in allowed):
+            return False
+        self._queue.append({"update_id": self._next_update_id, kind: payload})
+        self._next_update_id += 1
+        self._on_new()
+        return True
+
+    @property
+    def pending(self) -> list[dict[str, Any]]:
+        """Updates not yet confirmed by the bot (a getUpdates offset confirms them)."""
+        return list(self._queue)
+
+    def start_poll(self, params: dict[str, Any]) -> int:
+        """Apply getUpdates' offset and allowed_updates; return the batch size asked for."""
+        if self.webhook_url:
+            raise ApiError(409, WEBHOOK_CONFLICT)
+        offset = params.get("offset")
+        if isinstance(offset, int):
+            if offset < 0:
+                # a negative offset keeps only the last -offset updates
+                while len(self._queue) > -offset:
+                    self._queue.popleft()
+            else:
+                while self._queue and self._queue[0]["update_id"] < offset:
+                    self._queue.popleft()
+        allowed = params.get("allowed_updates")
+        if isinstance(allowed, list):
+            self.allowed = frozenset(allowed) if allowed else None
+        limit = params.get("limit")
+        return min(max(limit, 1), 100) if isinstance(limit, int) else 100
+
+    def take(self, limit: int) -> list[dict[str, Any]]:
+        """The earliest unconfirmed updates; they stay queued until an offset confirms them."""
+        return [self._queue[i] for i in range(min(limit, len(self._queue)))]
+
+    def clear(self) -> None:
+        self._queue.clear()
