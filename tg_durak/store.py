@@ -31,7 +31,6 @@ import aiosqlite
 log = logging.getLogger(__name__)
 
 KINDS = ("private", "group")
-STATUSES = ("lobby", "running", "finished", "aborted")
 OUTCOMES = ("durak", "safe", "draw", "resigned")
 ACTIVE = ("lobby", "running")
 
@@ -348,34 +347,13 @@ class Store:
             )
             table_id = cursor.lastrowid
             assert table_id is not None
-            await self._write_seats(db, table_id, seats)
+            await db.executemany(
+                "INSERT INTO seats (table_id, seat, user_id, name, level) VALUES (?, ?, ?, ?, ?)",
+                [(table_id, s.seat, s.user_id, s.name, s.level) for s in seats],
+            )
             table = await self._table(db, table_id)
         assert table is not None
         return table
-
-    async def set_seats(self, table_id: int, seats: list[SeatRow]) -> None:
-        """Replace the table's seating (lobby joins and leaves)."""
-        _check_seats(seats)
-        async with self._transaction() as db:
-            await self._touch(db, table_id)
-            await self._write_seats(db, table_id, seats)
-
-    async def start_table(self, table_id: int, snapshot: dict, seats: list[SeatRow]) -> None:
-        """Move a lobby to running with its first snapshot and final seating.
-
-        Raises StaleVersion if the table has left the lobby (started twice, or aborted).
-        """
-        _check_seats(seats)
-        snapshot_json = _dumps(snapshot)
-        async with self._transaction() as db:
-            _, status = await self._version_and_status(db, table_id)
-            if status != "lobby":
-                raise StaleVersion(f"table {table_id} is {status}, not in the lobby")
-            await db.execute(
-                "UPDATE tables SET status = 'running', snapshot = ?, updated_at = ? WHERE id = ?",
-                (snapshot_json, time.time(), table_id),
-            )
-            await self._write_seats(db, table_id, seats)
 
     async def record(
         self,
@@ -426,7 +404,12 @@ class Store:
         _check(status, ("finished", "aborted"), "status")
         _check_results(results)
         async with self._transaction() as db:
-            await self._touch(db, table_id, status)
+            cursor = await db.execute(
+                "UPDATE tables SET status = ?, updated_at = ? WHERE id = ?",
+                (status, time.time(), table_id),
+            )
+            if cursor.rowcount == 0:
+                raise LookupError(f"table {table_id} does not exist")
             await self._write_results(db, table_id, results)
 
     @staticmethod
@@ -449,22 +432,15 @@ class Store:
         self, user_id: int, statuses: Sequence[str] = ACTIVE
     ) -> TableRow | None:
         """The newest table in one of ``statuses`` where the user has a seat."""
-        return await self._newest(
-            "SELECT t.id FROM tables t JOIN seats s ON s.table_id = t.id"
-            f" WHERE s.user_id = ? AND t.status IN ({_placeholders(statuses)})"
-            " ORDER BY t.id DESC LIMIT 1",
-            (user_id, *statuses),
-        )
-
-    async def table_for_chat(
-        self, chat_id: int, statuses: Sequence[str] = ACTIVE
-    ) -> TableRow | None:
-        """The newest table in one of ``statuses`` that belongs to the chat."""
-        return await self._newest(
-            f"SELECT id FROM tables WHERE chat_id = ? AND status IN ({_placeholders(statuses)})"
-            " ORDER BY id DESC LIMIT 1",
-            (chat_id, *statuses),
-        )
+        async with self._reading() as db:
+            cursor = await db.execute(
+                "SELECT t.id FROM tables t JOIN seats s ON s.table_id = t.id"
+                f" WHERE s.user_id = ? AND t.status IN ({_placeholders(statuses)})"
+                " ORDER BY t.id DESC LIMIT 1",
+                (user_id, *statuses),
+            )
+            row = await cursor.fetchone()
+            return None if row is None else await self._table(db, row[0])
 
     async def running_tables(self) -> list[TableRow]:
         """Every running table (to resume after a restart); unreadable ones are logged, skipped."""
@@ -490,12 +466,6 @@ class Store:
             rows = await cursor.fetchall()
         return [_loads(entry, f"action {seq} of table {table_id}") for seq, entry in rows]
 
-    async def _newest(self, query: str, params: tuple) -> TableRow | None:
-        async with self._reading() as db:
-            cursor = await db.execute(query, params)
-            row = await cursor.fetchone()
-            return None if row is None else await self._table(db, row[0])
-
     @staticmethod
     async def _version_and_status(db: aiosqlite.Connection, table_id: int) -> tuple[int, str]:
         cursor = await db.execute("SELECT version, status FROM tables WHERE id = ?", (table_id,))
@@ -503,25 +473,6 @@ class Store:
         if row is None:
             raise LookupError(f"table {table_id} does not exist")
         return row[0], row[1]
-
-    @staticmethod
-    async def _touch(db: aiosqlite.Connection, table_id: int, status: str | None = None) -> None:
-        cursor = await db.execute(
-            "UPDATE tables SET status = COALESCE(?, status), updated_at = ? WHERE id = ?",
-            (status, time.time(), table_id),
-        )
-        if cursor.rowcount == 0:
-            raise LookupError(f"table {table_id} does not exist")
-
-    @staticmethod
-    async def _write_seats(
-        db: aiosqlite.Connection, table_id: int, seats: Iterable[SeatRow]
-    ) -> None:
-        await db.execute("DELETE FROM seats WHERE table_id = ?", (table_id,))
-        await db.executemany(
-            "INSERT INTO seats (table_id, seat, user_id, name, level) VALUES (?, ?, ?, ?, ?)",
-            [(table_id, s.seat, s.user_id, s.name, s.level) for s in seats],
-        )
 
     @staticmethod
     async def _table(db: aiosqlite.Connection, table_id: int) -> TableRow | None:

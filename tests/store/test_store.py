@@ -33,8 +33,8 @@ async def store(db_path: str) -> AsyncIterator[Store]:
 
 
 async def running_table(store: Store, chat_id: int = 10) -> int:
-    table = await store.create_table(chat_id, "private", "lobby", {"deck": 36}, [ANN, CPU], None)
-    await store.start_table(table.id, {"log": 0}, [ANN, CPU])
+    table = await store.create_table(chat_id, "private", "running", {"deck": 36}, [ANN, CPU],
+                                     {"log": 0})
     return table.id
 
 
@@ -111,8 +111,10 @@ async def test_migration_scripts_may_hold_triggers_and_semicolons_in_text(
 
 async def test_wal_and_foreign_keys(store: Store, db_path: str) -> None:
     assert raw(db_path, "PRAGMA journal_mode") == [("wal",)]
+    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
+        await store.set_message(999, 1, 1, 10)
     with pytest.raises(LookupError):
-        await store.set_seats(999, [ANN])
+        await store.finish(999, "aborted", [])
 
 
 # -- users ----------------------------------------------------------------------------------
@@ -140,15 +142,14 @@ async def test_users(store: Store) -> None:
 # -- tables ---------------------------------------------------------------------------------
 
 
-async def test_create_and_start_table(store: Store) -> None:
+async def test_create_table(store: Store) -> None:
     table = await store.create_table(-100, "group", "lobby", {"transfer": True}, [ANN], None)
     assert (table.chat_id, table.kind, table.status, table.version) == (-100, "group", "lobby", 0)
     assert table.options == {"transfer": True}
     assert table.snapshot is None
     assert table.seats == (ANN,)
 
-    await store.set_seats(table.id, [ANN, CPU])
-    await store.start_table(table.id, {"deal": 1}, [CPU, ANN])
+    table = await store.create_table(1, "private", "running", {}, [CPU, ANN], {"deal": 1})
     started = await store.get_table(table.id)
     assert started is not None
     assert started.status == "running"
@@ -156,8 +157,8 @@ async def test_create_and_start_table(store: Store) -> None:
     assert started.seats == (ANN, CPU)  # in seat order
     assert started.version == 0
 
-    with pytest.raises(StaleVersion, match="running, not in the lobby"):
-        await store.start_table(table.id, {"deal": 2}, [ANN, CPU])
+    with pytest.raises(ValueError, match="a new table's status"):
+        await store.create_table(1, "private", "finished", {}, [ANN], {"deal": 2})
 
 
 async def test_bad_arguments_are_refused_before_writing(store: Store) -> None:
@@ -165,7 +166,7 @@ async def test_bad_arguments_are_refused_before_writing(store: Store) -> None:
         await store.create_table(1, "public", "lobby", {}, [ANN], None)
     with pytest.raises(ValueError, match="seat numbers repeat"):
         await store.create_table(1, "private", "lobby", {}, [ANN, ANN], None)
-    assert await store.table_for_chat(1) is None
+    assert await store.table_for_user(ANN.user_id) is None
 
 
 async def test_record_appends_to_the_log_in_order(store: Store) -> None:
@@ -237,13 +238,9 @@ async def test_finding_tables(store: Store) -> None:
     lobby = await store.create_table(-1, "group", "lobby", {}, [ANN, BOB], None)
     private = await running_table(store, chat_id=1)
 
-    found = await store.table_for_chat(-1)
-    assert found is not None
-    assert found.id == lobby.id
-    found = await store.table_for_chat(-1, statuses=("aborted",))
+    found = await store.table_for_user(1, statuses=("aborted",))
     assert found is not None
     assert found.id == old.id
-    assert await store.table_for_chat(-2) is None
 
     found = await store.table_for_user(1)
     assert found is not None
