@@ -256,28 +256,32 @@ def _shown_literals(node: ast.AST) -> Iterator[ast.Constant]:
         if isinstance(node.value, str) and _has_words(node.value):
             yield node
         return
-    children: list[ast.AST] = []
+    for child in _shown_parts(node):
+        yield from _shown_literals(child)
+
+
+def _shown_parts(node: ast.AST) -> list[ast.AST]:
+    """The parts of ``node`` whose text ends up in it (see ``_shown_literals``)."""
     if isinstance(node, ast.JoinedStr):
-        children = list(node.values)
-    elif isinstance(node, ast.FormattedValue):
-        children = [node.value]  # not the format spec: "{x:>3}" is not text
-    elif isinstance(node, ast.BinOp):
-        children = [node.left, node.right]
-    elif isinstance(node, ast.IfExp):
-        children = [node.body, node.orelse]
-    elif isinstance(node, ast.BoolOp):
-        children = list(node.values)
-    elif isinstance(node, ast.List | ast.Tuple):
-        children = list(node.elts)
-    elif isinstance(node, ast.Call):
+        return list(node.values)
+    if isinstance(node, ast.FormattedValue):
+        return [node.value]  # not the format spec: "{x:>3}" is not text
+    if isinstance(node, ast.BinOp):
+        return [node.left, node.right]
+    if isinstance(node, ast.IfExp):
+        return [node.body, node.orelse]
+    if isinstance(node, ast.BoolOp):
+        return list(node.values)
+    if isinstance(node, ast.List | ast.Tuple):
+        return list(node.elts)
+    if isinstance(node, ast.Call):
         if _is_translation(node):
-            children = [keyword.value for keyword in node.keywords]
-        elif isinstance(node.func, ast.Attribute) and isinstance(
+            return [keyword.value for keyword in node.keywords]
+        if isinstance(node.func, ast.Attribute) and isinstance(
             node.func.value, ast.Constant | ast.JoinedStr
         ):
-            children = [node.func.value, *node.args]
-    for child in children:
-        yield from _shown_literals(child)
+            return [node.func.value, *node.args]
+    return []
 
 
 def _text_arguments(call: ast.Call) -> Iterator[ast.expr]:
