@@ -1,12 +1,31 @@
 """Every button's callback data (≤ 64 bytes), one factory per kind of button.
 
 Callback data is untrusted: any client can send any bytes. aiogram's factories parse and type-check
-them; whatever fails to parse is answered as an unknown button by the fallback handler.
+them (an enum field accepts only its values); whatever fails to parse, or matches no handler's
+filter, is answered as an unknown button by the fallback handler.
+
+The enums' values are what travels, so they stay short and never change: buttons already sent
+keep working after an upgrade.
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from aiogram.filters.callback_data import CallbackData
+
+
+class Verb(StrEnum):
+    """What a tap on the game message asks for."""
+
+    CARD = "c"            # a card from the hand: attack, or defend (the target is asked if several)
+    TARGET = "t"          # a defence card and the attack card it beats
+    TRANSFER_MODE = "x"   # "Transfer": the card is asked if several fit
+    TRANSFER = "X"        # the card to transfer with
+    TAKE = "k"
+    PASS = "p"
+    SHOW_TRUMP = "s"
+    CANCEL = "n"          # leave choosing a target or a transfer card
 
 
 class Move(CallbackData, prefix="m"):
@@ -14,16 +33,22 @@ class Move(CallbackData, prefix="m"):
 
     table: int
     v: int
-    verb: str        # "c" card, "t" target, "x" transfer mode, "X" transfer card,
-                     # "k" take, "p" pass, "s" show trump, "n" cancel, "r" refresh
+    verb: Verb
     card: int = -1   # card index 0..51
     target: int = -1
+
+
+class SetupField(StrEnum):
+    VARIANT = "variant"
+    BOTS = "bots"
+    LEVEL = "level"
+    START = "start"
 
 
 class Setup(CallbackData, prefix="s"):
     """The /play setup message: change one setting, or start."""
 
-    field: str       # "variant", "bots", "level", "start"
+    field: SetupField
     value: str = ""
 
 
@@ -31,8 +56,22 @@ class Lang(CallbackData, prefix="l"):
     code: str
 
 
-class Menu(CallbackData, prefix="u"):
-    """Buttons outside a game: play again, open setup, confirm or cancel a resignation."""
+class MenuAction(StrEnum):
+    QUICK = "quick"      # play with the last settings
+    AGAIN = "again"      # the same, from a finished game's message
+    SETUP = "setup"
+    RESIGN = "resign"
+    KEEP = "keep"        # keep playing: the resignation is called off
+    RULES = "rules"      # the full rules of one game
 
-    action: str      # "quick", "again" (after a game), "setup", "resign", "keep", "rules"
-    arg: str = ""
+
+class RuleBook(StrEnum):
+    THROW_IN = "throw_in"
+    TRANSFER = "transfer"
+
+
+class Menu(CallbackData, prefix="u"):
+    """Buttons outside a game: play again, open setup, confirm or cancel a resignation, rules."""
+
+    action: MenuAction
+    book: RuleBook | None = None   # which rules, for RULES

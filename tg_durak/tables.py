@@ -1,9 +1,10 @@
 """TableService: the one place a table changes — lock, engine, store, schedule, publish.
 
-Handlers parse a tap and call `tap`; the scheduler calls `_wake` when a deadline or a computer
-player's move is due. Both take the table's lock, let the engine apply or refuse, write the new
-state and its log entries in one transaction, re-arm the table's timer and hand every player's
-new screen to the publisher.
+Handlers turn a tap into a `Tap` and call `tap`; the scheduler calls `_wake` when a deadline, a
+computer player's move or a timer-bar redraw is due. Both take the table's lock, let the engine
+apply or refuse, write the new state and its log entries in one transaction, re-arm the table's
+timer and hand every player's new screen to the publisher. What a tap means is `taps`' business,
+when computers move is `wakeups`', which language a player reads is `PlayerLanguages`'.
 """
 
 from __future__ import annotations
@@ -16,59 +17,22 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine import Action, Card, Event, Game, IllegalMove, Rules
-from engine.actions import PASS, TAKE
-from engine.cards import CARDS
-from tg_durak.callbacks import Move
+from engine import Action, Event, Game, IllegalMove, PlayerView, Rules
 from tg_durak.computer import ComputerPlayers
-from tg_durak.i18n import DEFAULT_LOCALE, translator
+from tg_durak.i18n import translator
+from tg_durak.play_settings import PlaySettings
+from tg_durak.player_languages import PlayerLanguages
 from tg_durak.publisher import Publisher
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 from tg_durak.scheduler import Scheduler
 from tg_durak.store import CorruptRow, SeatRow, Store, TableRow
+from tg_durak.taps import Choose, Choosing, Position, Reply, Tap
+from tg_durak.wakeups import ComputerTurn, next_bar_redraw, next_computer_turn
 
 log = logging.getLogger(__name__)
 
-LEVELS = ("easy", "normal", "hard")
 AWAY_LEVEL = "normal"  # who plays for a player marked away (R10.2)
 HEARTBEAT_KEY = "alive_at"
-
-
-@dataclass(frozen=True)
-class PlaySettings:
-    """A private game's setup; saved per user as the "last settings"."""
-
-    variant: str = "throw-in"
-    bots: int = 1
-    level: str = "normal"
-
-    @classmethod
-    def from_dict(cls, d: dict | None) -> PlaySettings:
-        d = d or {}
-        variant = d.get("variant") if d.get("variant") in ("throw-in", "transfer") else "throw-in"
-        bots = d.get("bots") if isinstance(d.get("bots"), int) and 1 <= d["bots"] <= 5 else 1
-        level = d.get("level") if d.get("level") in LEVELS else "normal"
-        return cls(variant, bots, level)
-
-    def to_dict(self) -> dict:
-        return {"variant": self.variant, "bots": self.bots, "level": self.level}
-
-
-@dataclass(frozen=True)
-class Reply:
-    """How a tap is answered: an alert key (None: a silent answer) and its parameters."""
-
-    key: str | None = None
-    params: dict = field(default_factory=dict)
-    alert: bool = False
-
-
-@dataclass
-class Choosing:
-    """What one player is in the middle of choosing; screen state, never game state."""
-
-    card: Card | None = None   # a defence card waiting for its target
-    transfer: bool = False     # picking the card to transfer with
 
 
 @dataclass
@@ -118,28 +82,27 @@ class TableService:
         *,
         time_scale: float = 1.0,
         clock: Callable[[], float] = time.time,
+        make_scheduler: Callable[..., Scheduler] = Scheduler,
     ) -> None:
+        """`make_scheduler(wake, clock)` builds the tables' timer (tests wind a manual one)."""
         self.store = store
         self.publisher = publisher
         self.computers = computers
         self.time_scale = time_scale
         self.clock = clock
-        self.scheduler = Scheduler(self._wake, clock)
+        self.scheduler = make_scheduler(self._wake, clock)
+        self.languages = PlayerLanguages(store)
         self._tables: dict[int, LiveTable] = {}
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
-        self._locales: dict[int, str] = {}
 
     # ---- players' languages --------------------------------------------------------------
 
-    def locale_of(self, user_id: int) -> str:
-        return self._locales.get(user_id, DEFAULT_LOCALE)
-
     def remember_locale(self, user_id: int, locale: str) -> None:
-        self._locales[user_id] = locale
+        self.languages.remember(user_id, locale)
 
     async def change_locale(self, user_id: int, locale: str) -> None:
         """A player switched language: his game message follows at once."""
-        self._locales[user_id] = locale
+        self.languages.remember(user_id, locale)
         live = self._live_for(user_id)
         if live is not None:
             self._publish(live, only=user_id)
@@ -214,11 +177,7 @@ class TableService:
         for m in await self.store.messages(row.id):
             if m.user_id is not None:
                 live.messages[m.user_id] = (m.chat_id, m.message_id)
-        for seat in live.humans:
-            if seat.user_id not in self._locales:
-                user = await self.store.get_user(seat.user_id)
-                if user is not None and user.language:
-                    self._locales[seat.user_id] = user.language
+        await self.languages.load(s.user_id for s in live.humans)
         return live
 
     async def heartbeat(self) -> None:
@@ -226,86 +185,56 @@ class TableService:
 
     # ---- taps ----------------------------------------------------------------------------
 
-    async def tap(self, user_id: int, cb: Move) -> Reply:
-        live = self._tables.get(cb.table)
+    async def tap(self, user_id: int, table_id: int, version: int, pressed: Tap) -> Reply:
+        """A tap on the message that showed `version` of the table.
+
+        A stale, foreign, forged or refused tap changes nothing; the reply says why.
+        """
+        live = self._tables.get(table_id)
         if live is None:
-            try:
-                row = await self.store.get_table(cb.table)
-            except CorruptRow:
-                return Reply("tap.broken", alert=True)
-            if row is None:
-                return Reply("tap.unknown_table", alert=True)
-            return Reply("tap.game_over")
+            return await self._reply_for_closed(table_id)
         seat = live.seat_of(user_id)
         if seat is None:
             return Reply("tap.not_seated", alert=True)
         async with self._locks[live.id]:
             game = live.game
-            if cb.verb == "r" or live.finished:
+            if live.finished:
                 self._publish(live, only=user_id)
-                return Reply(None if cb.verb == "r" else "tap.game_over")
-            if cb.v != game.version:
+                return Reply("tap.game_over")
+            if version != game.version:
                 self._publish(live, only=user_id)
                 return Reply("tap.stale")
-            try:
-                action = self._interpret(live, seat, cb)
-            except IllegalMove as exc:
-                return Reply(f"illegal.{exc.code}", alert=True)
-            if isinstance(action, Reply):
+            choosing = live.choosing.get(seat, Choosing())
+            outcome = pressed.outcome(
+                Position(game.view(seat), game.legal_actions(seat), choosing))
+            if isinstance(outcome, Choose):
+                live.choosing[seat] = outcome.state
+                outcome = outcome.reply
+            if isinstance(outcome, Reply):
                 self._publish(live, only=user_id)
-                return action
-            old = game.version
-            try:
-                events = game.apply(seat, action, self.clock())
-            except IllegalMove as exc:
-                return Reply(f"illegal.{exc.code}", alert=True)
-            live.choosing.pop(seat, None)
-            await self._commit(live, old, events)
-        return Reply()
+                return outcome
+            return await self._play(live, seat, outcome)
 
-    def _interpret(self, live: LiveTable, seat: int, cb: Move) -> Action | Reply:
-        """Turn a tap into an engine action, or into a change of what the player is choosing."""
+    async def _reply_for_closed(self, table_id: int) -> Reply:
+        """A tap on a table that is not running here: over, unknown, or unreadable."""
+        try:
+            row = await self.store.get_table(table_id)
+        except CorruptRow:
+            return Reply("tap.broken", alert=True)
+        if row is None:
+            return Reply("tap.unknown_table", alert=True)
+        return Reply("tap.game_over")
+
+    async def _play(self, live: LiveTable, seat: int, action: Action) -> Reply:
         game = live.game
-        choosing = live.choosing.setdefault(seat, Choosing())
-        card = CARDS[cb.card] if 0 <= cb.card < len(CARDS) else None
-        if cb.verb in ("c", "t", "s", "X") and card is None:
-            return Reply("tap.unknown", alert=True)
-        legal = game.legal_actions(seat)
-        if cb.verb == "n":
-            live.choosing.pop(seat, None)
-            return Reply()
-        if cb.verb == "k":
-            return TAKE
-        if cb.verb == "p":
-            return PASS
-        if cb.verb == "t":
-            return Action("defend", card, cb.target)
-        if cb.verb == "s":
-            return Action("show_trump", card)
-        if cb.verb == "X":
-            return Action("transfer", card)
-        if cb.verb == "x":
-            fits = [a for a in legal if a.kind == "transfer"]
-            if len(fits) == 1:
-                return fits[0]
-            if not fits:
-                return Reply("tap.cannot_transfer", alert=True)
-            choosing.transfer, choosing.card = True, None
-            return Reply("tap.choose_transfer")
-        if cb.verb != "c":
-            return Reply("tap.unknown", alert=True)
-        if choosing.transfer:
-            return Action("transfer", card)
-        if seat == game.defender and game.phase == "defend":
-            targets = [a.target for a in legal if a.kind == "defend" and a.card is card]
-            if len(targets) == 1:
-                return Action("defend", card, targets[0])
-            if len(targets) > 1:
-                choosing.card = card
-                return Reply("tap.choose_target")
-            first_open = next(i for i, (_, d) in enumerate(game.table) if d is None)
-            return Action("defend", card, first_open)  # the engine says why it cannot
-        return Action("attack", card)
+        old = game.version
+        try:
+            events = game.apply(seat, action, self.clock())
+        except IllegalMove as exc:
+            return Reply(f"illegal.{exc.code}", alert=True)
+        live.choosing.pop(seat, None)
+        await self._commit(live, old, events)
+        return Reply()
 
     async def resign(self, user_id: int) -> bool:
         live = self._live_for(user_id)
@@ -332,35 +261,19 @@ class TableService:
     # ---- the clock and the computer players ---------------------------------------------
 
     async def _wake(self, table_id: int) -> None:
+        """The scheduler's call: a deadline, a computer's turn or a timer-bar redraw is due."""
         live = self._tables.get(table_id)
         if live is None or live.finished:
             return
         async with self._locks[table_id]:
-            game = live.game
-            now = self.clock()
-            old = game.version
-            events = game.advance(now)
-            if game.version != old:
-                await self._commit(live, old, events)
-                if live.finished:
-                    return
-            plan = None if live.thinking else self._computer_plan(live)
-            if plan is None or plan[1] > now:
-                if live.bar_at is not None and live.bar_at <= now:
-                    self._publish(live, low_priority=True)
-                self._schedule(live)
+            turn = await self._catch_up(live)
+            if turn is None:
                 return
-            seat = plan[0]
-            version = game.version
+            game, seat, version = live.game, turn.seat, live.game.version
             view, legal = game.view(seat), game.legal_actions(seat)
             level = live.row.seats[seat].level or AWAY_LEVEL
             live.thinking = True
-        try:
-            seed = f"{game.seed}/{version}/{seat}"
-            action = await self.computers.choose(level, view, legal, seed)
-        except Exception:
-            log.exception("table %s: computer player failed; it plays its first move", table_id)
-            action = legal[0]
+        action = await self._decide(table_id, level, view, legal, f"{game.seed}/{version}/{seat}")
         async with self._locks[table_id]:
             live.thinking = False
             if live.finished or live.game is not game or game.version != version:
@@ -375,45 +288,48 @@ class TableService:
                 events = game.apply(seat, action, now, auto=for_person)
             await self._commit(live, version, events)
 
-    def _computer_plan(self, live: LiveTable) -> tuple[int, float] | None:
-        """The computer-played seat that moves next, and when (R10.3)."""
-        game = live.game
-        best = None
-        for seat in game.acting_seats:
-            if live.row.seats[seat].user_id is not None and seat not in game.away:
-                continue
-            if (game.phase != "lead" and seat != game.defender
-                    and PASS not in game.legal_actions(seat)):
-                continue  # it has passed: it waits until the pass is cancelled
-            at = live.changed_at + game.reaction_delay(seat)
-            if best is None or at < best[1]:
-                best = (seat, at)
-        return best
+    async def _catch_up(self, live: LiveTable) -> ComputerTurn | None:
+        """Apply the deadlines that have passed; the computer's turn if it is due now."""
+        game, now = live.game, self.clock()
+        old = game.version
+        events = game.advance(now)
+        if game.version != old:
+            await self._commit(live, old, events)
+            if live.finished:
+                return None
+        turn = self._computer_turn(live)
+        if turn is not None and turn.at <= now:
+            return turn
+        if live.bar_at is not None and live.bar_at <= now:
+            self._publish(live, low_priority=True)
+        self._schedule(live)
+        return None
+
+    async def _decide(self, table_id: int, level: str, view: PlayerView, legal: list[Action],
+                      seed: str) -> Action:
+        """A computer player's move, thought out of the lock (other players may tap meanwhile)."""
+        try:
+            return await self.computers.choose(level, view, legal, seed)
+        except Exception:
+            log.exception("table %s: computer player failed; it plays its first move", table_id)
+            return legal[0]
+
+    def _computer_turn(self, live: LiveTable) -> ComputerTurn | None:
+        if live.thinking:
+            return None  # one decision at a time per table
+        return next_computer_turn(live.game, {s.seat for s in live.humans}, live.changed_at)
 
     def _schedule(self, live: LiveTable) -> None:
         if live.finished:
             self.scheduler.arm(live.id, None)
             return
-        game = live.game
-        times = [game.next_deadline]
-        plan = None if live.thinking else self._computer_plan(live)
-        if plan is not None:
-            times.append(plan[1])
-        live.bar_at = self._next_bar(live)
+        times = [live.game.next_deadline]
+        turn = self._computer_turn(live)
+        if turn is not None:
+            times.append(turn.at)
+        live.bar_at = next_bar_redraw(live.game, self.clock())
         times.append(live.bar_at)
         self.scheduler.arm(live.id, min((t for t in times if t is not None), default=None))
-
-    def _next_bar(self, live: LiveTable) -> float | None:
-        """When a timer bar shown to a human next needs redrawing (lowest priority)."""
-        game = live.game
-        rules = game.rules
-        if game.turn_due is not None:
-            total = rules.turn_seconds
-        elif game.window_due is not None:
-            total = rules.throw_in_seconds
-        else:
-            return None
-        return self.clock() + max(2.0, total / 6)
 
     # ---- writing and showing --------------------------------------------------------------
 
@@ -482,7 +398,7 @@ class TableService:
                     resigned=live.resigned,
                     closed=live.finished,
                 ),
-                translator(self.locale_of(seat.user_id)),
+                translator(self.languages.of(seat.user_id)),
             )
             chat_id, message_id = live.messages.get(seat.user_id, (seat.user_id, None))
             self.publisher.show((live.id, seat.user_id), chat_id, message_id, screen,

@@ -7,6 +7,7 @@ from aiogram.filters import Command, CommandStart
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
 
 from tg_durak.i18n import Translator
+from tg_durak.play_settings import PlaySettings
 from tg_durak.render.menus import (
     lang_screen,
     play_buttons,
@@ -17,7 +18,7 @@ from tg_durak.render.menus import (
     stats_screen,
 )
 from tg_durak.store import Store, UserRow
-from tg_durak.tables import PlaySettings, TableService
+from tg_durak.tables import TableService
 
 
 async def _show(message: Message, screen) -> None:

@@ -9,7 +9,7 @@ from html import escape
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from engine import Action, Card, Event, PlayerView
-from tg_durak.callbacks import Menu, Move
+from tg_durak.callbacks import Menu, MenuAction, Move, Verb
 from tg_durak.i18n import Translator
 from tg_durak.publisher import Screen
 from tg_durak.render.cards import card_label, suit_label
@@ -178,7 +178,7 @@ def _result_lines(inp: GameScreenInput, t: Translator) -> list[str]:
     return lines
 
 
-def _button(text: str, inp: GameScreenInput, verb: str, card: Card | None = None,
+def _button(text: str, inp: GameScreenInput, verb: Verb, card: Card | None = None,
             target: int = -1) -> InlineKeyboardButton:
     data = Move(table=inp.table_id, v=inp.version, verb=verb,
                 card=-1 if card is None else card.index, target=target)
@@ -195,33 +195,33 @@ def _keyboard(inp: GameScreenInput, t: Translator) -> InlineKeyboardMarkup:
     rows: list[list[InlineKeyboardButton]] = []
     if inp.closed:
         again = InlineKeyboardButton(text=t("btn.play_again"),
-                                     callback_data=Menu(action="again").pack())
+                                     callback_data=Menu(action=MenuAction.AGAIN).pack())
         return InlineKeyboardMarkup(inline_keyboard=[[again]])
     if inp.choosing_card is not None:
         card = inp.choosing_card
         targets = [a.target for a in inp.legal if a.kind == "defend" and a.card is card]
-        rows.append([_button(f"{card_label(v.table[i][0])} ← {card_label(card)}", inp, "t", card, i)
-                     for i in targets])
-        rows.append([_button(t("btn.cancel"), inp, "n")])
+        rows.append([_button(f"{card_label(v.table[i][0])} ← {card_label(card)}", inp, Verb.TARGET,
+                             card, i) for i in targets])
+        rows.append([_button(t("btn.cancel"), inp, Verb.CANCEL)])
         return InlineKeyboardMarkup(inline_keyboard=rows)
     playable = _playable(inp)
     width = ROW if len(v.hand) <= 4 * ROW else WIDE_ROW
     cards = [_button(("•" if c in playable else "") + card_label(c), inp,
-                     "X" if inp.choosing_transfer else "c", c) for c in v.hand]
+                     Verb.TRANSFER if inp.choosing_transfer else Verb.CARD, c) for c in v.hand]
     rows += [cards[i:i + width] for i in range(0, len(cards), width)]
     kinds = {a.kind for a in inp.legal}
     actions = []
     if inp.choosing_transfer:
-        actions.append(_button(t("btn.cancel"), inp, "n"))
+        actions.append(_button(t("btn.cancel"), inp, Verb.CANCEL))
     else:
         if "take" in kinds:
-            actions.append(_button(t("btn.take"), inp, "k"))
+            actions.append(_button(t("btn.take"), inp, Verb.TAKE))
         if "transfer" in kinds:
-            actions.append(_button(t("btn.transfer"), inp, "x"))
-        actions += [_button(t("btn.show_trump", card=card_label(a.card)), inp, "s", a.card)
-                    for a in inp.legal if a.kind == "show_trump"]
+            actions.append(_button(t("btn.transfer"), inp, Verb.TRANSFER_MODE))
+        actions += [_button(t("btn.show_trump", card=card_label(a.card)), inp, Verb.SHOW_TRUMP,
+                            a.card) for a in inp.legal if a.kind == "show_trump"]
         if "pass" in kinds:
-            actions.append(_button(t("btn.pass"), inp, "p"))
+            actions.append(_button(t("btn.pass"), inp, Verb.PASS))
     if actions:
         rows.append(actions)
     return InlineKeyboardMarkup(inline_keyboard=rows)

@@ -6,14 +6,11 @@ from html import escape
 
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
-from tg_durak.callbacks import Lang, Menu, Setup
+from tg_durak.callbacks import Lang, Menu, MenuAction, RuleBook, Setup, SetupField
 from tg_durak.i18n import LANGUAGE_NAMES, LOCALES, Translator
+from tg_durak.play_settings import LEVELS, MAX_OPPONENTS, VARIANTS, PlaySettings
 from tg_durak.publisher import Screen
 from tg_durak.store import Stats
-from tg_durak.tables import LEVELS, PlaySettings
-
-VARIANTS = ("throw-in", "transfer")
-MAX_BOTS = 5
 
 
 def _b(text: str, data: object) -> InlineKeyboardButton:
@@ -26,8 +23,8 @@ def _mark(text: str, chosen: bool) -> str:
 
 def play_buttons(t: Translator) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup(inline_keyboard=[[
-        _b(t("btn.quick_play"), Menu(action="quick")),
-        _b(t("btn.setup"), Menu(action="setup")),
+        _b(t("btn.quick_play"), Menu(action=MenuAction.QUICK)),
+        _b(t("btn.setup"), Menu(action=MenuAction.SETUP)),
     ]])
 
 
@@ -37,13 +34,13 @@ def start_screen(name: str, t: Translator) -> Screen:
 
 def setup_screen(s: PlaySettings, t: Translator) -> Screen:
     rows = [
-        [_b(_mark(t(f"variant.{v}"), v == s.variant), Setup(field="variant", value=v))
+        [_b(_mark(t(f"variant.{v}"), v == s.variant), Setup(field=SetupField.VARIANT, value=v))
          for v in VARIANTS],
-        [_b(_mark(str(n), n == s.bots), Setup(field="bots", value=str(n)))
-         for n in range(1, MAX_BOTS + 1)],
-        [_b(_mark(t(f"level.{lv}"), lv == s.level), Setup(field="level", value=lv))
+        [_b(_mark(str(n), n == s.bots), Setup(field=SetupField.BOTS, value=str(n)))
+         for n in range(1, MAX_OPPONENTS + 1)],
+        [_b(_mark(t(f"level.{lv}"), lv == s.level), Setup(field=SetupField.LEVEL, value=lv))
          for lv in LEVELS],
-        [_b(t("btn.start"), Setup(field="start"))],
+        [_b(t("btn.start"), Setup(field=SetupField.START))],
     ]
     text = t("setup.text", variant=t(f"variant.{s.variant}"), bots=s.bots,
              level=t(f"level.{s.level}"))
@@ -64,13 +61,13 @@ def lang_screen(current: str, t: Translator) -> Screen:
 
 def rules_screen(t: Translator) -> Screen:
     return Screen(text=t("rules.short"), markup=InlineKeyboardMarkup(inline_keyboard=[[
-        _b(t("btn.rules_throw_in"), Menu(action="rules", arg="throw_in")),
-        _b(t("btn.rules_transfer"), Menu(action="rules", arg="transfer")),
+        _b(t("btn.rules_throw_in"), Menu(action=MenuAction.RULES, book=RuleBook.THROW_IN)),
+        _b(t("btn.rules_transfer"), Menu(action=MenuAction.RULES, book=RuleBook.TRANSFER)),
     ]]))
 
 
 def quit_screen(t: Translator) -> Screen:
     return Screen(text=t("quit.confirm"), markup=InlineKeyboardMarkup(inline_keyboard=[[
-        _b(t("btn.resign"), Menu(action="resign")),
-        _b(t("btn.keep_playing"), Menu(action="keep")),
+        _b(t("btn.resign"), Menu(action=MenuAction.RESIGN)),
+        _b(t("btn.keep_playing"), Menu(action=MenuAction.KEEP)),
     ]]))

@@ -1,0 +1,111 @@
+"""Every button the bot draws reaches its own handler; anything else reaches "unknown button"."""
+
+from __future__ import annotations
+
+import pytest
+from aiogram.types import CallbackQuery, InlineKeyboardMarkup, User
+
+from engine import Action, Card, Game, Rules
+from tg_durak.callbacks import Menu, MenuAction, Move, RuleBook, Verb
+from tg_durak.handlers import game, menus
+from tg_durak.i18n import translator
+from tg_durak.play_settings import PlaySettings
+from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
+from tg_durak.render.menus import (
+    lang_screen,
+    play_buttons,
+    quit_screen,
+    rules_screen,
+    setup_screen,
+)
+
+T = translator("en")
+VERB_HANDLERS = {
+    Verb.CARD: game.play_card,
+    Verb.TARGET: game.beat,
+    Verb.TRANSFER_MODE: game.transfer_mode,
+    Verb.TRANSFER: game.transfer,
+    Verb.TAKE: game.take,
+    Verb.PASS: game.pass_,
+    Verb.SHOW_TRUMP: game.show_trump,
+    Verb.CANCEL: game.cancel,
+}
+MENU_HANDLERS = {
+    MenuAction.QUICK: menus.quick_play,
+    MenuAction.AGAIN: menus.quick_play,
+    MenuAction.SETUP: menus.open_setup,
+    MenuAction.RESIGN: menus.resign,
+    MenuAction.KEEP: menus.keep_playing,
+}
+
+
+async def handler_for(data: str) -> object:
+    """The handler the dispatcher would run: the first whose filters pass, routers in order."""
+    query = CallbackQuery(id="1", from_user=User(id=1, is_bot=False, first_name="Ann"),
+                          chat_instance="c", data=data)
+    for router in (menus.router(), game.router()):   # as app.build_dispatcher includes them
+        for handler in router.callback_query.handlers:
+            passed, _ = await handler.check(query)
+            if passed:
+                return handler.callback
+    raise AssertionError(f"nothing handles {data!r}")
+
+
+def _data(markup: InlineKeyboardMarkup) -> list[str]:
+    return [b.callback_data for row in markup.inline_keyboard for b in row if b.callback_data]
+
+
+@pytest.mark.parametrize("verb", list(Verb))
+async def test_every_verb_has_its_handler(verb: Verb) -> None:
+    assert set(VERB_HANDLERS) == set(Verb)
+    data = Move(table=1, v=0, verb=verb, card=0, target=0).pack()
+    assert await handler_for(data) is VERB_HANDLERS[verb]
+
+
+@pytest.mark.parametrize("action", list(MenuAction))
+async def test_every_menu_action_has_its_handler(action: MenuAction) -> None:
+    if action is MenuAction.RULES:
+        for book in RuleBook:
+            data = Menu(action=action, book=book).pack()
+            assert await handler_for(data) is menus.full_rules
+    else:
+        assert await handler_for(Menu(action=action).pack()) is MENU_HANDLERS[action]
+
+
+async def test_every_menu_button_drawn_is_handled() -> None:
+    screens = [setup_screen(PlaySettings(), T).markup, play_buttons(T), quit_screen(T).markup,
+               rules_screen(T).markup, lang_screen("en", T).markup]
+    handled = {await handler_for(data) for markup in screens for data in _data(markup)}
+    assert game.unknown not in handled
+    assert {menus.choose_variant, menus.choose_bots, menus.choose_level, menus.start_from_setup,
+            menus.choose_language, menus.full_rules} <= handled
+
+
+async def test_every_game_button_drawn_is_handled() -> None:
+    game_ = Game.from_deal(Rules(players=2, variant="transfer", show_trump=True),
+                           [["6s", "6c", "9d", "Ks", "Qd", "10c"],
+                            ["6h", "7h", "6d", "Jh", "Ac", "Jd"]], ["Ah"], first_attacker=0)
+    game_.apply(0, Action("attack", Card.parse("6s")), 0.0)
+    game_.apply(0, Action("attack", Card.parse("6c")), 0.0)
+    seats = (SeatInfo("Ann", False), SeatInfo("", True, "normal"))
+    verbs = set()
+    for extra in ({}, {"choosing_transfer": True}, {"choosing_card": Card.parse("7h")}):
+        inp = GameScreenInput(table_id=1, version=game_.version, view=game_.view(1),
+                              legal=tuple(game_.legal_actions(1)), seats=seats, last=(), now=0.0,
+                              **extra)
+        for data in _data(game_screen(inp, T).markup):
+            assert await handler_for(data) is not game.unknown, data
+            verbs.add(Move.unpack(data).verb)
+    assert verbs >= {Verb.CARD, Verb.TARGET, Verb.TRANSFER_MODE, Verb.TRANSFER, Verb.TAKE,
+                     Verb.SHOW_TRUMP, Verb.CANCEL}
+
+
+@pytest.mark.parametrize("data", [
+    "m:1:0:r:-1:-1",            # the refresh verb no button sends any more
+    "m:1:0:z:3:-1", "m:1:2", "m:x:y:z:1:1",
+    "s:bots:99", "s:bots:0", "s:bots:", "s:variant:poker", "s:level:godlike", "s:colour:red",
+    "u:rules:", "u:rules:poker", "u:dance:",
+    "l:xx", "garbage", "",
+])
+async def test_forged_values_reach_only_the_unknown_button(data: str) -> None:
+    assert await handler_for(data) is game.unknown

@@ -1,0 +1,390 @@
+"""TableService without Telegram: a real store, and a fake publisher, computers, clock and timer.
+
+Every change goes lock → engine → store → schedule → publish; these tests check each step's
+result from the outside: what was stored (the log replays to the snapshot), what was shown, and
+when the table asked to be woken.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from engine import Action, Game, PlayerView, Rules
+from tg_durak.callbacks import Menu, MenuAction, Verb
+from tg_durak.play_settings import PlaySettings
+from tg_durak.publisher import Screen
+from tg_durak.render.cards import card_label
+from tg_durak.store import Store, TableRow
+from tg_durak.tables import HEARTBEAT_KEY, Reply, TableService
+from tg_durak.taps import Cancel, PlayCard, Take, TransferMode, TransferWith
+
+USER, STRANGER = 7, 8
+START = 1_700_000_000.0
+ONE_COMPUTER = PlaySettings(variant="throw-in", bots=1, level="normal")
+
+
+class FakeClock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass(frozen=True)
+class Shown:
+    key: object
+    chat_id: int
+    message_id: int | None
+    screen: Screen
+    low_priority: bool
+
+
+@dataclass
+class FakePublisher:
+    shown: list[Shown] = field(default_factory=list)
+
+    def show(self, key: object, chat_id: int, message_id: int | None, screen: Screen, *,
+             low_priority: bool = False) -> None:
+        self.shown.append(Shown(key, chat_id, message_id, screen, low_priority))
+
+
+@dataclass
+class FakeComputers:
+    """Plays the first legal move at once and remembers who was asked what."""
+
+    asked: list[tuple[str, int, Action]] = field(default_factory=list)
+
+    async def choose(self, level: str, view: PlayerView, legal: list[Action],
+                     seed: str) -> Action:
+        self.asked.append((level, view.seat, legal[0]))
+        return legal[0]
+
+
+class ManualTimer:
+    """The scheduler's interface wound by hand: the test sets the clock and wakes the table."""
+
+    def __init__(self, wake: Callable[[int], Awaitable[None]], clock: FakeClock) -> None:
+        self.wake = wake
+        self.clock = clock
+        self.armed: dict[int, float] = {}
+
+    def arm(self, table_id: int, at: float | None) -> None:
+        if at is None:
+            self.armed.pop(table_id, None)
+        else:
+            self.armed[table_id] = at
+
+    async def ring(self, table_id: int, at: float) -> None:
+        self.clock.now = at
+        await self.wake(table_id)
+
+    async def close(self) -> None:
+        self.armed.clear()
+
+
+@dataclass
+class World:
+    tables: TableService
+    publisher: FakePublisher
+    computers: FakeComputers
+    clock: FakeClock
+    store: Store
+
+    @property
+    def timer(self) -> ManualTimer:
+        return self.tables.scheduler
+
+    def shown_to(self, user_id: int) -> list[Shown]:
+        return [s for s in self.publisher.shown if s.key[1] == user_id]
+
+
+def service(store: Store, clock: FakeClock) -> World:
+    publisher, computers = FakePublisher(), FakeComputers()
+    tables = TableService(store, publisher, computers, clock=clock, make_scheduler=ManualTimer)
+    return World(tables, publisher, computers, clock, store)
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[Store]:
+    s = await Store.open(str(tmp_path / "durak.sqlite3"))
+    yield s
+    await s.close()
+
+
+@pytest.fixture
+def world(store: Store) -> World:
+    return service(store, FakeClock(START))
+
+
+def deal_where(monkeypatch: pytest.MonkeyPatch, wanted: Callable[[Game], bool],
+               variant: str = "throw-in") -> None:
+    """The next two-player game's shuffle is the first one that is `wanted`."""
+    rules = Rules(players=2, variant=variant)
+    seed = next(s for s in range(10_000) if wanted(Game.new(rules, s, START)))
+    monkeypatch.setattr(secrets, "randbits", lambda bits: seed)
+
+
+def person_leads(game: Game) -> bool:
+    return game.attacker == 0
+
+
+def computer_leads(game: Game) -> bool:
+    return game.attacker == 1
+
+
+async def stored(store: Store, table_id: int) -> tuple[TableRow, Game]:
+    """The table as stored, and its game replayed from the log — which must equal the snapshot."""
+    row = await store.get_table(table_id)
+    assert row is not None
+    game = Game.replay({**row.snapshot, "log": await store.log(table_id)})
+    assert game.to_dict(log=False) == row.snapshot, "snapshot and log agree"
+    return row, game
+
+
+# ---- starting ------------------------------------------------------------------------------
+
+
+async def test_start_private_stores_shows_and_arms_the_table(world: World) -> None:
+    table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
+    assert table_id is not None
+
+    row, game = await stored(world.store, table_id)
+    assert (row.status, row.kind, row.version) == ("running", "private", 0)
+    assert [(s.user_id, s.level) for s in row.seats] == [(USER, None), (None, "normal")]
+    assert row.options == ONE_COMPUTER.to_dict()
+
+    [shown] = world.publisher.shown
+    assert (shown.key, shown.chat_id, shown.message_id) == ((table_id, USER), USER, None)
+    hand = {card_label(c) for c in game.view(0).hand}
+    buttons = {b.text.lstrip("•") for row in shown.screen.markup.inline_keyboard for b in row}
+    assert hand <= buttons, "the hand is on the buttons"
+    assert table_id in world.timer.armed
+    assert world.tables.running_table_of(USER) == table_id
+
+    assert await world.tables.start_private(USER, "Ann", ONE_COMPUTER) is None, "one at a time"
+
+
+async def test_a_game_can_take_over_the_setup_message(world: World) -> None:
+    table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER, message=(USER, 42))
+    assert world.publisher.shown[-1].message_id == 42
+    assert [(m.user_id, m.message_id) for m in await world.store.messages(table_id)] == [
+        (USER, 42)]
+
+
+# ---- taps ----------------------------------------------------------------------------------
+
+
+async def test_a_legal_tap_is_applied_once_stored_and_shown(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deal_where(monkeypatch, person_leads)
+    table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
+    _, game = await stored(world.store, table_id)
+    card = game.legal_actions(0)[0].card
+    shown = len(world.publisher.shown)
+
+    assert await world.tables.tap(USER, table_id, 0, PlayCard(card.index)) == Reply()
+    row, game = await stored(world.store, table_id)
+    assert row.version == game.version == 1
+    assert game.table == [(card, None)]
+    assert len(world.publisher.shown) == shown + 1
+    assert f"{card_label(card)} → …" in world.publisher.shown[-1].screen.text
+
+    again = await world.tables.tap(USER, table_id, 0, PlayCard(card.index))
+    assert again == Reply("tap.stale"), "the same button twice moves once"
+    assert (await world.store.get_table(table_id)).version == 1
+
+
+async def test_a_stale_tap_refreshes_the_message_and_changes_nothing(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deal_where(monkeypatch, person_leads)
+    table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
+    _, game = await stored(world.store, table_id)
+    card = game.legal_actions(0)[0].card
+
+    for version in (-1, 1, 99):
+        shown = len(world.shown_to(USER))
+        assert await world.tables.tap(USER, table_id, version, PlayCard(card.index)) == Reply(
+            "tap.stale")
+        assert len(world.shown_to(USER)) == shown + 1, "the message is redrawn"
+    row, _ = await stored(world.store, table_id)
+    assert row.version == 0
+
+
+async def test_a_foreign_or_unknown_table_tap_is_refused(world: World) -> None:
+    table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
+    shown = len(world.publisher.shown)
+
+    reply = await world.tables.tap(STRANGER, table_id, 0, Take())
+    assert reply == Reply("tap.not_seated", alert=True)
+    reply = await world.tables.tap(USER, table_id + 1, 0, Take())
+    assert reply == Reply("tap.unknown_table", alert=True)
+    assert len(world.publisher.shown) == shown
+    assert (await world.store.get_table(table_id)).version == 0
+
+
+async def test_an_illegal_move_is_refused_with_the_engines_reason(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deal_where(monkeypatch, person_leads)
+    table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
+
+    reply = await world.tables.tap(USER, table_id, 0, Take())   # the attacker cannot take
+    assert reply.alert and reply.key.startswith("illegal.")
+    reply = await world.tables.tap(USER, table_id, 0, TransferMode())   # a throw-in game
+    assert reply == Reply("tap.cannot_transfer", alert=True)
+    assert (await world.store.get_table(table_id)).version == 0
+
+
+def _transfer_choice(game: Game) -> bool:
+    """The computer leads its first legal card and the person can transfer with two cards."""
+    if game.attacker != 1:
+        return False
+    game.apply(1, game.legal_actions(1)[0], START)
+    return sum(a.kind == "transfer" for a in game.legal_actions(0)) >= 2
+
+
+def _verbs(shown: Shown) -> set[str]:
+    return {b.callback_data.split(":")[3] for row in shown.screen.markup.inline_keyboard
+            for b in row if b.callback_data.startswith("m:")}
+
+
+async def test_a_choice_is_shown_then_cancelled_or_played(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deal_where(monkeypatch, _transfer_choice, variant="transfer")
+    settings = PlaySettings(variant="transfer", bots=1, level="normal")
+    table_id = await world.tables.start_private(USER, "Ann", settings)
+    await world.timer.ring(table_id, world.timer.armed[table_id])   # the computer attacks
+    _, game = await stored(world.store, table_id)
+    assert game.version == 1
+    fits = [a for a in game.legal_actions(0) if a.kind == "transfer"]
+
+    reply = await world.tables.tap(USER, table_id, 1, TransferMode())
+    assert reply == Reply("tap.choose_transfer")
+    assert _verbs(world.shown_to(USER)[-1]) == {Verb.TRANSFER, Verb.CANCEL}
+    assert await world.tables.tap(USER, table_id, 1, Cancel()) == Reply()
+    assert Verb.TRANSFER not in _verbs(world.shown_to(USER)[-1])
+    assert Verb.CARD in _verbs(world.shown_to(USER)[-1])
+
+    await world.tables.tap(USER, table_id, 1, TransferMode())
+    assert await world.tables.tap(USER, table_id, 1, TransferWith(fits[1].card.index)) == Reply()
+    row, game = await stored(world.store, table_id)
+    assert row.version == 2 and game.table[-1] == (fits[1].card, None)
+    assert Verb.TRANSFER not in _verbs(world.shown_to(USER)[-1]), "the choice ends with the move"
+
+
+# ---- the clock -----------------------------------------------------------------------------
+
+
+async def test_a_computer_moves_when_the_clock_reaches_its_delay(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deal_where(monkeypatch, computer_leads)
+    table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
+    _, game = await stored(world.store, table_id)
+    due = START + game.reaction_delay(1)
+    assert world.timer.armed[table_id] == pytest.approx(due)
+
+    await world.timer.ring(table_id, due - 0.1)
+    assert world.computers.asked == []
+    assert world.timer.armed[table_id] == pytest.approx(due), "armed again for the same time"
+
+    shown = len(world.shown_to(USER))
+    await world.timer.ring(table_id, due)
+    [(level, seat, action)] = world.computers.asked
+    assert (level, seat) == ("normal", 1)
+    row, game = await stored(world.store, table_id)
+    assert row.version == 1
+    assert game.table == [(action.card, None)]
+    assert len(world.shown_to(USER)) == shown + 1
+
+
+async def test_a_deadline_fires(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    deal_where(monkeypatch, person_leads)
+    table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
+    _, game = await stored(world.store, table_id)
+    due = game.next_deadline
+    assert due is not None and due > START
+
+    await world.timer.ring(table_id, due - 0.1)
+    assert (await world.store.get_table(table_id)).version == 0
+
+    await world.timer.ring(table_id, due)
+    row, game = await stored(world.store, table_id)
+    assert row.version > 0, "the time-out is in the log"
+    assert game.next_deadline != due
+    assert world.computers.asked == [], "the engine played the time-out, not a computer"
+
+
+async def test_timer_bars_are_redrawn_with_low_priority(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deal_where(monkeypatch, person_leads)
+    table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
+    bar_at = world.timer.armed[table_id]
+    await world.timer.ring(table_id, bar_at)
+    assert world.publisher.shown[-1].low_priority
+    assert (await world.store.get_table(table_id)).version == 0
+
+
+# ---- the end, and a restart ----------------------------------------------------------------
+
+
+async def test_resign_finishes_the_game_and_stores_the_result(world: World) -> None:
+    table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
+
+    assert await world.tables.resign(USER)
+    row = await world.store.get_table(table_id)
+    assert row.status == "aborted"
+    assert (await world.store.stats(USER)).resigned == 1
+    again = Menu(action=MenuAction.AGAIN).pack()
+    final = world.publisher.shown[-1].screen
+    assert [b.callback_data for r in final.markup.inline_keyboard for b in r] == [again]
+    assert table_id not in world.timer.armed
+    assert world.tables.running_table_of(USER) is None
+
+    assert not await world.tables.resign(USER)
+    assert await world.tables.tap(USER, table_id, 0, Take()) == Reply("tap.game_over")
+
+
+async def test_resume_rearms_and_gives_back_the_downtime(store: Store) -> None:
+    before = service(store, FakeClock(START))
+    table_id = await before.tables.start_private(USER, "Ann", ONE_COMPUTER, message=(USER, 42))
+    await store.ensure_user(USER, "Ann")
+    await store.set_language(USER, "uk")
+    before.clock.now = START + 10
+    await before.tables.heartbeat()
+    assert await store.get_meta(HEARTBEAT_KEY) == START + 10
+    _, game = await stored(store, table_id)
+    due = game.next_deadline
+
+    after = service(store, FakeClock(START + 110))   # a new process, 100 s later
+    assert await after.tables.resume() == 1
+    row, game = await stored(store, table_id)
+    assert row.version == 1, "the postponement is in the log"
+    assert game.next_deadline == pytest.approx(due + 100)
+    [shown] = after.publisher.shown
+    assert (shown.key, shown.chat_id, shown.message_id) == ((table_id, USER), USER, 42)
+    assert after.tables.languages.of(USER) == "uk"
+    assert after.timer.armed[table_id] > START + 110
+    assert after.tables.running_table_of(USER) == table_id
+
+
+async def test_a_new_message_is_remembered_for_later_edits(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deal_where(monkeypatch, person_leads)
+    table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
+    await world.tables.on_new_message((table_id, USER), USER, 99)
+    assert [m.message_id for m in await world.store.messages(table_id)] == [99]
+    await world.tables.change_locale(USER, "pl")
+    assert world.publisher.shown[-1].message_id == 99
+    assert world.tables.languages.of(USER) == "pl"

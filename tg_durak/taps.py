@@ -1,0 +1,148 @@
+"""What a tap on the game message means: an engine move, or a change of what the player chooses.
+
+Pure: a tap (parsed by its handler from the button's callback data) and the player's position
+(his view, his legal moves, what he is in the middle of choosing) go in; an `Outcome` comes out.
+The table service applies it. A defender's card that beats several attack cards asks for the
+target; "Transfer" asks for the card when several fit (issue 4, "The player's side").
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine import Action, Card, PlayerView
+from engine.actions import PASS, TAKE
+from engine.cards import CARDS
+
+
+@dataclass(frozen=True)
+class Choosing:
+    """What one player is in the middle of choosing; screen state, never game state."""
+
+    card: Card | None = None   # a defence card waiting for its target
+    transfer: bool = False     # picking the card to transfer with
+
+
+@dataclass(frozen=True)
+class Reply:
+    """How a tap is answered: a message key (None: a silent answer), as an alert or a toast."""
+
+    key: str | None = None
+    alert: bool = False
+
+
+UNKNOWN = Reply("tap.unknown", alert=True)
+
+
+@dataclass(frozen=True)
+class Choose:
+    """The player now chooses `state`; the game does not change."""
+
+    state: Choosing
+    reply: Reply = Reply()
+
+
+Outcome = Action | Choose | Reply  # a Reply alone refuses the tap
+
+
+@dataclass(frozen=True)
+class Position:
+    """What a tap is read against: one player's side of the table."""
+
+    view: PlayerView
+    legal: Sequence[Action]
+    choosing: Choosing = Choosing()
+
+
+class Tap(ABC):
+    """A tap on one kind of game button."""
+
+    @abstractmethod
+    def outcome(self, at: Position) -> Outcome:
+        """The move this tap makes, the choice it opens, or the reason it is refused."""
+
+
+@dataclass(frozen=True)
+class Take(Tap):
+    def outcome(self, at: Position) -> Outcome:
+        return TAKE
+
+
+@dataclass(frozen=True)
+class Pass(Tap):
+    def outcome(self, at: Position) -> Outcome:
+        return PASS
+
+
+@dataclass(frozen=True)
+class Cancel(Tap):
+    def outcome(self, at: Position) -> Outcome:
+        return Choose(Choosing())
+
+
+@dataclass(frozen=True)
+class TransferMode(Tap):
+    def outcome(self, at: Position) -> Outcome:
+        fits = [a for a in at.legal if a.kind == "transfer"]
+        if len(fits) == 1:
+            return fits[0]
+        if not fits:
+            return Reply("tap.cannot_transfer", alert=True)
+        return Choose(Choosing(transfer=True), Reply("tap.choose_transfer"))
+
+
+@dataclass(frozen=True)
+class _CardTap(Tap):
+    card: int   # the card's index as the button sent it; anything else is a forged button
+
+    def outcome(self, at: Position) -> Outcome:
+        if not 0 <= self.card < len(CARDS):
+            return UNKNOWN
+        return self.with_card(CARDS[self.card], at)
+
+    @abstractmethod
+    def with_card(self, card: Card, at: Position) -> Outcome:
+        """The outcome once the card is known to exist."""
+
+
+@dataclass(frozen=True)
+class PlayCard(_CardTap):
+    """A card from the hand: an attack or throw-in, a defence, or the card to transfer with."""
+
+    def with_card(self, card: Card, at: Position) -> Outcome:
+        view = at.view
+        if at.choosing.transfer:
+            return Action("transfer", card)
+        if not (view.seat == view.defender and view.phase == "defend"):
+            return Action("attack", card)
+        targets = [a.target for a in at.legal if a.kind == "defend" and a.card is card]
+        if len(targets) == 1:
+            return Action("defend", card, targets[0])
+        if targets:
+            return Choose(Choosing(card=card), Reply("tap.choose_target"))
+        first_open = next(i for i, (_, beaten_by) in enumerate(view.table) if beaten_by is None)
+        return Action("defend", card, first_open)  # the engine says why it cannot
+
+
+@dataclass(frozen=True)
+class Beat(_CardTap):
+    """A defence card with the attack card (its index on the table) it beats."""
+
+    target: int
+
+    def with_card(self, card: Card, at: Position) -> Outcome:
+        return Action("defend", card, self.target)
+
+
+@dataclass(frozen=True)
+class TransferWith(_CardTap):
+    def with_card(self, card: Card, at: Position) -> Outcome:
+        return Action("transfer", card)
+
+
+@dataclass(frozen=True)
+class ShowTrump(_CardTap):
+    def with_card(self, card: Card, at: Position) -> Outcome:
+        return Action("show_trump", card)
