@@ -24,7 +24,7 @@ def test_method_names_resolve_case_insensitively_to_their_canonical_spelling():
                  "editMessageReplyMarkup", "deleteMessage", "answerCallbackQuery",
                  "setMyCommands", "getMyCommands", "deleteMyCommands", "getChat",
                  "sendChatAction", "pinChatMessage", "unpinChatMessage", "setWebhook",
-                 "deleteWebhook", "getWebhookInfo"):
+                 "deleteWebhook", "getWebhookInfo", "getChatMember"):
         assert canonical_method(name) == canonical_method(name.upper()) == name
     assert canonical_method("sendDice") is None
 
@@ -49,3 +49,25 @@ def test_a_refused_request_uses_none_of_the_other_budgets(world, clock):
     limiter.check("getChat", cat)  # a method without limits
     clock.now += 1
     limiter.check("sendMessage", cat)
+
+
+def test_the_log_holds_accepted_sends_and_edits_only(world, clock):
+    limiter = RateLimiter(RateLimits(group_per_minute=3), clock)
+    group = world.add_group(-5, "g", members=[ANN])
+    limiter.check("sendMessage", group, 1)
+    clock.now += 30
+    limiter.check("editMessageText", group, 1)
+    limiter.check("getChat", group)  # not a counted method
+    limiter.check("editMessageReplyMarkup", group, 1)
+    with pytest.raises(ApiError):
+        limiter.check("sendMessage", group, 2)  # refused: not logged
+    clock.now += 30  # the first send leaves the window
+    limiter.check("sendMessage", group, 2)
+    assert [(h.time - 1_700_000_000, h.method, h.message_id) for h in limiter.log[-5]] == [
+        (0, "sendMessage", 1), (30, "editMessageText", 1), (30, "editMessageReplyMarkup", 1),
+        (60, "sendMessage", 2)]
+    assert limiter.busiest(-5) == 3
+    assert limiter.busiest(-5, 1.0) == 2
+    assert limiter.busiest(-5, message_id=2) == 1
+    assert limiter.busiest(-6) == 0
+    assert limiter.per_minute(-5) == {1_699_999_980: 3, 1_700_000_040: 1}

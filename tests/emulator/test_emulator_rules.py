@@ -35,7 +35,11 @@ async def test_a_basic_group_and_a_kicked_bot(tg):
     assert await api(tg, "sendMessage", chat_id=GROUP, text="hi") == (
         "Forbidden: bot was kicked from the group chat")
     await tg.send_text(ANN, "/new", chat_id=GROUP)
-    assert tg.pending_updates == []
+    # the bot hears of its removal (a basic group: "left") and of nothing said there since
+    assert [list(u) for u in tg.pending_updates] == [["update_id", "my_chat_member"]]
+    change = tg.pending_updates[0]["my_chat_member"]
+    assert (change["old_chat_member"]["status"], change["new_chat_member"]["status"]) == (
+        "member", "left")
 
 
 async def test_what_the_bot_may_not_do_to_users_messages(tg):

@@ -11,7 +11,7 @@
 """
 
 from tg_durak.emulator.fake import DEFAULT_TOKEN, Call, FakeTelegram
-from tg_durak.emulator.limits import RateLimits
+from tg_durak.emulator.limits import Hit, RateLimits
 from tg_durak.emulator.models import (
     ApiError,
     Button,
@@ -22,6 +22,7 @@ from tg_durak.emulator.models import (
     Message,
     User,
 )
+from tg_durak.emulator.screen import Shown
 
 __all__ = [
     "DEFAULT_TOKEN",
@@ -33,7 +34,9 @@ __all__ = [
     "Chat",
     "Command",
     "FakeTelegram",
+    "Hit",
     "Message",
     "RateLimits",
+    "Shown",
     "User",
 ]

@@ -12,14 +12,18 @@ from typing import Any
 
 from tg_durak.emulator.limits import RateLimiter
 from tg_durak.emulator.markup import MAX_TEXT_LENGTH
+from tg_durak.emulator.members import bot_status, member_json
 from tg_durak.emulator.models import CallbackAnswer, Change, Chat, Message, bad_request
 from tg_durak.emulator.params import (
+    callback_url_param,
     chat_param,
     commands_param,
     keyboard_param,
     menu_param,
     message_param,
     text_param,
+    thread_param,
+    user_param,
 )
 from tg_durak.emulator.world import World
 
@@ -117,13 +121,15 @@ class BotApi:
         buttons = keyboard_param(params)
         chat = chat_param(self.world, params, sending=True)
         reply_to = self._reply_target(params, chat)
+        thread = thread_param(self.world, params, chat, reply_to)
         if len(text) > MAX_TEXT_LENGTH:
             raise bad_request("message is too long")
-        self.limiter.check("sendMessage", chat)
+        message_id = self.world.new_message_id(chat.id)
+        self.limiter.check("sendMessage", chat, message_id)
         message = self.world.store(Message(
-            message_id=self.world.new_message_id(chat.id), chat_id=chat.id,
-            sender_id=self.world.bot.id, from_bot=True, date=int(self.world.clock()), text=text,
-            entities=entities, buttons=buttons, reply_to_message_id=reply_to,
+            message_id=message_id, chat_id=chat.id, sender_id=self.world.bot.id, from_bot=True,
+            date=int(self.world.clock()), text=text, entities=entities, buttons=buttons,
+            reply_to_message_id=reply_to, thread_id=thread,
         ), "message")
         return self.world.message_json(message)
 
@@ -166,7 +172,7 @@ class BotApi:
             raise bad_request("message is too long")
         if (text, entities, buttons) == (message.text, message.entities, message.buttons):
             raise bad_request(NOT_MODIFIED)
-        self.limiter.check(method, chat)
+        self.limiter.check(method, chat, message.message_id)
         edited = self.world.store(replace(
             message, text=text, entities=entities, buttons=buttons,
             edit_count=message.edit_count + 1, edit_date=int(self.world.clock()),
@@ -194,11 +200,12 @@ class BotApi:
         text = params.get("text")
         if text is not None and len(str(text)) > MAX_CALLBACK_ANSWER_LENGTH:
             raise bad_request("MESSAGE_TOO_LONG")
+        url = callback_url_param(self.world, params)
         cache_time = params.get("cache_time")
         query.answer = CallbackAnswer(
             text=None if text in (None, "") else str(text),
             show_alert=bool(params.get("show_alert")),
-            url=params.get("url"),
+            url=url,
             cache_time=cache_time if isinstance(cache_time, int) else 0,
         )
         self.world.notify(Change("answer", query.chat_id, query.message_id, query.answer))
@@ -240,6 +247,13 @@ class BotApi:
         if pinned is not None:
             data["pinned_message"] = self.world.message_json(pinned)
         return data
+
+    @_method("getChatMember")
+    def _get_chat_member(self, params: dict[str, Any]) -> dict[str, Any]:
+        chat = chat_param(self.world, params)
+        user = user_param(self.world, params)
+        status = bot_status(chat) if user.id == self.world.bot.id else chat.status_of(user.id)
+        return member_json(user, status, chat)
 
     @_method("sendChatAction")
     def _send_chat_action(self, params: dict[str, Any]) -> bool:

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiohttp import web
 
+from tg_durak.emulator import lifecycle
 from tg_durak.emulator.api import BotApi, canonical_method
 from tg_durak.emulator.faults import Faults
-from tg_durak.emulator.limits import RateLimiter, RateLimits
+from tg_durak.emulator.limits import Hit, RateLimiter, RateLimits
 from tg_durak.emulator.models import (
     ApiError,
     Button,
@@ -25,6 +26,7 @@ from tg_durak.emulator.models import (
     User,
 )
 from tg_durak.emulator.params import normalize_params, scope_key
+from tg_durak.emulator.screen import Shown, screen
 from tg_durak.emulator.server import create_app
 from tg_durak.emulator.updates import POLL_CONFLICT
 from tg_durak.emulator.world import World
@@ -282,15 +284,47 @@ class FakeTelegram:
         members: Iterable[int] = (),
         admins: Iterable[int] = (),
         bot_is_admin: bool = False,
+        creator: int | None = None,
+        is_forum: bool = False,
     ) -> Chat:
-        """A group the bot is in; ids below -1000000000000 make a supergroup."""
-        return self.state.add_group(chat_id, title, members, admins, bot_is_admin)
+        """A group the bot is in; ids below -1000000000000 make a supergroup (which may be a
+        forum: add_topic opens its topics)."""
+        return self.state.add_group(
+            chat_id, title, members, admins, bot_is_admin, creator=creator, is_forum=is_forum
+        )
+
+    def set_member(self, chat_id: int, user_id: int, status: str, by: int | None = None) -> None:
+        """Make the user creator, administrator, member, left or kicked (banned) in a group;
+        getChatMember answers with it (an admin bot also gets a chat_member update)."""
+        lifecycle.set_member(self.state, chat_id, user_id, status, by)
+
+    def add_topic(self, chat_id: int, name: str, by: int) -> int:
+        """The user opens a topic in a forum; returns its message_thread_id."""
+        return lifecycle.add_topic(self.state, chat_id, name, by)
+
+    def migrate_to_supergroup(
+        self, chat_id: int, by: int | None = None, new_chat_id: int | None = None
+    ) -> Chat:
+        """Upgrade a basic group (see lifecycle.migrate): the old id answers 400 with
+        migrate_to_chat_id from now on; the supergroup's history starts anew at message 1."""
+        return lifecycle.migrate(self.state, chat_id, by, new_chat_id)
 
     async def send_text(
-        self, user_id: int, text: str, chat_id: int | None = None, reply_to: int | None = None
+        self,
+        user_id: int,
+        text: str,
+        chat_id: int | None = None,
+        reply_to: int | None = None,
+        thread: int | None = None,
     ) -> Message:
-        """The user writes text in chat_id (default: the private chat, which this opens)."""
-        return self.state.user_message(user_id, text, chat_id, reply_to)
+        """The user writes text in chat_id (default: the private chat, which this opens), in
+        forum topic `thread` if given."""
+        return self.state.user_message(user_id, text, chat_id, reply_to, thread)
+
+    async def follow_url(self, user_id: int, url: str | None = None) -> Message:
+        """The user opens a t.me/<bot>?start=<payload> link (default: the url the bot answered
+        his last tap with) and taps Start: `/start <payload>` from his private chat."""
+        return self.state.follow_url(user_id, url)
 
     async def press(
         self,
@@ -342,8 +376,14 @@ class FakeTelegram:
         """The user blocks (or unblocks) the bot; writing to it again also unblocks."""
         self.state.block_bot(user_id, blocked)
 
-    def kick_bot(self, chat_id: int) -> None:
-        self.state.kick_bot(chat_id)
+    def kick_bot(self, chat_id: int, by: int | None = None) -> None:
+        """Someone (default: the creator or an admin) removes the bot from a group: my_chat_member
+        tells the bot, and every later request there gets 403."""
+        self.state.kick_bot(chat_id, by)
+
+    def add_bot(self, chat_id: int, by: int | None = None, admin: bool = False) -> None:
+        """Someone adds the removed bot back to a group (my_chat_member, new_chat_members)."""
+        lifecycle.add_bot(self.state, chat_id, by, admin)
 
     # ---------------------------------------------------------------- what tests look at
 
@@ -359,6 +399,23 @@ class FakeTelegram:
 
     def message(self, chat_id: int, message_id: int) -> Message:
         return self.state.message(chat_id, message_id)
+
+    def screen(self, chat_id: int, thread: int | None = None) -> list[Shown]:
+        """What the chat's members see now: each text message's latest text and buttons, by
+        whom, oldest first (a user's private chat id is his user id)."""
+        return screen(self.state, chat_id, thread)
+
+    def sends_and_edits(self, chat_id: int, message_id: int | None = None) -> list[Hit]:
+        """The bot's accepted sends and edits in a chat (of one message, if given), timed."""
+        return self.limiter.hits(chat_id, message_id)
+
+    def per_minute(self, chat_id: int, message_id: int | None = None) -> dict[int, int]:
+        """Sends and edits by clock minute (its start time -> how many), as sends_and_edits."""
+        return self.limiter.per_minute(chat_id, message_id)
+
+    def busiest_minute(self, chat_id: int, message_id: int | None = None) -> int:
+        """The most sends and edits in any 60 s (sliding, like Telegram's group budget)."""
+        return self.limiter.busiest(chat_id, 60.0, message_id)
 
     def commands(
         self, scope: str | dict[str, Any] = "default", language_code: str = ""

@@ -9,21 +9,42 @@ from tg_durak.emulator.markup import Entity, to_html
 
 
 class ApiError(Exception):
-    """A Bot API error response: HTTP status == error_code."""
+    """A Bot API error response: HTTP status == error_code.
 
-    def __init__(self, error_code: int, description: str, retry_after: int | None = None):
+    `retry_after` and `migrate_to_chat_id` become the response's ResponseParameters.
+    """
+
+    def __init__(
+        self,
+        error_code: int,
+        description: str,
+        retry_after: int | None = None,
+        *,
+        migrate_to_chat_id: int | None = None,
+    ):
         super().__init__(f"{error_code} {description}")
         self.error_code = error_code
         self.description = description
         self.retry_after = retry_after
+        self.migrate_to_chat_id = migrate_to_chat_id
 
     def payload(self) -> dict[str, Any]:
         body: dict[str, Any] = {
             "ok": False, "error_code": self.error_code, "description": self.description,
         }
-        if self.retry_after is not None:
-            body["parameters"] = {"retry_after": self.retry_after}
+        parameters = {
+            key: value
+            for key, value in (
+                ("migrate_to_chat_id", self.migrate_to_chat_id), ("retry_after", self.retry_after)
+            )
+            if value is not None
+        }
+        if parameters:
+            body["parameters"] = parameters
         return body
+
+
+SUPERGROUP_IDS_BELOW = -1_000_000_000_000  # supergroup ids are -100 followed by the channel id
 
 
 def bad_request(what: str) -> ApiError:
@@ -85,6 +106,9 @@ class Message:
     edit_date: int | None = None
     deleted: bool = False
     reply_to_message_id: int | None = None
+    thread_id: int | None = None  # the forum topic the message is in (None: General)
+    # A service message's own fields instead of text, e.g. {"migrate_to_chat_id": -100...}
+    service: dict[str, Any] | None = None
 
     @property
     def html(self) -> str:
@@ -143,20 +167,39 @@ class Chat:
     title: str | None = None
     user: User | None = None  # the other side of a private chat
     members: set[int] = field(default_factory=set)
-    admins: set[int] = field(default_factory=set)
+    admins: set[int] = field(default_factory=set)  # the creator is among them
     bot_is_admin: bool = False
     opened: bool = False  # private: the user has written to the bot
     blocked: bool = False  # private: the user has blocked the bot
     bot_kicked: bool = False  # group: the bot was removed
     pinned_message_id: int | None = None
+    creator_id: int | None = None
+    banned: set[int] = field(default_factory=set)  # removed members who may not come back
+    is_forum: bool = False
+    topics: dict[int, str] = field(default_factory=dict)  # thread id -> name
+    migrated_to: int | None = None  # a basic group upgraded to this supergroup
+    migrated_from: int | None = None  # the basic group this supergroup replaced
 
     @property
     def is_private(self) -> bool:
         return self.type == "private"
 
+    def status_of(self, user_id: int) -> str:
+        """The user's ChatMember status here: creator, administrator, member, left or kicked."""
+        if user_id == self.creator_id:
+            return "creator"
+        if user_id in self.admins:
+            return "administrator"
+        if user_id in self.banned:
+            return "kicked"
+        return "member" if user_id in self.members else "left"
+
     def to_api(self) -> dict[str, Any]:
         if self.user is None:
-            return {"id": self.id, "type": self.type, "title": self.title}
+            data: dict[str, Any] = {"id": self.id, "type": self.type, "title": self.title}
+            if self.is_forum:
+                data["is_forum"] = True
+            return data
         data = {"id": self.id, "type": self.type, "first_name": self.user.first_name}
         for key in ("last_name", "username"):
             if getattr(self.user, key) is not None:

@@ -9,12 +9,28 @@ from typing import TYPE_CHECKING, Any
 
 from tg_durak.emulator.commands import ScopeKey
 from tg_durak.emulator.markup import Entity, EntityParseError, parse_html, sort_entities, trim
-from tg_durak.emulator.models import ApiError, Button, Chat, Command, Keyboard, Message, bad_request
+from tg_durak.emulator.models import (
+    ApiError,
+    Button,
+    Chat,
+    Command,
+    Keyboard,
+    Message,
+    User,
+    bad_request,
+)
 
 if TYPE_CHECKING:
     from tg_durak.emulator.world import World
 
 MAX_CALLBACK_DATA_BYTES = 64
+UPGRADED = "group chat was upgraded to a supergroup chat"
+# The links answerCallbackQuery's url may open: the bot itself, optionally with a start payload
+# (Telegram's deep-link payloads: 1-64 of A-Z a-z 0-9 _ -).
+_START_LINK_RE = re.compile(
+    r"(?:https?://)?(?:t|telegram)\.me/(?P<bot>[A-Za-z0-9_]+)"
+    r"(?:\?start=(?P<payload>[A-Za-z0-9_-]{1,64}))?"
+)
 _INT_PARAMS = frozenset({
     "message_id", "user_id", "offset", "limit", "timeout", "cache_time", "reply_to_message_id",
     "message_thread_id",
@@ -66,6 +82,8 @@ def chat_param(world: World, params: dict[str, Any], sending: bool = False) -> C
     chat = world.chats.get(chat_id) if isinstance(chat_id, int) else None
     if chat is None:
         raise bad_request("chat not found")
+    if chat.migrated_to is not None:
+        raise ApiError(400, f"Bad Request: {UPGRADED}", migrate_to_chat_id=chat.migrated_to)
     if chat.bot_kicked:
         raise ApiError(403, f"Forbidden: bot was kicked from the {chat.type} chat")
     if sending and chat.blocked:
@@ -73,6 +91,55 @@ def chat_param(world: World, params: dict[str, Any], sending: bool = False) -> C
     if sending and chat.is_private and not chat.opened:
         raise ApiError(403, "Forbidden: bot can't initiate conversation with a user")
     return chat
+
+
+def start_link_payload(url: str, bot_username: str) -> str | None:
+    """The start payload of a t.me link to this bot ("" without one); None if it is not one."""
+    match = _START_LINK_RE.fullmatch(url.strip())
+    if match is None or match["bot"].lower() != bot_username.lower():
+        return None
+    return match["payload"] or ""
+
+
+def callback_url_param(world: World, params: dict[str, Any]) -> str | None:
+    """answerCallbackQuery's url: only a t.me link to this bot (games are not emulated)."""
+    url = params.get("url")
+    if url is None or url == "":
+        return None
+    if not isinstance(url, str) or start_link_payload(url, world.bot.username or "") is None:
+        raise bad_request("URL_INVALID")
+    return url
+
+
+def user_param(world: World, params: dict[str, Any]) -> User:
+    user_id = params.get("user_id")
+    if not isinstance(user_id, int):
+        raise bad_request("invalid user_id specified")
+    if user_id == world.bot.id:
+        return world.bot
+    user = world.users.get(user_id)
+    if user is None:
+        raise bad_request("user not found")
+    return user
+
+
+def thread_param(
+    world: World, params: dict[str, Any], chat: Chat, reply_to: int | None
+) -> int | None:
+    """The forum topic a new message goes to: message_thread_id, else the replied message's.
+
+    Outside forums the parameter is ignored (reply threads of supergroups are not emulated).
+    """
+    replied = None if reply_to is None else world.live_message(chat.id, reply_to)
+    replied_thread = None if replied is None else replied.thread_id
+    thread = params.get("message_thread_id")
+    if not chat.is_forum or thread is None:
+        return replied_thread
+    if thread not in chat.topics:
+        raise bad_request("message thread not found")
+    if replied is not None and replied_thread != thread:
+        raise bad_request("message to be replied not found")
+    return thread
 
 
 def message_param(world: World, params: dict[str, Any], chat: Chat, missing: str) -> Message:

@@ -1,7 +1,8 @@
 """The fake chat world: users, chats, messages and callback queries, and what people do in it.
 
-The driver-side operations (`user_message`, `press`, `user_delete_message`, ...) are what a human
-does in a Telegram app; they queue the updates the bot is told about. No I/O and no asyncio.
+The driver-side operations (`user_message`, `press`, `follow_url`, ...) are what a human does in
+a Telegram app; they queue the updates the bot is told about. What happens to chats and memberships
+(statuses, the bot removed or blocked, topics, upgrades) is in lifecycle.py. No I/O, no asyncio.
 """
 
 from __future__ import annotations
@@ -11,9 +12,19 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
+from tg_durak.emulator import lifecycle
 from tg_durak.emulator.commands import CommandMenus
 from tg_durak.emulator.markup import find_bot_commands
-from tg_durak.emulator.models import CallbackQuery, Change, Chat, Command, Message, User
+from tg_durak.emulator.models import (
+    SUPERGROUP_IDS_BELOW,
+    CallbackQuery,
+    Change,
+    Chat,
+    Command,
+    Message,
+    User,
+)
+from tg_durak.emulator.params import start_link_payload
 from tg_durak.emulator.updates import UpdateQueue
 
 
@@ -44,6 +55,7 @@ class World:
         self.updates = UpdateQueue(first_update_id, on_new=lambda: notify(None))
         self.notify = notify
         self._messages: dict[int, dict[int, Message]] = defaultdict(dict)
+        self._last_message_id: dict[int, int] = defaultdict(int)
         self._next_query_id = 4_242_000_000_000_000_001
 
     # ---------------------------------------------------------------- people and chats
@@ -70,18 +82,24 @@ class World:
         members: Iterable[int] = (),
         admins: Iterable[int] = (),
         bot_is_admin: bool = False,
+        creator: int | None = None,
+        is_forum: bool = False,
     ) -> Chat:
         if chat_id >= 0 or chat_id in self.chats:
             raise ValueError(f"group id {chat_id} must be negative and new")
-        members, admins = set(members), set(admins)
-        unknown = (members | admins) - self.users.keys()
+        admins = set(admins) | ({creator} if creator is not None else set())
+        members = set(members) | admins
+        unknown = members - self.users.keys()
         if unknown:
             raise ValueError(f"unknown users {sorted(unknown)}: add_user them first")
-        # Supergroup ids are -100 followed by the channel id, as in Telegram.
-        kind = "supergroup" if chat_id < -1_000_000_000_000 else "group"
-        chat = Chat(id=chat_id, type=kind, title=title, members=members | admins, admins=admins,
-                    bot_is_admin=bot_is_admin)
+        kind = "supergroup" if chat_id < SUPERGROUP_IDS_BELOW else "group"
+        if is_forum and kind != "supergroup":
+            raise ValueError(f"only a supergroup can be a forum, not {chat_id}")
+        chat = Chat(id=chat_id, type=kind, title=title, members=members, admins=admins,
+                    bot_is_admin=bot_is_admin, creator_id=creator, is_forum=is_forum)
         self.chats[chat_id] = chat
+        if is_forum:
+            self._last_message_id[chat_id] = 1  # message 1 opens the General topic
         return chat
 
     def user(self, user_id: int) -> User:
@@ -117,18 +135,25 @@ class World:
 
     def message_json(self, message: Message, with_reply: bool = True) -> dict[str, Any]:
         sender = self.bot if message.from_bot else self.users[message.sender_id]
+        chat = self.chats[message.chat_id]
         data: dict[str, Any] = {
             "message_id": message.message_id,
             "from": sender.to_api(),
-            "chat": self.chats[message.chat_id].to_api(),
+            "chat": chat.to_api(),
             "date": message.date,
         }
+        thread = self._thread_of(chat, message)
+        if thread is not None:
+            data["message_thread_id"] = thread
+        if message.thread_id is not None:
+            data["is_topic_message"] = True
         if message.edit_date is not None:
             data["edit_date"] = message.edit_date
-        if with_reply and message.reply_to_message_id is not None:
-            replied = self.live_message(message.chat_id, message.reply_to_message_id)
-            if replied is not None:
-                data["reply_to_message"] = self.message_json(replied, with_reply=False)
+        replied = self.live_message(chat.id, self._replied_id(message) or 0) if with_reply else None
+        if replied is not None:
+            data["reply_to_message"] = self.message_json(replied, with_reply=False)
+        if message.service is not None:
+            return {**data, **message.service}
         data["text"] = message.text
         if message.entities:
             data["entities"] = [dict(e) for e in message.entities]
@@ -138,39 +163,125 @@ class World:
             }
         return data
 
+    @staticmethod
+    def _replied_id(message: Message) -> int | None:
+        """The message this one replies to; in a topic that is at least the topic's first one."""
+        if message.reply_to_message_id is not None or message.thread_id == message.message_id:
+            return message.reply_to_message_id
+        return message.thread_id
+
+    def _thread_of(self, chat: Chat, message: Message) -> int | None:
+        """message_thread_id: the forum topic, or in a supergroup the root of a reply chain
+        (then without is_topic_message, which is how bots tell the two apart)."""
+        if message.thread_id is not None or chat.type != "supergroup":
+            return message.thread_id
+        root = message
+        while root.reply_to_message_id is not None:
+            parent = self._messages[chat.id].get(root.reply_to_message_id)
+            if parent is None:
+                break
+            root = parent
+        return None if root is message else root.message_id
+
     def store(self, message: Message, kind: str) -> Message:
         """Keep this version of the message and tell subscribers (kind: a Change kind)."""
         self._messages[message.chat_id][message.message_id] = message
+        last = self._last_message_id
+        last[message.chat_id] = max(last[message.chat_id], message.message_id)
         self.notify(Change(kind, message.chat_id, message.message_id, message))
         return message
 
     def new_message_id(self, chat_id: int) -> int:
-        return max(self._messages[chat_id], default=0) + 1
+        """The id the chat's next message gets (ids are never reused)."""
+        return self._last_message_id[chat_id] + 1
+
+    def service_message(
+        self, chat: Chat, sender_id: int, service: dict[str, Any], thread_id: int | None = None
+    ) -> Message:
+        """Store a service message from a user; bots get those even in privacy mode."""
+        message = self.store(Message(
+            message_id=self.new_message_id(chat.id), chat_id=chat.id, sender_id=sender_id,
+            from_bot=False, date=int(self.clock()), text="", thread_id=thread_id,
+            service=service,
+        ), "message")
+        if not chat.bot_kicked:
+            self.updates.push("message", self.message_json(message))
+        return message
 
     # ---------------------------------------------------------------- what users do
 
     def user_message(
-        self, user_id: int, text: str, chat_id: int | None = None, reply_to: int | None = None
+        self,
+        user_id: int,
+        text: str,
+        chat_id: int | None = None,
+        reply_to: int | None = None,
+        thread: int | None = None,
     ) -> Message:
-        """A user writes `text` (a private chat by default); the bot gets it unless filtered."""
+        """A user writes `text` (a private chat by default; in a forum, in topic `thread` or in
+        that of the replied message); the bot gets it unless privacy mode filters it out."""
         user = self.user(user_id)
         chat = self.chat(user_id if chat_id is None else chat_id)
-        if chat.is_private:
-            if chat.id != user_id:
-                raise ValueError(f"user {user_id} cannot write in the private chat {chat.id}")
-            chat.opened, chat.blocked = True, False
-        else:
-            chat.members.add(user_id)
-        if reply_to is not None:
-            self.message(chat.id, reply_to)
+        self._let_write(user_id, chat)
+        thread = self._user_thread(chat, reply_to, thread)
         message = self.store(Message(
             message_id=self.new_message_id(chat.id), chat_id=chat.id, sender_id=user.id,
             from_bot=False, date=int(self.clock()), text=text,
             entities=tuple(find_bot_commands(text)), reply_to_message_id=reply_to,
+            thread_id=thread,
         ), "message")
         if self._bot_sees(chat, message):
             self.updates.push("message", self.message_json(message))
         return message
+
+    def _let_write(self, user_id: int, chat: Chat) -> None:
+        """Check that the user can write in `chat`; writing opens (and unblocks) a private chat
+        and makes the user a group member."""
+        if chat.migrated_to is not None:
+            raise ValueError(f"group {chat.id} was upgraded to the supergroup {chat.migrated_to}")
+        if chat.is_private:
+            if chat.id != user_id:
+                raise ValueError(f"user {user_id} cannot write in the private chat {chat.id}")
+            lifecycle.block_bot(self, user_id, blocked=False)  # a client's "Restart" unblocks
+            chat.opened = True
+        elif user_id in chat.banned:
+            raise ValueError(f"user {user_id} was removed from chat {chat.id}")
+        else:
+            chat.members.add(user_id)
+
+    def _user_thread(self, chat: Chat, reply_to: int | None, thread: int | None) -> int | None:
+        """The forum topic of a user's message: the one asked for or the replied message's."""
+        replied_thread = None if reply_to is None else self.message(chat.id, reply_to).thread_id
+        if thread is None:
+            return replied_thread
+        if not chat.is_forum:
+            raise ValueError(f"chat {chat.id} is not a forum: it has no topics")
+        if thread not in chat.topics:
+            raise LookupError(f"no topic {thread} in chat {chat.id}; topics: {chat.topics}")
+        if reply_to is not None and replied_thread != thread:
+            raise ValueError(f"message {chat.id}/{reply_to} is not in topic {thread}")
+        return thread
+
+    def follow_url(self, user_id: int, url: str | None = None) -> Message:
+        """The user opens a t.me link to the bot (default: the URL the bot answered his last
+        tap with) and taps Start: `/start <payload>` arrives from the private chat."""
+        if url is None:
+            url = self.last_answer_url(user_id)
+        payload = start_link_payload(url, self.bot.username or "")
+        if payload is None:
+            raise ValueError(f"{url!r} is not a link to @{self.bot.username}")
+        return self.user_message(user_id, f"/start {payload}" if payload else "/start")
+
+    def last_answer_url(self, user_id: int) -> str:
+        """The url of the bot's answer to the user's latest answered tap."""
+        for query in reversed(self.callbacks.values()):
+            if query.user_id == user_id and query.answer is not None:
+                if query.answer.url is None:
+                    raise LookupError(
+                        f"the bot answered user {user_id}'s last tap ({query.data!r}) without a url"
+                    )
+                return query.answer.url
+        raise LookupError(f"the bot has answered no tap of user {user_id}")
 
     def _bot_sees(self, chat: Chat, message: Message) -> bool:
         if chat.is_private:
@@ -197,6 +308,10 @@ class World:
         message = self.message(chat_id, message_id)
         if message.deleted:
             raise LookupError(f"message {chat_id}/{message_id} was deleted")
+        if chat.bot_kicked:
+            raise ValueError(f"the bot is not in chat {chat_id}: no one would answer the tap")
+        if user_id in chat.banned:
+            raise ValueError(f"user {user_id} was removed from chat {chat_id}")
         if not chat.is_private:
             chat.members.add(user_id)
         query = CallbackQuery(
@@ -224,10 +339,10 @@ class World:
             self.store(replace(message, deleted=True), "delete")
 
     def block_bot(self, user_id: int, blocked: bool = True) -> None:
-        self.chat(user_id).blocked = blocked
+        lifecycle.block_bot(self, user_id, blocked)
 
-    def kick_bot(self, chat_id: int) -> None:
-        self.chat(chat_id).bot_kicked = True
+    def kick_bot(self, chat_id: int, by: int | None = None) -> None:
+        lifecycle.kick_bot(self, chat_id, by)
 
     def visible_commands(self, user_id: int, chat_id: int | None = None) -> list[Command]:
         """The command menu a user sees in a chat (default: the private chat)."""
