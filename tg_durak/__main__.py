@@ -1,4 +1,5 @@
-"""`python -m tg_durak` runs the bot; `python -m tg_durak local` plays in this terminal."""
+"""`python -m tg_durak` runs the bot; `python -m tg_durak local` plays in this terminal;
+`python -m tg_durak ratings --rebuild` recomputes the ratings."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ def main(argv: list[str]) -> int:
         from tg_durak.local import main as local_main
 
         return local_main(argv[1:])
+    if argv[:1] == ["ratings"]:
+        from tg_durak.ratings_cli import main as ratings_main
+
+        return ratings_main(argv[1:])
     try:
         settings = Settings.from_env()
     except ConfigError as exc:

@@ -14,7 +14,7 @@ from aiogram.types import BotCommand
 
 from tg_durak.computer import ComputerPlayers
 from tg_durak.config import Settings
-from tg_durak.handlers import commands, game, menus
+from tg_durak.handlers import commands, game, group, menus
 from tg_durak.i18n import DEFAULT_LOCALE, LOCALES, make_i18n, translator
 from tg_durak.middlewares import PlayerLocaleMiddleware
 from tg_durak.publisher import Publisher
@@ -43,8 +43,8 @@ def build_dispatcher(store: Store, tables: TableService) -> Dispatcher:
     locale = PlayerLocaleMiddleware(make_i18n(), store, tables)
     dp.message.outer_middleware(locale)
     dp.callback_query.outer_middleware(locale)
-    dp.include_routers(commands.router(), commands.group_router(), menus.router(),
-                       game.router())
+    dp.include_routers(commands.router(), group.router(), commands.group_router(),
+                       menus.router(), game.router())
     return dp
 
 

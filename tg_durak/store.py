@@ -1,7 +1,8 @@
 """SQLite persistence: the only module that knows SQL.
 
 Everything the bot keeps between restarts lives here: users, tables with their engine snapshot
-and append-only action log, the messages that show each table, results and a little metadata.
+and append-only action log, the messages that show each table, results, the people's ratings
+(computed by ``tg_durak.ratings``, handed in as a function) and a little metadata.
 The interface speaks plain Python (dicts, dataclasses, ints) so that a server database can take
 over without touching the callers.
 
@@ -12,13 +13,14 @@ order when the store opens, each in its own transaction, and recorded in ``schem
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import os
 import re
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from importlib import resources
@@ -27,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import aiosqlite
+
+from tg_durak.ratings import Rating, Result
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +42,11 @@ _BUSY_TIMEOUT_MS = 5000
 _MIGRATION_NAME = re.compile(r"(\d+)_\w+\.sql")
 # The group's public message has no user; a primary key cannot hold NULL, so it is stored as 0.
 _GROUP_VIEWER = 0
+# `results r` moved the ratings (a result without a history row was a game against computers).
+_RATED = ("EXISTS (SELECT 1 FROM rating_history h"
+          " WHERE h.table_id = r.table_id AND h.user_id = r.user_id)")
+# A finished table's results and everyone's current ratings -> the new ratings (empty: not rated).
+RateTable = Callable[[Sequence[Result], Mapping[int, Rating]], Mapping[int, Rating]]
 
 
 class SchemaTooNew(RuntimeError):
@@ -97,6 +106,31 @@ class Stats:
     safe: int
     draws: int
     resigned: int
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    people: Stats  # rated games (against people)
+    computers: Stats  # games that moved no rating (against computers alone)
+    rating: Rating | None  # None before the first rated game
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One line of a chat's table of players."""
+
+    position: int  # 1 the best
+    user_id: int
+    name: str
+    rating: int  # the shown number
+    games: int  # rated games
+    durak: int  # of them, times the durak
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    people: int
+    tables: int
 
 
 @dataclass(frozen=True)
@@ -363,12 +397,13 @@ class Store:
         snapshot: dict,
         status: str = "running",
         results: list[tuple[int, str, int]] = (),
+        rate: RateTable | None = None,
     ) -> int:
         """Append ``entries`` to the table's log and store ``snapshot``, atomically.
 
         The table must still be at ``expected_version`` and running, else StaleVersion and
-        nothing is written. ``results`` (as for ``finish``) are written in the same
-        transaction, so a game's last move and its results stand or fall together.
+        nothing is written. ``results`` and ``rate`` (as for ``finish``) are written in the same
+        transaction, so a game's last move, its results and the ratings stand or fall together.
         Returns the new version (``expected_version + len(entries)``).
         """
         _check(status, ("running", "finished", "aborted"), "status")
@@ -390,27 +425,40 @@ class Store:
             )
             new_version = version + len(entries)
             await db.execute(
-                "UPDATE tables SET snapshot = ?, version = ?, status = ?, updated_at = ?"
-                " WHERE id = ?",
-                (snapshot_json, new_version, status, now, table_id),
+                "UPDATE tables SET snapshot = ?, version = ?, status = ?, updated_at = ?,"
+                " finished_at = CASE WHEN ? = 'running' THEN NULL ELSE ? END WHERE id = ?",
+                (snapshot_json, new_version, status, now, status, now, table_id),
             )
             await self._write_results(db, table_id, results)
+            await self._rate(db, table_id, results, rate, now)
         return new_version
 
     async def finish(
-        self, table_id: int, status: str, results: list[tuple[int, str, int]]
+        self,
+        table_id: int,
+        status: str,
+        results: list[tuple[int, str, int]],
+        rate: RateTable | None = None,
     ) -> None:
-        """Close the table and store each person's (user_id, outcome, place)."""
+        """Close the table and store each person's (user_id, outcome, place).
+
+        With ``rate``, the people's ratings move in the same transaction: ``rate`` gets the
+        results and their current ratings (read inside the transaction, so a concurrent game or
+        rebuild cannot be overwritten) and returns the new ones. A table moves ratings once.
+        """
         _check(status, ("finished", "aborted"), "status")
         _check_results(results)
+        now = time.time()
         async with self._transaction() as db:
             cursor = await db.execute(
-                "UPDATE tables SET status = ?, updated_at = ? WHERE id = ?",
-                (status, time.time(), table_id),
+                "UPDATE tables SET status = ?, updated_at = ?,"
+                " finished_at = COALESCE(finished_at, ?) WHERE id = ?",
+                (status, now, now, table_id),
             )
             if cursor.rowcount == 0:
                 raise LookupError(f"table {table_id} does not exist")
             await self._write_results(db, table_id, results)
+            await self._rate(db, table_id, results, rate, now)
 
     @staticmethod
     async def _write_results(
@@ -422,6 +470,57 @@ class Store:
             " SET outcome = excluded.outcome, place = excluded.place",
             [(table_id, user_id, outcome, place) for user_id, outcome, place in results],
         )
+
+    async def _rate(
+        self,
+        db: aiosqlite.Connection,
+        table_id: int,
+        results: Sequence[Result],
+        rate: RateTable | None,
+        now: float,
+    ) -> None:
+        if rate is None or not results:
+            return
+        cursor = await db.execute(
+            "SELECT 1 FROM rating_history WHERE table_id = ? LIMIT 1", (table_id,)
+        )
+        if await cursor.fetchone():
+            return
+        current = await self._ratings(db, [user_id for user_id, _, _ in results])
+        new = rate(results, current)
+        await self._write_history(db, table_id, new)
+        await self._write_ratings(db, new, now)
+
+    @staticmethod
+    async def _write_history(
+        db: aiosqlite.Connection, table_id: int, ratings: Mapping[int, Rating]
+    ) -> None:
+        await db.executemany(
+            "INSERT INTO rating_history (table_id, user_id, mu, sigma) VALUES (?, ?, ?, ?)",
+            [(table_id, user_id, r.mu, r.sigma) for user_id, r in ratings.items()],
+        )
+
+    @staticmethod
+    async def _write_ratings(
+        db: aiosqlite.Connection, ratings: Mapping[int, Rating], now: float
+    ) -> None:
+        await db.executemany(
+            "INSERT INTO ratings (user_id, mu, sigma, games, shown, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (user_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"
+            " games = excluded.games, shown = excluded.shown, updated_at = excluded.updated_at",
+            [(user_id, r.mu, r.sigma, r.games, r.shown, now) for user_id, r in ratings.items()],
+        )
+
+    @staticmethod
+    async def _ratings(db: aiosqlite.Connection, user_ids: Sequence[int]) -> dict[int, Rating]:
+        cursor = await db.execute(
+            "SELECT user_id, mu, sigma, games FROM ratings"
+            f" WHERE user_id IN ({_placeholders(user_ids)})",
+            tuple(user_ids),
+        )
+        return {user_id: Rating(mu, sigma, games)
+                for user_id, mu, sigma, games in await cursor.fetchall()}
 
     async def get_table(self, table_id: int) -> TableRow | None:
         """The table, or None; CorruptRow if its stored JSON cannot be read."""
@@ -538,12 +637,25 @@ class Store:
     # -- results and metadata ---------------------------------------------------------------
 
     async def stats(self, user_id: int) -> Stats:
+        """All the user's games, rated or not."""
         async with self._reading() as db:
-            cursor = await db.execute(
-                "SELECT outcome, COUNT(*) FROM results WHERE user_id = ? GROUP BY outcome",
-                (user_id,),
+            return await self._stats(db, user_id)
+
+    async def player_record(self, user_id: int) -> PlayerRecord:
+        async with self._reading() as db:
+            return PlayerRecord(
+                people=await self._stats(db, user_id, f"AND {_RATED}"),
+                computers=await self._stats(db, user_id, f"AND NOT {_RATED}"),
+                rating=(await self._ratings(db, [user_id])).get(user_id),
             )
-            counts = dict(await cursor.fetchall())
+
+    @staticmethod
+    async def _stats(db: aiosqlite.Connection, user_id: int, where: str = "") -> Stats:
+        cursor = await db.execute(
+            f"SELECT outcome, COUNT(*) FROM results r WHERE user_id = ? {where} GROUP BY outcome",
+            (user_id,),
+        )
+        counts = dict(await cursor.fetchall())
         return Stats(
             games=sum(counts.values()),
             durak=counts.get("durak", 0),
@@ -551,6 +663,60 @@ class Store:
             draws=counts.get("draw", 0),
             resigned=counts.get("resigned", 0),
         )
+
+    async def ratings(self, user_ids: Sequence[int]) -> dict[int, Rating]:
+        """The ratings of those of ``user_ids`` who have played a rated game."""
+        async with self._reading() as db:
+            return await self._ratings(db, user_ids)
+
+    async def leaderboard(self, chat_id: int, user_id: int, top: int = 10) -> list[Standing]:
+        """The chat's table of players: everyone with a rated game at a table of the chat, best
+        first, the first ``top`` of them and ``user_id``'s own line wherever it stands."""
+        async with self._reading() as db:
+            cursor = await db.execute(
+                "WITH players AS (SELECT DISTINCT h.user_id FROM rating_history h"
+                "  JOIN tables t ON t.id = h.table_id WHERE t.chat_id = ?),"
+                " ranked AS (SELECT r.user_id, r.shown, r.games, ROW_NUMBER() OVER"
+                "  (ORDER BY r.shown DESC, r.mu DESC, r.user_id) AS position"
+                "  FROM ratings r JOIN players USING (user_id))"
+                " SELECT position, user_id,"
+                "  COALESCE((SELECT name FROM users u WHERE u.id = ranked.user_id),"
+                "   (SELECT name FROM seats s WHERE s.user_id = ranked.user_id"
+                "    ORDER BY s.table_id DESC LIMIT 1), ''),"
+                "  shown, games,"
+                f"  (SELECT COUNT(*) FROM results r WHERE r.user_id = ranked.user_id AND {_RATED}"
+                "   AND r.outcome = 'durak')"
+                " FROM ranked WHERE position <= ? OR user_id = ? ORDER BY position",
+                (chat_id, top, user_id),
+            )
+            return [Standing(*row) for row in await cursor.fetchall()]
+
+    async def rebuild_ratings(self, rate: RateTable) -> Rebuilt:
+        """Recompute every rating from the stored results, replacing the old ones at once.
+
+        Tables are replayed in the order they closed (then by id), as they were rated one by
+        one, so the result equals what the games wrote as they finished.
+        """
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "SELECT r.table_id, t.finished_at, r.user_id, r.outcome, r.place"
+                " FROM results r JOIN tables t ON t.id = r.table_id"
+                " ORDER BY t.finished_at, t.id, r.user_id"
+            )
+            rows = await cursor.fetchall()
+            await db.execute("DELETE FROM rating_history")
+            await db.execute("DELETE FROM ratings")
+            current: dict[int, Rating] = {}
+            tables = 0
+            for (table_id, finished_at), group in itertools.groupby(rows, lambda r: r[:2]):
+                new = rate([(user_id, outcome, place) for *_, user_id, outcome, place in group],
+                           current)
+                if new:
+                    tables += 1
+                    current.update(new)
+                    await self._write_history(db, table_id, new)
+                    await self._write_ratings(db, new, finished_at)
+        return Rebuilt(people=len(current), tables=tables)
 
     async def get_meta(self, key: str) -> object | None:
         async with self._reading() as db:

@@ -23,6 +23,7 @@ from tg_durak.i18n import translator
 from tg_durak.play_settings import PlaySettings
 from tg_durak.player_languages import PlayerLanguages
 from tg_durak.publisher import Publisher
+from tg_durak.ratings import rate
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 from tg_durak.scheduler import Scheduler
 from tg_durak.store import CorruptRow, SeatRow, Store, TableRow
@@ -247,7 +248,7 @@ class TableService:
             live.resigned = seat
             results = [(s.user_id, "resigned" if s.seat == seat else "safe", 0)
                        for s in live.humans]
-            await self.store.finish(live.id, "aborted", results)
+            await self.store.finish(live.id, "aborted", results, rate=rate)
             self.scheduler.arm(live.id, None)
             self._publish(live)
             self._forget(live)
@@ -341,7 +342,7 @@ class TableService:
         results = self._results(live) if live.finished else []
         try:
             await self.store.record(live.id, old_version, entries, _snapshot(game), status,
-                                    results)
+                                    results, rate=rate)
         except Exception:
             log.exception("table %s: saving failed; reloading the stored state", live.id)
             row = await self.store.get_table(live.id)

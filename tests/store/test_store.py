@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from tg_durak import store as store_module
 from tg_durak.store import (
     CorruptRow,
     MessageRow,
@@ -15,6 +16,11 @@ from tg_durak.store import (
     Store,
 )
 
+# The package's migration files, in order; other features add theirs after these.
+MIGRATIONS = sorted(
+    p.name for p in Path(store_module.__file__).with_name("migrations").glob("*.sql")
+)
+NEWEST = len(MIGRATIONS)
 ANN = SeatRow(seat=0, user_id=1, name="Ann")
 BOB = SeatRow(seat=1, user_id=2, name="Bob")
 CPU = SeatRow(seat=1, user_id=None, name="Computer", level="strong")
@@ -48,10 +54,11 @@ def raw(db_path: str, sql: str, params: tuple = ()) -> list[tuple]:
 
 
 async def test_migrations_are_applied_once_and_recorded(store: Store, db_path: str) -> None:
-    assert await store.schema_version() == 1
-    rows = raw(db_path, "SELECT version, name, applied_at FROM schema_migrations")
-    assert [(v, n) for v, n, _ in rows] == [(1, "0001_init.sql")]
-    assert rows[0][2] > 0
+    assert MIGRATIONS[:2] == ["0001_init.sql", "0002_ratings.sql"]
+    assert await store.schema_version() == NEWEST
+    rows = raw(db_path, "SELECT version, name, applied_at FROM schema_migrations ORDER BY version")
+    assert [(v, n) for v, n, _ in rows] == list(enumerate(MIGRATIONS, 1))
+    assert all(at > 0 for _, _, at in rows)
 
 
 async def test_reopening_keeps_data_and_applies_nothing_again(store: Store, db_path: str) -> None:
@@ -71,8 +78,10 @@ async def test_reopening_keeps_data_and_applies_nothing_again(store: Store, db_p
 
 async def test_a_newer_schema_is_refused(store: Store, db_path: str) -> None:
     await store.close()
-    raw(db_path, "INSERT INTO schema_migrations VALUES (7, '0007_future.sql', 0)")
-    with pytest.raises(SchemaTooNew, match=r"database schema 7 is newer than this bot \(1\)"):
+    future = NEWEST + 5
+    raw(db_path, f"INSERT INTO schema_migrations VALUES ({future}, '{future:04}_future.sql', 0)")
+    with pytest.raises(SchemaTooNew,
+                       match=rf"database schema {future} is newer than this bot \({NEWEST}\)"):
         await Store.open(db_path)
 
 
@@ -316,6 +325,6 @@ async def test_in_memory_database() -> None:
     store = await Store.open(":memory:")
     try:
         await store.ensure_user(5, "Eve")
-        assert await store.schema_version() == 1
+        assert await store.schema_version() == NEWEST
     finally:
         await store.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandStart
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
@@ -15,8 +17,8 @@ from tg_durak.render.menus import (
     rules_screen,
     setup_screen,
     start_screen,
-    stats_screen,
 )
+from tg_durak.render.standings import record_screen
 from tg_durak.store import Store, UserRow
 from tg_durak.tables import TableService
 
@@ -28,7 +30,8 @@ async def _show(message: Message, screen) -> None:
 def group_router() -> Router:
     """Games are played in private chats; a command in a group points there."""
     r = Router(name="group")
-    r.message.filter(F.chat.type.in_({"group", "supergroup"}), F.text.startswith("/"))
+    # Any command for us (no mention, or ours); `/cmd@other_bot` is the other bot's business.
+    r.message.filter(F.chat.type.in_({"group", "supergroup"}), Command(re.compile(".+")))
 
     @r.message()
     async def in_group(message: Message, t: Translator, bot: Bot) -> None:
@@ -75,7 +78,7 @@ def router() -> Router:
 
     @r.message(Command("stats"))
     async def stats(message: Message, t: Translator, user: UserRow, store: Store) -> None:
-        await _show(message, stats_screen(await store.stats(user.id), t))
+        await _show(message, record_screen(await store.player_record(user.id), t))
 
     @r.message(Command("lang"))
     async def lang(message: Message, t: Translator, locale: str) -> None:

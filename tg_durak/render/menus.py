@@ -10,7 +10,6 @@ from tg_durak.callbacks import Lang, Menu, MenuAction, RuleBook, Setup, SetupFie
 from tg_durak.i18n import LANGUAGE_NAMES, LOCALES, Translator
 from tg_durak.play_settings import LEVELS, MAX_OPPONENTS, VARIANTS, PlaySettings
 from tg_durak.publisher import Screen
-from tg_durak.store import Stats
 
 
 def _b(text: str, data: object) -> InlineKeyboardButton:
@@ -45,12 +44,6 @@ def setup_screen(s: PlaySettings, t: Translator) -> Screen:
     text = t("setup.text", variant=t(f"variant.{s.variant}"), bots=s.bots,
              level=t(f"level.{s.level}"))
     return Screen(text=text, markup=InlineKeyboardMarkup(inline_keyboard=rows))
-
-
-def stats_screen(stats: Stats, t: Translator) -> Screen:
-    return Screen(text=t("stats.text", games=stats.games, safe=stats.safe, durak=stats.durak,
-                         draws=stats.draws, resigned=stats.resigned),
-                  markup=play_buttons(t))
 
 
 def lang_screen(current: str, t: Translator) -> Screen:

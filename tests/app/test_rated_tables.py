@@ -1,0 +1,76 @@
+"""TableService rates a table of people when it finishes: by its last move and by a resignation.
+
+No API starts a table of several people yet (the group lobby will), so the table is written to
+the store and taken up by `resume`, as after a restart.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from engine import Game, Rules
+from tests.app.test_table_service import START, FakeClock, World, service
+from tg_durak.ratings import rate
+from tg_durak.store import SeatRow, Store
+
+ANN, BOB = 21, 22
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> str:
+    return str(tmp_path / "durak.sqlite3")
+
+
+@pytest.fixture
+async def world(db_path: str) -> AsyncIterator[World]:
+    store = await Store.open(db_path)
+    yield service(store, FakeClock(START))
+    await store.close()
+
+
+async def table_of_people(world: World, computers: int = 0) -> int:
+    game = Game.new(Rules(players=2 + computers), secrets.randbits(63), START)
+    seats = [SeatRow(0, ANN, "Ann"), SeatRow(1, BOB, "Bob")]
+    seats += [SeatRow(2 + i, None, "", "easy") for i in range(computers)]
+    row = await world.store.create_table(-5, "group", "running", {}, seats,
+                                         game.to_dict(log=False))
+    assert await world.tables.resume() == 1
+    return row.id
+
+
+async def test_a_resignation_rates_the_table(world: World, db_path: str) -> None:
+    table_id = await table_of_people(world, computers=1)
+    assert await world.tables.resign(ANN)
+
+    ratings = await world.store.ratings([ANN, BOB])
+    assert ratings == rate([(ANN, "resigned", 0), (BOB, "safe", 0)], {})
+    assert ratings[BOB].shown > ratings[ANN].shown
+    with sqlite3.connect(db_path) as conn:
+        rated = conn.execute("SELECT user_id FROM rating_history WHERE table_id = ?"
+                             " ORDER BY user_id", (table_id,)).fetchall()
+    assert rated == [(ANN,), (BOB,)]
+    assert (await world.store.player_record(ANN)).people.resigned == 1
+
+
+async def test_the_last_move_rates_the_table(world: World) -> None:
+    """Nobody taps: time-outs, then computers for the away players, play the game out."""
+    table_id = await table_of_people(world)
+    for _ in range(5000):
+        due = world.timer.armed.get(table_id)
+        if due is None:
+            break
+        await world.timer.ring(table_id, due)
+    row = await world.store.get_table(table_id)
+    assert row.status == "finished"
+
+    records = {uid: await world.store.player_record(uid) for uid in (ANN, BOB)}
+    results = [(uid, *(("durak", 2) if r.people.durak else
+                       ("draw", 1) if r.people.draws else ("safe", 1)))
+               for uid, r in records.items()]
+    assert all(r.people.games == 1 and r.computers.games == 0 for r in records.values())
+    assert await world.store.ratings([ANN, BOB]) == rate(results, {})
