@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine import Action, Event, Game, IllegalMove, PlayerView, Rules
+from engine import Action, Event, Game, IllegalMove, Rules
 from tg_durak.computer import ComputerPlayers
 from tg_durak.i18n import translator
 from tg_durak.play_settings import PlaySettings
@@ -28,7 +28,7 @@ from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 from tg_durak.scheduler import Scheduler
 from tg_durak.store import CorruptRow, SeatRow, Store, TableRow
 from tg_durak.taps import Choose, Choosing, Position, Reply, Tap
-from tg_durak.wakeups import ComputerTurn, next_bar_redraw, next_computer_turn
+from tg_durak.wakeups import Reaction, next_bar_redraw, next_reaction, plan_reactions
 
 log = logging.getLogger(__name__)
 
@@ -40,11 +40,11 @@ HEARTBEAT_KEY = "alive_at"
 class LiveTable:
     row: TableRow
     game: Game
-    changed_at: float
     last: list[Event] = field(default_factory=list)
     choosing: dict[int, Choosing] = field(default_factory=dict)
     messages: dict[int, tuple[int, int]] = field(default_factory=dict)  # user -> chat, message
-    thinking: bool = False
+    reactions: dict[int, Reaction] = field(default_factory=dict)  # computer seat -> its next move
+    thinking: set[int] = field(default_factory=set)  # seats whose decision is under way
     bar_at: float | None = None
     resigned: int | None = None
 
@@ -137,7 +137,8 @@ class TableService:
         row = await self.store.create_table(
             user_id, "private", "running", settings.to_dict(), seats, _snapshot(game)
         )
-        live = LiveTable(row, game, now)
+        live = LiveTable(row, game)
+        self._plan(live, [])
         if message is not None:
             await self.store.set_message(row.id, user_id, *message)
             live.messages[user_id] = message
@@ -154,7 +155,7 @@ class TableService:
         count = 0
         for row in await self.store.running_tables():
             try:
-                live = await self._load(row, now)
+                live = await self._load(row)
             except (ValueError, CorruptRow):
                 log.exception("table %s cannot be resumed; left untouched", row.id)
                 continue
@@ -170,11 +171,12 @@ class TableService:
             count += 1
         return count
 
-    async def _load(self, row: TableRow, now: float) -> LiveTable:
+    async def _load(self, row: TableRow) -> LiveTable:
         if row.snapshot is None:
             raise ValueError(f"table {row.id} has no snapshot")
         game = Game.from_dict({**row.snapshot, "log": await self.store.log(row.id)})
-        live = LiveTable(row, game, now)
+        live = LiveTable(row, game)
+        self._plan(live, [])
         for m in await self.store.messages(row.id):
             if m.user_id is not None:
                 live.messages[m.user_id] = (m.chat_id, m.message_id)
@@ -262,35 +264,23 @@ class TableService:
     # ---- the clock and the computer players ---------------------------------------------
 
     async def _wake(self, table_id: int) -> None:
-        """The scheduler's call: a deadline, a computer's turn or a timer-bar redraw is due."""
+        """The scheduler's call: a deadline, a computer's move or a timer-bar redraw is due.
+
+        Each computer seat thinks on its own (one decision in flight per seat, several seats
+        at once), out of the lock, so others may move meanwhile; `_react` then re-checks it.
+        """
         live = self._tables.get(table_id)
         if live is None or live.finished:
             return
         async with self._locks[table_id]:
-            turn = await self._catch_up(live)
-            if turn is None:
-                return
-            game, seat, version = live.game, turn.seat, live.game.version
-            view, legal = game.view(seat), game.legal_actions(seat)
-            level = live.row.seats[seat].level or AWAY_LEVEL
-            live.thinking = True
-        action = await self._decide(table_id, level, view, legal, f"{game.seed}/{version}/{seat}")
-        async with self._locks[table_id]:
-            live.thinking = False
-            if live.finished or live.game is not game or game.version != version:
-                self._schedule(live)
-                return
-            now = self.clock()
-            due = game.next_deadline
-            if due is not None and due <= now:
-                events = game.advance(now)  # the deadline came first; the decision is moot
-            else:
-                for_person = live.row.seats[seat].user_id is not None
-                events = game.apply(seat, action, now, auto=for_person)
-            await self._commit(live, version, events)
+            reaction = await self._catch_up(live)
+        while reaction is not None:
+            action = await self._think(live, reaction)
+            async with self._locks[table_id]:
+                reaction = await self._react(live, reaction, action)
 
-    async def _catch_up(self, live: LiveTable) -> ComputerTurn | None:
-        """Apply the deadlines that have passed; the computer's turn if it is due now."""
+    async def _catch_up(self, live: LiveTable) -> Reaction | None:
+        """Apply the deadlines that have passed; claim a computer's reaction if one is due."""
         game, now = live.game, self.clock()
         old = game.version
         events = game.advance(now)
@@ -298,36 +288,71 @@ class TableService:
             await self._commit(live, old, events)
             if live.finished:
                 return None
-        turn = self._computer_turn(live)
-        if turn is not None and turn.at <= now:
-            return turn
+        reaction = next_reaction(live.reactions, live.thinking)
+        if reaction is not None and reaction.at <= now:
+            live.thinking.add(reaction.seat)
+            self._schedule(live)   # the other seats' reactions keep their own times
+            return reaction
         if live.bar_at is not None and live.bar_at <= now:
             self._publish(live, low_priority=True)
         self._schedule(live)
         return None
 
-    async def _decide(self, table_id: int, level: str, view: PlayerView, legal: list[Action],
-                      seed: str) -> Action:
-        """A computer player's move, thought out of the lock (other players may tap meanwhile)."""
+    async def _think(self, live: LiveTable, reaction: Reaction) -> Action:
+        """The seat's move in the table as it is now; a forced move costs no worker's time."""
+        game, seat = live.game, reaction.seat
+        legal = game.legal_actions(seat)
+        if len(legal) == 1:
+            return legal[0]
+        level = live.row.seats[seat].level or AWAY_LEVEL
         try:
-            return await self.computers.choose(level, view, legal, seed)
+            return await self.computers.choose(level, game.view(seat), legal,
+                                               f"{game.seed}/{game.version}/{seat}")
         except Exception:
-            log.exception("table %s: computer player failed; it plays its first move", table_id)
+            log.exception("table %s: computer player failed; it plays its first move", live.id)
             return legal[0]
 
-    def _computer_turn(self, live: LiveTable) -> ComputerTurn | None:
-        if live.thinking:
-            return None  # one decision at a time per table
-        return next_computer_turn(live.game, {s.seat for s in live.humans}, live.changed_at)
+    async def _react(self, live: LiveTable, reaction: Reaction, action: Action
+                     ) -> Reaction | None:
+        """Play a decision if it still stands; the reaction to think again about, if any.
+
+        Meanwhile the table may have changed. A change that concerned the seat has planned a
+        new reaction (with its own pause) and this decision is dropped; one that did not leaves
+        the reaction in place: its decision is played if still legal, else the seat thinks
+        again at once about the table as it is (its pause ran from the change it reacts to).
+        """
+        seat = reaction.seat
+        live.thinking.discard(seat)
+        if live.finished or self._tables.get(live.id) is not live:
+            return None
+        game, now = live.game, self.clock()
+        if live.reactions.get(seat) is not reaction:
+            self._schedule(live)
+            return None
+        old = game.version
+        due = game.next_deadline
+        if due is not None and due <= now:
+            await self._commit(live, old, game.advance(now))  # the deadline came first
+            return None
+        if action not in game.legal_actions(seat):
+            live.thinking.add(seat)
+            return reaction
+        for_person = live.row.seats[seat].user_id is not None
+        await self._commit(live, old, game.apply(seat, action, now, auto=for_person))
+        return None
+
+    def _plan(self, live: LiveTable, events: list[Event]) -> None:
+        people = {s.seat for s in live.humans}
+        live.reactions = plan_reactions(live.game, people, live.reactions, events, self.clock())
 
     def _schedule(self, live: LiveTable) -> None:
         if live.finished:
             self.scheduler.arm(live.id, None)
             return
         times = [live.game.next_deadline]
-        turn = self._computer_turn(live)
-        if turn is not None:
-            times.append(turn.at)
+        reaction = next_reaction(live.reactions, live.thinking)
+        if reaction is not None:
+            times.append(reaction.at)
         live.bar_at = next_bar_redraw(live.game, self.clock())
         times.append(live.bar_at)
         self.scheduler.arm(live.id, min((t for t in times if t is not None), default=None))
@@ -347,12 +372,12 @@ class TableService:
             log.exception("table %s: saving failed; reloading the stored state", live.id)
             row = await self.store.get_table(live.id)
             if row is not None and row.status == "running":
-                reloaded = await self._load(row, self.clock())
+                reloaded = await self._load(row)
                 reloaded.messages = live.messages
                 self._tables[live.id] = reloaded
                 live = reloaded
             events = []
-        live.changed_at = self.clock()
+        self._plan(live, events)
         if events:
             live.last = events
         self._publish(live)

@@ -8,9 +8,8 @@ when the table asked to be woken.
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
@@ -25,7 +24,13 @@ from tg_durak.taps import Cancel, PlayCard, Take, TransferMode, TransferWith
 
 USER, STRANGER = 7, 8
 START = 1_700_000_000.0
-ONE_COMPUTER = PlaySettings(variant="throw-in", bots=1, level="normal")
+ONE_COMPUTER = PlaySettings.from_dict({"variant": "throw-in", "bots": 1, "level": "normal"})
+
+
+def same_time(t: float) -> object:
+    """Equal to wall time `t` up to float rounding (approx's default tolerance is relative:
+    about half an hour around an epoch time)."""
+    return pytest.approx(t, rel=0, abs=1e-6)
 
 
 class FakeClock:
@@ -104,17 +109,10 @@ class World:
         return [s for s in self.publisher.shown if s.key[1] == user_id]
 
 
-def service(store: Store, clock: FakeClock) -> World:
-    publisher, computers = FakePublisher(), FakeComputers()
+def service(store: Store, clock: FakeClock, computers: FakeComputers | None = None) -> World:
+    publisher, computers = FakePublisher(), computers or FakeComputers()
     tables = TableService(store, publisher, computers, clock=clock, make_scheduler=ManualTimer)
     return World(tables, publisher, computers, clock, store)
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    s = await Store.open(str(tmp_path / "durak.sqlite3"))
-    yield s
-    await s.close()
 
 
 @pytest.fixture
@@ -260,7 +258,7 @@ async def test_a_choice_is_shown_then_cancelled_or_played(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     deal_where(monkeypatch, _transfer_choice, variant="transfer")
-    settings = PlaySettings(variant="transfer", bots=1, level="normal")
+    settings = PlaySettings.from_dict({"variant": "transfer", "bots": 1, "level": "normal"})
     table_id = await world.tables.start_private(USER, "Ann", settings)
     await world.timer.ring(table_id, world.timer.armed[table_id])   # the computer attacks
     _, game = await stored(world.store, table_id)
@@ -291,11 +289,11 @@ async def test_a_computer_moves_when_the_clock_reaches_its_delay(
     table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
     _, game = await stored(world.store, table_id)
     due = START + game.reaction_delay(1)
-    assert world.timer.armed[table_id] == pytest.approx(due)
+    assert world.timer.armed[table_id] == same_time(due)
 
     await world.timer.ring(table_id, due - 0.1)
     assert world.computers.asked == []
-    assert world.timer.armed[table_id] == pytest.approx(due), "armed again for the same time"
+    assert world.timer.armed[table_id] == same_time(due), "armed again for the same time"
 
     shown = len(world.shown_to(USER))
     await world.timer.ring(table_id, due)
@@ -370,7 +368,7 @@ async def test_resume_rearms_and_gives_back_the_downtime(store: Store) -> None:
     assert await after.tables.resume() == 1
     row, game = await stored(store, table_id)
     assert row.version == 1, "the postponement is in the log"
-    assert game.next_deadline == pytest.approx(due + 100)
+    assert game.next_deadline == same_time(due + 100)
     [shown] = after.publisher.shown
     assert (shown.key, shown.chat_id, shown.message_id) == ((table_id, USER), USER, 42)
     assert after.tables.languages.of(USER) == "uk"
