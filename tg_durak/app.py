@@ -110,7 +110,7 @@ class BotApp:
         await self.publisher.stop()
         await self.tables.heartbeat()
         await self.store.close()
-        self.computers.close()
+        await self.computers.close()
         await self.bot.session.close()
 
 
