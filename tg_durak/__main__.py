@@ -8,8 +8,6 @@ import contextlib
 import logging
 import sys
 
-from tg_durak.config import ConfigError, Settings
-
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["local"]:
@@ -20,6 +18,8 @@ def main(argv: list[str]) -> int:
         from tg_durak.ratings_cli import main as ratings_main
 
         return ratings_main(argv[1:])
+    from tg_durak.config import ConfigError, Settings
+
     try:
         settings = Settings.from_env()
     except ConfigError as exc:
@@ -40,4 +40,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    # Ctrl-C while the modules still load (aiogram takes seconds) quits as quietly as later on;
+    # hence no tg_durak import at the top of this module.
+    with contextlib.suppress(KeyboardInterrupt):
+        sys.exit(main(sys.argv[1:]))

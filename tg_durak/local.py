@@ -2,7 +2,7 @@
 
 The real bot runs against the Bot API emulator on 127.0.0.1; this client is the phone. It shows
 your private chat's latest message with its buttons numbered: type a number to tap a button, or
-a command such as /play, /rules, /lang; `q` quits.
+a command such as /play, /rules, /lang; `q` or Ctrl-C quits.
 """
 
 from __future__ import annotations
@@ -11,67 +11,137 @@ import argparse
 import asyncio
 import contextlib
 import getpass
+import math
 import os
+import signal
 import sys
 import tempfile
+import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from tg_durak.app import BotApp
 from tg_durak.config import Settings
-from tg_durak.emulator import FakeTelegram
-from tg_durak.i18n import pick_locale
+from tg_durak.emulator import Button, Change, FakeTelegram, Message
+from tg_durak.i18n import Translator, pick_locale, translator
 
 USER_ID = 1001
+# A second message's buttons start at the next 11, 21, ... past the first message's: the game
+# message's hand may change size without moving them.
+NUMBER_BLOCK = 10
 
 
-def render_chat(tg: FakeTelegram, chat_id: int, notice: str | None) -> tuple[str, list]:
-    """The chat as text with numbered buttons, and the buttons in that order.
+class ChatOrder:
+    """In which order the chat's messages arrived and last changed, as the terminal saw it.
 
-    It shows the newest bot message and, above it, the most recently changed earlier one that
-    has buttons (the game message keeps changing while a /lang or /rules answer arrives below).
+    Message dates count whole seconds: too coarse to tell a menu from the game message sent in
+    the same second.
     """
-    messages = [m for m in tg.messages(chat_id) if m.from_bot]
+
+    def __init__(self) -> None:
+        self._count = 0
+        self.arrived: dict[int, int] = {}
+        self.changed: dict[int, int] = {}
+
+    def note(self, change: Change) -> None:
+        if change.message_id is None or change.kind not in ("message", "edit"):
+            return
+        self._count += 1
+        self.changed[change.message_id] = self._count
+        if change.kind == "message":
+            self.arrived[change.message_id] = self._count
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What the player sees, and the button each number on it taps."""
+
+    text: str
+    buttons: dict[int, tuple[Message, Button]]
+
+
+def _taps(message: Message) -> list[list[Button]]:
+    return [[b for b in row if b.callback_data is not None] for row in message.buttons]
+
+
+def shown_messages(messages: list[Message], order: ChatOrder) -> list[Message]:
+    """The newest bot message and, above it, the most recently changed earlier one with buttons
+    (the game message keeps changing while a /rules or /lang answer arrives below it) — unless
+    the newest has buttons of its own and that earlier one has not changed since: an old menu.
+    """
     if not messages:
-        return "…", []
+        return []
     *earlier, newest = messages
-    live = [m for m in earlier if m.buttons]
-    shown = [newest]
-    if live:
-        shown.insert(0, max(live, key=lambda m: (m.edit_date or m.date, m.message_id)))
-    lines: list[str] = []
-    buttons = []
+    live = [m for m in earlier if any(_taps(m))]
+    if not live:
+        return [newest]
+    latest = max(live, key=lambda m: (order.changed.get(m.message_id, 0), m.message_id))
+    if any(_taps(newest)) and (order.changed.get(latest.message_id, 0)
+                               < order.arrived.get(newest.message_id, 0)):
+        return [newest]
+    return [latest, newest]
+
+
+def render_screen(messages: list[Message], order: ChatOrder, t: Translator,
+                  notice: str | None) -> Screen:
+    """The shown messages as text, their buttons numbered message by message.
+
+    A message's numbers depend on that message alone: the first message's start at 1, the
+    second's at 11 (21, ... if the first has more than ten buttons). A message arriving, leaving
+    or changing below or above another does not renumber it.
+    """
+    shown = shown_messages([m for m in messages if m.from_bot], order)
+    lines: list[str] = [] if shown else ["…", ""]
+    buttons: dict[int, tuple[Message, Button]] = {}
+    number = 1
     for message in shown:
         lines += [message.text, ""]
-        for row in message.buttons:
+        rows = [row for row in _taps(message) if row]
+        for row in rows:
             cells = []
             for button in row:
-                if button.callback_data is None:
-                    continue
-                buttons.append((message, button))
-                cells.append(f"[{len(buttons)}] {button.text}")
+                buttons[number] = (message, button)
+                cells.append(f"[{number}] {button.text}")
+                number += 1
             lines.append("  ".join(cells))
+        if rows:
+            number = -(-(number - 1) // NUMBER_BLOCK) * NUMBER_BLOCK + 1
         lines.append("")
     if notice:
         lines.append(f"» {notice}")
-    lines.append("number = tap · /command · q = quit")
-    return "\n".join(lines), buttons
+    lines.append(t("terminal.keys"))
+    return Screen("\n".join(lines), buttons)
+
+
+def read_lines(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None]) -> None:
+    """Hands the typed lines to the event loop, then None when input ends.
+
+    Runs in a daemon thread: a read waiting for a line must not keep the program alive once
+    the player has pressed Ctrl-C or typed q (a thread of the loop's executor would, until Enter).
+    """
+    with contextlib.suppress(RuntimeError):  # the loop is closed: we are leaving anyway
+        for line in iter(sys.stdin.readline, ""):
+            loop.call_soon_threadsafe(lines.put_nowait, line)
+        loop.call_soon_threadsafe(lines.put_nowait, None)
 
 
 class Terminal:
-    def __init__(self, tg: FakeTelegram, out=sys.stdout) -> None:
+    def __init__(self, tg: FakeTelegram, t: Translator, out=sys.stdout) -> None:
         self.tg = tg
+        self.t = t
         self.out = out
-        self.buttons: list = []
+        self.order = ChatOrder()
+        self.screen = Screen("", {})
         self.notice: str | None = None
         self.clear = out.isatty()
 
     def draw(self) -> None:
-        text, self.buttons = render_chat(self.tg, USER_ID, self.notice)
+        self.screen = render_screen(self.tg.messages(USER_ID), self.order, self.t, self.notice)
         if self.clear:
             self.out.write("\033[2J\033[H")
         else:
             self.out.write("\n" + "─" * 40 + "\n")
-        self.out.write(text + "\n")
+        self.out.write(self.screen.text + "\n")
         self.out.flush()
 
     async def handle(self, line: str) -> bool:
@@ -80,22 +150,36 @@ class Terminal:
         if line in ("q", "quit", "exit"):
             return False
         self.notice = None
-        if line.isdigit() and 1 <= int(line) <= len(self.buttons):
-            message, button = self.buttons[int(line) - 1]
-            answer = await self.tg.press(USER_ID, message, button, timeout=30)
-            self.notice = answer.text
+        if line.isdigit():
+            # The number means the button it labels on the screen the player is looking at.
+            tap = self.screen.buttons.get(int(line))
+            if tap is None:
+                self.notice = self.t("terminal.no_button", number=int(line))
+                self.draw()
+            else:
+                answer = await self.tg.press(USER_ID, *tap, timeout=30)
+                self.notice = answer.text
         elif line:
             await self.tg.send_text(USER_ID, line)
         return True
+
+    async def run(self) -> None:
+        """Greet the bot, then act on each typed line until q or the end of input."""
+        lines: asyncio.Queue[str | None] = asyncio.Queue()
+        threading.Thread(target=read_lines, args=(asyncio.get_running_loop(), lines),
+                         name="stdin", daemon=True).start()
+        await self.tg.send_text(USER_ID, "/start")
+        while (line := await lines.get()) is not None and await self.handle(line):
+            pass
 
     async def redraw_on_changes(self) -> None:
         queue = self.tg.subscribe(USER_ID)
         try:
             while True:
-                await queue.get()
+                self.order.note(await queue.get())
                 await asyncio.sleep(0.05)  # let a burst of edits settle
                 while not queue.empty():
-                    queue.get_nowait()
+                    self.order.note(queue.get_nowait())
                 self.draw()
         finally:
             self.tg.unsubscribe(queue)
@@ -108,34 +192,47 @@ async def play(db_path: str, time_scale: float, language: str, name: str) -> Non
         app = BotApp(Settings(token=tg.token, db_path=db_path, api_url=tg.url,
                               time_scale=time_scale, log_level="WARNING", edit_interval=0.2))
         await app.start()
-        term = Terminal(tg)
+        term = Terminal(tg, translator(pick_locale(language)))
         redraw = asyncio.create_task(term.redraw_on_changes())
-        loop = asyncio.get_running_loop()
+        session = asyncio.create_task(term.run())
+        # Ctrl-C ends the session only, whatever it is waiting for, so that the bot still stops
+        # in order below; another Ctrl-C meanwhile finds nothing left to cancel.
+        with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, session.cancel)
         try:
-            await tg.send_text(USER_ID, "/start")
-            while True:
-                line = await loop.run_in_executor(None, sys.stdin.readline)
-                if not line or not await term.handle(line):
-                    break
-        finally:
-            redraw.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await redraw
+                await session
+        finally:
+            session.cancel()
+            redraw.cancel()
+            await asyncio.gather(session, redraw, return_exceptions=True)
             await app.stop()
+
+
+def speed(text: str) -> float:
+    """The --speed option: a factor, more than 0."""
+    value = float(text)
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text} is not a speed; try 2 or 0.5")
+    return value
 
 
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="python -m tg_durak local", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db", help="SQLite file to keep games in (default: a fresh temporary one)")
-    p.add_argument("--speed", type=float, default=1.0,
-                   help="multiply every game timer by this (e.g. 0.5 for a faster game)")
+    p.add_argument("--speed", type=speed, default=1.0,
+                   help="how fast the game runs: 2 is twice as fast (every timer and computer "
+                        "pause halved), 0.5 half as fast; default 1, real time")
     p.add_argument("--lang", default=pick_locale(os.environ.get("LANG", "en").split(".")[0]),
                    help="your Telegram language: en, ru, uk or pl")
-    p.add_argument("--name", default=getpass.getuser().capitalize() or "Player")
+    p.add_argument("--name", default=getpass.getuser().capitalize() or "Player",
+                   help="your first name at the table (default: your login name)")
     a = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         db = a.db or str(Path(tmp) / "durak-local.sqlite3")
+        # Ctrl-C during start-up, before play() takes it over, ends the program just as quietly.
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(play(db, a.speed, a.lang, a.name))
+            asyncio.run(play(db, 1 / a.speed, a.lang, a.name))
+    print()  # the shell's prompt on a line of its own, not after the ^C echoed on the last one
     return 0

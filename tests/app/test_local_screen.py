@@ -1,0 +1,94 @@
+"""The terminal mode's screen: a button's number depends on its own message alone, and a number
+with no button is answered on the screen, never sent to the bot as chat text."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from tg_durak.emulator import Button, Change, FakeTelegram, Message
+from tg_durak.i18n import LOCALES, translator
+from tg_durak.local import USER_ID, ChatOrder, Terminal, render_screen
+
+EN = translator("en")
+
+
+def message(message_id: int, text: str, *rows: list[str]) -> Message:
+    buttons = tuple(tuple(Button(label, callback_data=f"{message_id}:{label}") for label in row)
+                    for row in rows)
+    return Message(message_id=message_id, chat_id=USER_ID, sender_id=0, from_bot=True, date=0,
+                   text=text, buttons=buttons)
+
+
+def numbers(messages: list[Message], order: ChatOrder) -> dict[int, tuple[int, str]]:
+    """number -> (message id, button text) on the screen."""
+    screen = render_screen(messages, order, EN, None)
+    return {n: (m.message_id, b.text) for n, (m, b) in screen.buttons.items()}
+
+
+def game(hand: list[str]) -> Message:
+    return message(2, "Trump 9♥", hand, ["Take"])
+
+
+def test_a_messages_numbers_stay_while_others_come_and_change() -> None:
+    order = ChatOrder()
+    order.note(Change("message", USER_ID, 2))
+    hand = ["7♠", "9♠", "Q♠", "7♦", "J♦", "10♥"]
+    alone = numbers([game(hand)], order)
+    assert alone == {n: (2, label) for n, label in enumerate([*hand, "Take"], start=1)}
+
+    rules = message(3, "Durak: get rid of your cards")
+    order.note(Change("message", USER_ID, 3))
+    order.note(Change("edit", USER_ID, 2))  # the game goes on above the answer
+    assert numbers([game(hand), rules], order) == alone
+
+    chooser = message(4, "Choose your language:", ["English", "Русский"], ["Українська", "Polski"])
+    order.note(Change("message", USER_ID, 4))
+    order.note(Change("edit", USER_ID, 2))
+    shown = numbers([game(hand), rules, chooser], order)
+    assert {n: b for n, b in shown.items() if b[0] == 2} == alone
+    languages = {n: b for n, b in shown.items() if b[0] == 4}
+    assert sorted(languages) == [11, 12, 13, 14]
+
+    order.note(Change("edit", USER_ID, 2))  # a card played: the hand is shorter
+    fewer = numbers([game(hand[1:]), rules, chooser], order)
+    assert {n: b for n, b in fewer.items() if b[0] == 4} == languages
+
+
+def test_an_old_menu_leaves_the_screen_once_a_newer_message_has_buttons() -> None:
+    order = ChatOrder()
+    menu = message(1, "Hi! Let's play Durak.", ["▶ Play", "⚙ Settings"])
+    order.note(Change("message", USER_ID, 1))
+    order.note(Change("message", USER_ID, 2))
+    screen = render_screen([menu, game(["7♠"])], order, EN, None)
+    assert "Let's play" not in screen.text
+    assert {n: b.text for n, (_, b) in screen.buttons.items()} == {1: "7♠", 2: "Take"}
+
+
+def test_a_finished_game_stays_above_an_answer_without_buttons() -> None:
+    order = ChatOrder()
+    over = message(2, "Bot 1 is the durak", ["▶ Play again"])
+    stats = message(3, "Games: 1")
+    order.note(Change("message", USER_ID, 2))
+    order.note(Change("message", USER_ID, 3))
+    screen = render_screen([over, stats], order, EN, None)
+    assert screen.text.index("durak") < screen.text.index("Games")
+    assert {n: b.text for n, (_, b) in screen.buttons.items()} == {1: "▶ Play again"}
+
+
+NO_BUTTON_99 = {"en": "no button 99", "ru": "нет кнопки 99", "uk": "немає кнопки 99",
+                "pl": "nie ma przycisku 99"}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+async def test_a_number_without_a_button_is_not_sent_as_text(locale: str) -> None:
+    async with FakeTelegram() as tg:
+        tg.add_user(USER_ID, "Newcomer", language_code=locale)
+        out = io.StringIO()
+        term = Terminal(tg, translator(locale), out=out)
+        assert await term.handle("99\n")
+        assert f"» {NO_BUTTON_99[locale]}\n" in out.getvalue()
+        assert tg.messages(USER_ID, include_user=True) == [], "nothing reached the chat"
+        assert await term.handle("/rules")
+        assert [m.text for m in tg.messages(USER_ID, include_user=True)] == ["/rules"]
