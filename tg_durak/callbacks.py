@@ -14,6 +14,8 @@ from enum import StrEnum
 
 from aiogram.filters.callback_data import CallbackData
 
+from tg_durak.play_settings import OptionField
+
 
 class Verb(StrEnum):
     """What a tap on the game message asks for."""
@@ -39,17 +41,32 @@ class Move(CallbackData, prefix="m"):
 
 
 class SetupField(StrEnum):
-    VARIANT = "variant"
+    """The private setup's own buttons; the table's options travel as SetupOption."""
+
     BOTS = "bots"
     LEVEL = "level"
     START = "start"
+    MORE = "more"    # open the options screen
+    BACK = "back"    # from the options screen to the setup
 
 
 class Setup(CallbackData, prefix="s"):
-    """The /play setup message: change one setting, or start."""
+    """The /play setup message: the opponents, their strength, the screens, Start."""
 
     field: SetupField
     value: str = ""
+
+
+class SetupOption(CallbackData, prefix="s"):
+    """The /play setup message: set one table option (`value` as play_settings.encode writes it).
+
+    It shares Setup's prefix, and OptionField's values are not SetupField's, so each string
+    parses as exactly one of the two: the variant buttons of a setup message sent before the
+    options existed ("s:variant:transfer") still work.
+    """
+
+    field: OptionField
+    value: str
 
 
 class Lang(CallbackData, prefix="l"):
@@ -68,6 +85,7 @@ class MenuAction(StrEnum):
 class RuleBook(StrEnum):
     THROW_IN = "throw_in"
     TRANSFER = "transfer"
+    OPTIONS = "options"    # what a player may set in /play
 
 
 class Menu(CallbackData, prefix="u"):

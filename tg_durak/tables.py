@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine import Action, Event, Game, IllegalMove, Rules
+from engine import Action, Event, Game, IllegalMove
 from tg_durak.computer import ComputerPlayers
 from tg_durak.i18n import translator
 from tg_durak.play_settings import PlaySettings
@@ -128,7 +128,7 @@ class TableService:
         """
         if self._live_for(user_id) is not None:
             return None
-        rules = Rules(variant=settings.variant, players=settings.bots + 1).scaled(self.time_scale)
+        rules = settings.to_rules(self.time_scale)
         now = self.clock()
         game = Game.new(rules, secrets.randbits(63), now)
         seats = [SeatRow(0, user_id, name, None)] + [

@@ -5,14 +5,15 @@ from __future__ import annotations
 import pytest
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, User
 
-from engine import Action, Card, Game, Rules
-from tg_durak.callbacks import Menu, MenuAction, Move, RuleBook, Verb
+from engine import Action, Card, Game, Rules, Variant
+from tg_durak.callbacks import Menu, MenuAction, Move, RuleBook, SetupField, SetupOption, Verb
 from tg_durak.handlers import game, menus
 from tg_durak.i18n import translator
-from tg_durak.play_settings import PlaySettings
+from tg_durak.play_settings import CHOICES, OptionField, PlaySettings, TableOptions, encode
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 from tg_durak.render.menus import (
     lang_screen,
+    options_screen,
     play_buttons,
     quit_screen,
     rules_screen,
@@ -73,12 +74,27 @@ async def test_every_menu_action_has_its_handler(action: MenuAction) -> None:
 
 
 async def test_every_menu_button_drawn_is_handled() -> None:
-    screens = [setup_screen(PlaySettings(), T).markup, play_buttons(T), quit_screen(T).markup,
-               rules_screen(T).markup, lang_screen("en", T).markup]
+    transfer = PlaySettings(TableOptions(variant=Variant.TRANSFER))
+    screens = [setup_screen(PlaySettings(), T).markup, options_screen(transfer, T).markup,
+               play_buttons(T), quit_screen(T).markup, rules_screen(T).markup,
+               lang_screen("en", T).markup]
     handled = {await handler_for(data) for markup in screens for data in _data(markup)}
     assert game.unknown not in handled
-    assert {menus.choose_variant, menus.choose_bots, menus.choose_level, menus.start_from_setup,
-            menus.choose_language, menus.full_rules} <= handled
+    assert {menus.choose_option, menus.choose_bots, menus.choose_level, menus.more_options,
+            menus.back_to_setup, menus.start_from_setup, menus.choose_language,
+            menus.full_rules} <= handled
+
+
+@pytest.mark.parametrize("field", list(OptionField))
+async def test_every_option_value_reaches_the_option_handler(field: OptionField) -> None:
+    for value in CHOICES[field]:
+        data = SetupOption(field=field, value=encode(value)).pack()
+        assert await handler_for(data) is menus.choose_option
+
+
+def test_setup_and_option_buttons_never_parse_as_each_other() -> None:
+    """They share the prefix "s", so the variant buttons of older setup messages still work."""
+    assert not {f.value for f in SetupField} & {f.value for f in OptionField}
 
 
 async def test_every_game_button_drawn_is_handled() -> None:
@@ -104,6 +120,8 @@ async def test_every_game_button_drawn_is_handled() -> None:
     "m:1:0:r:-1:-1",            # the refresh verb no button sends any more
     "m:1:0:z:3:-1", "m:1:2", "m:x:y:z:1:1",
     "s:bots:99", "s:bots:0", "s:bots:", "s:variant:poker", "s:level:godlike", "s:colour:red",
+    "s:deck:25", "s:deck:", "s:turn_seconds:31", "s:throw_in:nobody", "s:draws:true",
+    "s:first_round_five:2", "s:show_trump:", "s:variant", "s:deck:24:1",
     "u:rules:", "u:rules:poker", "u:dance:",
     "l:xx", "garbage", "",
 ])

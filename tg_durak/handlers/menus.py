@@ -6,20 +6,22 @@ through to the game router's "unknown button".
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
 
 from aiogram import F, Router
 from aiogram.types import CallbackQuery
 
-from tg_durak.callbacks import Lang, Menu, MenuAction, Setup, SetupField
+from tg_durak.callbacks import Lang, Menu, MenuAction, Setup, SetupField, SetupOption
 from tg_durak.i18n import LANGUAGE_NAMES, LOCALES, Translator, translator
-from tg_durak.play_settings import LEVELS, MAX_OPPONENTS, VARIANTS, PlaySettings
+from tg_durak.play_settings import LEVELS, MAX_OPPONENTS, PlaySettings, decode
 from tg_durak.publisher import Publisher, Screen
-from tg_durak.render.menus import setup_screen
+from tg_durak.render.menus import options_screen, setup_screen
+from tg_durak.render.options import MAIN_OPTIONS
 from tg_durak.store import Store, UserRow
 from tg_durak.tables import TableService
 
 BOT_COUNTS = tuple(str(n) for n in range(1, MAX_OPPONENTS + 1))
+SettingsScreen = Callable[[PlaySettings, Translator], Screen]
 
 
 async def _start_game(query: CallbackQuery, t: Translator, user: UserRow, tables: TableService,
@@ -36,31 +38,53 @@ def _edit(publisher: Publisher, query: CallbackQuery, screen: Screen) -> None:
     publisher.show(("menu", chat_id, message_id), chat_id, message_id, screen)
 
 
-async def _change_settings(query: CallbackQuery, t: Translator, user: UserRow, store: Store,
-                           publisher: Publisher, **change: object) -> None:
-    before = PlaySettings.from_dict(user.settings)
-    settings = replace(before, **change)
-    if settings != before:
+async def _save(query: CallbackQuery, t: Translator, user: UserRow, store: Store,
+                publisher: Publisher, settings: PlaySettings, screen: SettingsScreen,
+                gave_way: bool) -> None:
+    """Remember the new settings and redraw; say so when the deck and the opponents clashed."""
+    if settings != PlaySettings.from_dict(user.settings):
         await store.set_settings(user.id, settings.to_dict())
-        _edit(publisher, query, setup_screen(settings, t))
-    await query.answer()
+        _edit(publisher, query, screen(settings, t))
+    await query.answer(t("setup.small_deck") if gave_way else None)
 
 
 # ---- the /play setup message -----------------------------------------------------------------
 
-async def choose_variant(query: CallbackQuery, callback_data: Setup, t: Translator,
-                         user: UserRow, store: Store, publisher: Publisher) -> None:
-    await _change_settings(query, t, user, store, publisher, variant=callback_data.value)
+async def choose_option(query: CallbackQuery, callback_data: SetupOption, t: Translator,
+                        user: UserRow, store: Store, publisher: Publisher) -> None:
+    before = PlaySettings.from_dict(user.settings)
+    after = before.with_option(callback_data.field, callback_data.value)
+    if after is None:   # a value the field takes, but not now: show-trump in the throw-in game
+        await query.answer(t("tap.unknown"), show_alert=True)
+        return
+    screen = setup_screen if callback_data.field in MAIN_OPTIONS else options_screen
+    await _save(query, t, user, store, publisher, after, screen, after.bots != before.bots)
 
 
 async def choose_bots(query: CallbackQuery, callback_data: Setup, t: Translator, user: UserRow,
                       store: Store, publisher: Publisher) -> None:
-    await _change_settings(query, t, user, store, publisher, bots=int(callback_data.value))
+    before = PlaySettings.from_dict(user.settings)
+    after = before.with_bots(int(callback_data.value))
+    await _save(query, t, user, store, publisher, after, setup_screen,
+                after.options != before.options)
 
 
 async def choose_level(query: CallbackQuery, callback_data: Setup, t: Translator, user: UserRow,
                        store: Store, publisher: Publisher) -> None:
-    await _change_settings(query, t, user, store, publisher, level=callback_data.value)
+    after = PlaySettings.from_dict(user.settings).with_level(callback_data.value)
+    await _save(query, t, user, store, publisher, after, setup_screen, False)
+
+
+async def more_options(query: CallbackQuery, t: Translator, user: UserRow,
+                       publisher: Publisher) -> None:
+    _edit(publisher, query, options_screen(PlaySettings.from_dict(user.settings), t))
+    await query.answer()
+
+
+async def back_to_setup(query: CallbackQuery, t: Translator, user: UserRow,
+                        publisher: Publisher) -> None:
+    _edit(publisher, query, setup_screen(PlaySettings.from_dict(user.settings), t))
+    await query.answer()
 
 
 async def start_from_setup(query: CallbackQuery, t: Translator, user: UserRow,
@@ -76,7 +100,8 @@ async def quick_play(query: CallbackQuery, t: Translator, user: UserRow,
 
 
 async def open_setup(query: CallbackQuery, t: Translator, user: UserRow) -> None:
-    screen = setup_screen(PlaySettings.from_dict(user.settings), t)
+    """⚙ Settings: the table's options, as a setup message of its own (Back leads to the rest)."""
+    screen = options_screen(PlaySettings.from_dict(user.settings), t)
     await query.message.answer(screen.text, reply_markup=screen.markup)
     await query.answer()
 
@@ -113,9 +138,11 @@ async def choose_language(query: CallbackQuery, callback_data: Lang, store: Stor
 def router() -> Router:
     r = Router(name="menus")
     on = r.callback_query.register
-    on(choose_variant, Setup.filter((F.field == SetupField.VARIANT) & F.value.in_(VARIANTS)))
+    on(choose_option, SetupOption.filter(F.func(lambda d: decode(d.field, d.value) is not None)))
     on(choose_bots, Setup.filter((F.field == SetupField.BOTS) & F.value.in_(BOT_COUNTS)))
     on(choose_level, Setup.filter((F.field == SetupField.LEVEL) & F.value.in_(LEVELS)))
+    on(more_options, Setup.filter(F.field == SetupField.MORE))
+    on(back_to_setup, Setup.filter(F.field == SetupField.BACK))
     on(start_from_setup, Setup.filter(F.field == SetupField.START))
     on(quick_play, Menu.filter(F.action.in_({MenuAction.QUICK, MenuAction.AGAIN})))
     on(open_setup, Menu.filter(F.action == MenuAction.SETUP))
