@@ -1,5 +1,12 @@
 """Engine speed: random full games per second and copy()+apply() per second.
 
+Two drivers play random games through the public surface:
+- "movers": a random seat among `acting_seats` plays a random legal action (engine.sim);
+- "all pairs": every active seat's `legal_actions` is listed at every step and a (seat, action)
+  pair is picked uniformly among all of them; with none, the clock jumps to `next_deadline`.
+  Seats with nothing to do are asked too, as an app or a search that does not know the engine's
+  shortcuts would ask them.
+
 Run: python bench/engine_bench.py [--games 2000] [--repeats 5]
 Reports the median of several repeats (machines here are shared and noisy).
 """
@@ -12,7 +19,7 @@ import statistics
 import time
 
 from engine import Game, Rules
-from engine.sim import random_game
+from engine.sim import MAX_STEPS, random_game
 
 
 def games_per_second(rules: Rules, games: int, seed: int) -> float:
@@ -20,6 +27,32 @@ def games_per_second(rules: Rules, games: int, seed: int) -> float:
     start = time.perf_counter()
     for i in range(games):
         random_game(rules, seed * 100_000 + i, rng)
+    return games / (time.perf_counter() - start)
+
+
+def all_pairs_game(rules: Rules, seed: int, rng: random.Random) -> Game:
+    """One random game: a uniform pick among every active seat's legal actions at each step."""
+    g = Game.new(rules, seed)
+    now = 0.0
+    rand = rng.random
+    for _ in range(MAX_STEPS):
+        if g.is_over:
+            return g
+        options = [(s, a) for s in g.active_seats for a in g.legal_actions(s)]
+        if options:
+            s, a = options[int(rand() * len(options))]
+            g.apply(s, a, now)
+        else:
+            now = g.next_deadline
+            g.advance(now)
+    raise RuntimeError(f"game {seed} did not end in {MAX_STEPS} steps")
+
+
+def all_pairs_per_second(rules: Rules, games: int, seed: int) -> float:
+    rng = random.Random(seed)
+    start = time.perf_counter()
+    for i in range(games):
+        all_pairs_game(rules, seed * 100_000 + i, rng)
     return games / (time.perf_counter() - start)
 
 
@@ -31,12 +64,12 @@ def copy_apply_per_second(rules: Rules, steps: int, seed: int) -> float:
         g = Game.new(rules, rng.randrange(1 << 30))
         for _ in range(rng.randrange(1, 40)):
             movers = [(s, a) for s in range(rules.players) if (a := g.legal_actions(s))]
-            if not movers or g.over:
+            if not movers or g.is_over:
                 break
             s, acts = rng.choice(movers)
             g.apply(s, rng.choice(acts), 0.0)
         movers = [(s, a) for s in range(rules.players) if (a := g.legal_actions(s))]
-        if movers and not g.over:
+        if movers and not g.is_over:
             s, acts = rng.choice(movers)
             positions.append((g, s, rng.choice(acts)))
     start = time.perf_counter()
@@ -58,6 +91,13 @@ def main() -> None:
                     for seed in range(1, a.repeats + 1)]
             print(f"random games/s  {variant:8} {players}p: median {statistics.median(runs):7.0f}"
                   f"  (min {min(runs):.0f}, max {max(runs):.0f})")
+    for variant in ("throw-in", "transfer"):
+        for players in (2, 4):
+            rules = Rules(variant=variant, players=players)
+            runs = [all_pairs_per_second(rules, a.games // players * 2, seed)
+                    for seed in range(1, a.repeats + 1)]
+            print(f"all-pairs games/s {variant:8} {players}p: median "
+                  f"{statistics.median(runs):7.0f}  (min {min(runs):.0f}, max {max(runs):.0f})")
     for variant in ("throw-in", "transfer"):
         rules = Rules(variant=variant, players=2)
         runs = [copy_apply_per_second(rules, 100_000, seed) for seed in range(1, a.repeats + 1)]

@@ -1,9 +1,26 @@
 """Durak, the card game: throw-in and transfer, 2–6 players, as a pure, deterministic engine."""
 
-from engine.actions import Action, Event, IllegalMove
+from engine.actions import Action, ActionKind, Event, EventKind, IllegalMove, Refusal
 from engine.cards import Card
-from engine.game import Game
-from engine.rules import Rules
+from engine.game import Game, Phase
+from engine.rules import AWAY_AFTER_TIMEOUTS, MAX_PLAYERS, MIN_PLAYERS, Rules, ThrowIn, Variant
 from engine.views import PlayerView
 
-__all__ = ["Action", "Card", "Event", "Game", "IllegalMove", "PlayerView", "Rules"]
+__all__ = [
+    "AWAY_AFTER_TIMEOUTS",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "Action",
+    "ActionKind",
+    "Card",
+    "Event",
+    "EventKind",
+    "Game",
+    "IllegalMove",
+    "Phase",
+    "PlayerView",
+    "Refusal",
+    "Rules",
+    "ThrowIn",
+    "Variant",
+]

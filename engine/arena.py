@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from engine.ai import get_player
 from engine.ai.driver import step
 from engine.game import Game
-from engine.rules import Rules
+from engine.rules import Rules, Variant
 
 MAX_STEPS = 5_000
 
@@ -95,7 +95,7 @@ def play_game(rules: Rules, deal_seed: str, players: list, rngs: list[random.Ran
 
     now = 0.0
     for _ in range(MAX_STEPS):
-        if g.over:
+        if g.is_over:
             break
         now = step(g, decide, now)
     return g, times
@@ -127,7 +127,7 @@ def _play_deal(deal: int) -> list[dict]:
             "rotation": r,
             "a_seats": sorted(a_set),
             "durak": g.durak,
-            "unfinished": not g.over,
+            "unfinished": not g.is_over,
             "a_times": [t for s in a_set for t in times[s]],
             "b_times": [t for s in range(n) if s not in a_set for t in times[s]],
         })
@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--b", default="normal", help="side B's player")
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--players", type=int, default=2)
-    p.add_argument("--variant", choices=("throw-in", "transfer"), default="throw-in")
+    p.add_argument("--variant", choices=tuple(map(str, Variant)), default=Variant.THROW_IN)
     p.add_argument("--deck", type=int, choices=(24, 36, 52), default=36)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--a-seats", type=int, default=1, help="seats of side A (the rest are B's)")

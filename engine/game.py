@@ -1,13 +1,22 @@
 """The game: one state object, its legal actions, its transitions and its deadlines (R1–R10).
 
-Cards are ints 0..51 and hands are bitmasks, so legal_actions/apply/copy stay cheap enough for
-computer players that simulate thousands of games per decision. Every public answer is in
-`Card`s; the ints never leave this module and `views.py`.
+Cards are ints 0..51 and hands are bitmasks (`engine/state.py` declares every field), so
+legal_actions/apply/copy stay cheap enough for computer players that simulate thousands of games
+per decision. Every public answer is in `Card`s.
+
+Each rule of who may do what is written once: `_lead_refusal`, `_thrower_seats`,
+`_answer_refusal`, `_transfers` (the reason a move is refused, or the seats it is open to) and,
+where cards matter, a card mask of what the rule allows (`table_ranks`, `beaters`,
+`_transfers`): `legal_actions` and `acting_seats` list what they allow, `apply` raises what they
+refuse, with its reason (PokerKit's verify / can / do).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from enum import StrEnum
+from typing import TYPE_CHECKING, ClassVar
 
 from engine.actions import (
     ATTACK,
@@ -17,8 +26,12 @@ from engine.actions import (
     TAKE,
     TRANSFER,
     Action,
+    ActionKind,
     Event,
+    EventKind,
     IllegalMove,
+    Refusal,
+    attack_actions,
 )
 from engine.cards import (
     CARDS,
@@ -33,13 +46,41 @@ from engine.cards import (
     mask_of,
     parse_suit,
 )
-from engine.rules import Rules
-from engine.views import PlayerView, next_due
+from engine.rules import AWAY_AFTER_TIMEOUTS, HAND_SIZE, Rules, ThrowIn, Variant
+from engine.state import SLOTS, compile_copy, dump_state, load_state
+
+if TYPE_CHECKING:
+    from engine.views import PlayerView
 
 FORMAT = 1
-HAND_SIZE = 6
-_BEATS = tuple(beats_masks(s) for s in range(4))
-_event = tuple.__new__  # Event(...) without NamedTuple's Python-level __new__
+BEATERS = tuple(beats_masks(s) for s in range(4))  # BEATERS[trump][card]
+# _event(Event, (kind, seat, card, target, to_seat, count)) is Event(...) without the
+# NamedTuple's Python-level __new__: every move makes one.
+_event = tuple.__new__
+# Enum members read on the hot path (an enum attribute costs ~50 ns on Python 3.11).
+_TRANSFER_GAME, _THROW_IN_ALL = Variant.TRANSFER, ThrowIn.ALL
+# _transfers' answers that need no arithmetic.
+_NO_TRANSFER = (Refusal.NO_TRANSFER, 0), (Refusal.NO_TRANSFER, 0)
+_NO_SHOW_TRUMP = Refusal.NO_SHOW_TRUMP, 0
+
+
+class Phase(StrEnum):
+    """Derived from the table, never stored."""
+
+    LEAD = "lead"      # the table is empty: the attacker leads
+    DEFEND = "defend"  # unbeaten cards wait for the defender
+    WINDOW = "window"  # all beaten, or Take declared: the throw-in window (R6.3)
+    OVER = "over"
+
+
+def next_due(is_over: bool, turn: float | None, window: float | None,
+             close: float | None) -> float | None:
+    """The deadline that fires next: a turn's, else the window's end or its grace (R6.3)."""
+    if is_over:
+        return None
+    if turn is not None:
+        return turn
+    return close if close is not None and (window is None or close < window) else window
 
 
 def _lowest(mask: int, trump: int) -> int:
@@ -49,8 +90,21 @@ def _lowest(mask: int, trump: int) -> int:
     return min(pool, key=lambda c: (c.rank, c.suit_index)).index
 
 
-def _card(i: int) -> str | None:
-    return None if i < 0 else str(CARDS[i])
+def _append_actions(out: list[Action], mask: int, actions: tuple[Action, ...]) -> None:
+    """Append the action of each card of `mask` (interned: no allocation)."""
+    while mask:
+        low = mask & -mask
+        out.append(actions[low.bit_length() - 1])
+        mask ^= low
+
+
+def _seats(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 def _parse_initial(ini: dict) -> tuple:
@@ -63,18 +117,12 @@ def _parse_initial(ini: dict) -> tuple:
     )
 
 
-def _strs(mask: int) -> list[str]:
-    return [str(c) for c in cards_of(mask)]
-
-
 class Game:
-    __slots__ = (
-        "_durak", "active", "atk", "attacker", "beats", "close_due", "defender", "dfn", "discard",
-        "first_round", "hands", "initial", "known", "limit", "log", "n", "nexts", "out", "over",
-        "pmask", "prevs",
-        "round_max", "rules", "seed", "shown", "stock", "taking", "throwers", "timeouts", "tmask",
-        "trump", "trump_card_i", "turn_due", "unbeaten", "window_due",
-    )
+    __slots__ = SLOTS
+
+    # engine.views sets this: views sit above the game (they read it and deal games from
+    # themselves), so the game names the type of its views without importing it.
+    view_type: ClassVar[type[PlayerView]]
 
     # ---- construction -------------------------------------------------------------------
 
@@ -105,52 +153,36 @@ class Game:
         """An explicit deal: stock[0] is drawn next, stock[-1] is the face-up trump card."""
         hands = [[Card.parse(c) for c in h] for h in hands]
         stock = [Card.parse(c) for c in stock]
-        if len(hands) != rules.players:
-            raise ValueError(f"{len(hands)} hands for a {rules.players}-player table")
-        every = [c for h in hands for c in h] + stock
-        if len(set(every)) != len(every):
-            raise ValueError("a card is dealt twice")
-        allowed = deck_mask(rules.deck)
-        if any(not allowed >> c.index & 1 for c in every):
-            raise ValueError(f"a card outside the {rules.deck}-card deck is dealt")
-        if not all(hands):
-            raise ValueError("every seat needs at least one card")
+        _check_deal(rules, hands, stock, first_attacker)
         if stock:
             if trump is not None and parse_suit(trump) != stock[-1].suit_index:
                 raise ValueError("trump must be the suit of the last stock card (R2.2)")
             trump = stock[-1].suit
         elif trump is None:
             raise ValueError("with an empty stock, name the trump suit")
-        if first_attacker is not None and first_attacker not in range(rules.players):
-            raise ValueError("first_attacker is not a seat")
         return cls._setup(rules, seed, hands, stock, SUITS[parse_suit(trump)], first_attacker, now)
 
     @classmethod
     def _setup(cls, rules, seed, hands, stock, trump, first_attacker, now, revealed=None) -> Game:
         g = object.__new__(cls)
         n = rules.players
-        g.rules, g.seed, g.n = rules, seed, n
-        g.trump = parse_suit(trump)
-        g.beats = _BEATS[g.trump]
-        g.hands = [sum(1 << c.index for c in h) for h in hands]
-        g.stock = [c.index for c in reversed(stock)]  # drawn with pop(): the next card is last
-        g.trump_card_i = g.stock[0] if g.stock else -1
-        g.discard = 0
-        g.atk, g.dfn = [], []
-        g.unbeaten = g.tmask = g.pmask = g.shown = 0
-        g.taking = g.over = False
-        g._durak = None
-        g.known = [0] * n
-        g.active = (1 << n) - 1
-        g.out = []
-        g.timeouts = [0] * n
-        g.first_round = True
-        g.log = []
-        g.defender = 0
-        g._update_seating()
+        g.rules, g.seed, g.players, g.log = rules, seed, n, []
         # The deal as dealt; spelled out as JSON only when someone asks for it (to_dict).
-        g.initial = (tuple(map(tuple, hands)), tuple(stock), SUITS[g.trump], first_attacker,
-                     now, revealed)
+        g.initial = (tuple(map(tuple, hands)), tuple(stock), trump, first_attacker, now, revealed)
+        g.trump = parse_suit(trump)
+        g.hands = [mask_of(h) for h in hands]
+        g.known = [0] * n
+        g.stock = [c.index for c in reversed(stock)]  # drawn with pop(): the next card is last
+        g.trump_card_index = g.stock[0] if g.stock else -1
+        g.discard = 0
+        g.attacks, g.defences = [], []
+        g.active = (1 << n) - 1
+        g.out_order = []
+        g.first_round, g.taking, g.passes, g.showed_trump = True, False, 0, 0
+        g.timeouts = [0] * n
+        g.is_over, g.durak = False, None
+        g.defender = 0  # until the first round starts; _derive needs one
+        g._derive()
         if revealed is not None:
             g.known[n - 1] |= 1 << revealed.index  # R2.3: the trump-deciding card is shown
         if first_attacker is None:
@@ -159,6 +191,49 @@ class Game:
                 g.known[first_attacker] |= 1 << deciding.index  # R3.1: all see the card
         g._start_round(first_attacker, now)
         return g
+
+    @classmethod
+    def from_view(cls, view: PlayerView, rng: random.Random) -> Game:
+        """A full game whose `view(view.seat)` equals `view`: the hidden cards dealt at random.
+
+        Every card the seat knows stays where it is known to be (its hand, the table, the
+        discard, cards others took, the face-up trump card at the bottom of the stock); the rest
+        are shuffled into the other hands and the stock, respecting every count. Search plays on
+        such games (determinization); they have no deal and no log of their own.
+        """
+        g = object.__new__(cls)
+        rules = view.rules
+        g.rules, g.seed, g.players, g.initial, g.log = rules, rng.random(), rules.players, None, []
+        g.hands, g.stock = _deal_hidden(view, rng)
+        g.trump = parse_suit(view.trump_suit)
+        g.known = [mask_of(k) for k in view.known]
+        g.trump_card_index = -1 if view.trump_card is None else view.trump_card.index
+        g.discard = mask_of(view.discarded)
+        g.attacks = [a.index for a, _ in view.table]
+        g.defences = [-1 if d is None else d.index for _, d in view.table]
+        g.active = sum(1 << s for s in view.active_seats)
+        g.out_order = list(view.finished_order)
+        g.attacker, g.defender = view.attacker, view.defender
+        g.first_round, g.taking = view.first_round, view.taking
+        g.round_limit, g.attack_limit = view.round_limit, view.attack_limit
+        g.passes = sum(1 << s for s in view.passed)
+        g.showed_trump = sum(1 << s for s in view.shown_trump)
+        g.turn_due, g.window_due, g.close_due = view.turn_due, view.window_due, view.close_due
+        g.timeouts = [AWAY_AFTER_TIMEOUTS if s in view.away else 0 for s in range(g.players)]
+        g.is_over, g.durak = view.is_over, view.durak
+        g._derive()
+        return g
+
+    def _derive(self) -> None:
+        """Recompute the derived fields (state.DERIVED) from the saved ones."""
+        self.beaters = BEATERS[self.trump]
+        self.unbeaten = self.defences.count(-1)
+        ranks = 0
+        for c in self.attacks + self.defences:
+            if c >= 0:
+                ranks |= RANK_CARDS[c]
+        self.table_ranks = ranks
+        self._update_seating()
 
     def _first_attacker(self) -> tuple[int, Card | None]:
         """R3.1 lowest trump; R3.2 without trumps, the lowest card, ties by suit order."""
@@ -176,11 +251,11 @@ class Game:
 
     @property
     def next_deadline(self) -> float | None:
-        return next_due(self.over, self.turn_due, self.window_due, self.close_due)
+        return next_due(self.is_over, self.turn_due, self.window_due, self.close_due)
 
     @property
     def table(self) -> list[tuple[Card, Card | None]]:
-        pairs = zip(self.atk, self.dfn, strict=True)
+        pairs = zip(self.attacks, self.defences, strict=True)
         return [(CARDS[a], CARDS[d] if d >= 0 else None) for a, d in pairs]
 
     def hand(self, seat: int) -> list[Card]:
@@ -203,49 +278,37 @@ class Game:
 
     @property
     def trump_card(self) -> Card | None:
-        return CARDS[self.trump_card_i] if self.trump_card_i >= 0 else None
+        return CARDS[self.trump_card_index] if self.trump_card_index >= 0 else None
 
     @property
     def active_seats(self) -> list[int]:
-        return [s for s in range(self.n) if self.active >> s & 1]
-
-    @property
-    def is_over(self) -> bool:
-        return self.over
-
-    @property
-    def durak(self) -> int | None:
-        return self._durak
+        return list(self.active_list)
 
     @property
     def finished_order(self) -> list[int]:
-        return list(self.out)
-
-    @property
-    def attack_limit(self) -> int:
-        return self.limit
+        return list(self.out_order)
 
     @property
     def away(self) -> frozenset[int]:
-        return frozenset(s for s, t in enumerate(self.timeouts) if t >= 2)
+        """Seats a computer plays for after consecutive time-outs (R10.2)."""
+        return frozenset(s for s, t in enumerate(self.timeouts) if t >= AWAY_AFTER_TIMEOUTS)
 
     @property
     def passed(self) -> frozenset[int]:
         """Seats whose pass currently stands (R5.4)."""
-        return frozenset(s for s in range(self.n) if self.pmask >> s & 1)
+        return frozenset(_seats(self.passes))
 
     @property
     def version(self) -> int:
         return len(self.log)
 
     @property
-    def phase(self) -> str:
-        """Derived, never stored: "lead", "defend", "window" or "over"."""
-        if self.over:
-            return "over"
-        if not self.atk:
-            return "lead"
-        return "defend" if self.unbeaten and not self.taking else "window"
+    def phase(self) -> Phase:
+        if self.is_over:
+            return Phase.OVER
+        if not self.attacks:
+            return Phase.LEAD
+        return Phase.DEFEND if self.unbeaten and not self.taking else Phase.WINDOW
 
     def reaction_delay(self, seat: int) -> float:
         """R10.3: a computer player's delay, drawn from the table's seed, so a game replays."""
@@ -253,105 +316,143 @@ class Game:
         return random.Random(f"{self.seed}/{len(self.log)}/{seat}").uniform(low, high)
 
     def view(self, seat: int) -> PlayerView:
-        return PlayerView.of(self, seat)
+        """What `seat` may see (R11)."""
+        return self.view_type.of(self, seat)
+
+    # ---- who may do what (each rule once) -----------------------------------------------
+
+    def _lead_refusal(self, seat: int) -> str | None:
+        """R5.1: the attacker leads."""
+        return None if seat == self.attacker else Refusal.NOT_YOUR_LEAD
+
+    def _thrower_seats(self) -> tuple[int, int]:
+        """R5.2-R5.4, once the lead is down: the seat masks of who may throw in (a card of a
+        rank on the table) and of who may pass (his pass stands until a new rank or a Take
+        cancels it, R6.3)."""
+        if not self.attacks:
+            return 0, 0
+        throwers = self.throwers
+        return (throwers if len(self.attacks) < self.attack_limit else 0,
+                throwers & ~self.passes)
+
+    def _thrower_refusal(self, seat: int, otherwise: str) -> str:
+        """Why `seat` is not among `_thrower_seats`: else `otherwise` (the limit, his pass)."""
+        if not self.attacks:
+            return Refusal.EMPTY_TABLE
+        if seat == self.defender:
+            return Refusal.DEFENDING
+        if not self.throwers >> seat & 1:
+            return Refusal.NOT_THROWER
+        return otherwise
+
+    def _answer_refusal(self, seat: int) -> str | None:
+        """R6.1: the defender answers unbeaten cards (beat, take or transfer), until Take (R6.2)."""
+        if seat != self.defender:
+            return Refusal.NOT_DEFENDER
+        if self.taking:
+            return Refusal.TAKING
+        if not self.unbeaten:
+            return Refusal.ALL_BEATEN if self.attacks else Refusal.EMPTY_TABLE
+        return None
+
+    def _transfers(self, seat: int) -> tuple[tuple[str | None, int], tuple[str | None, int]]:
+        """R9.1-R9.5, R9.7, for a defender whose answer is allowed: may he pass the attack on,
+        and with which cards, by laying a card and by showing a trump? ((refusal, cards) each;
+        the cards are 0 when refused.)"""
+        rules = self.rules
+        if rules.variant is not _TRANSFER_GAME:
+            return _NO_TRANSFER
+        k = len(self.attacks)
+        refusal = None
+        if self.unbeaten != k:
+            refusal = Refusal.STARTED_BEATING
+        elif self.table_ranks != RANK_CARDS[self.attacks[0]]:
+            refusal = Refusal.MIXED_RANKS
+        elif self.next_seat[seat] == seat:
+            refusal = Refusal.NO_ONE_NEXT
+        if refusal is not None:
+            return (refusal, 0), (refusal, 0)
+        cards = self.hands[seat] & self.table_ranks  # the attack's rank
+        # The receiver must answer every attack card: one more card unless one is shown (R9.2).
+        room = self.hands[self.next_seat[seat]].bit_count()
+        if k + 1 > self.round_limit:
+            by_card = Refusal.TRANSFER_LIMIT, 0
+        else:
+            by_card = (Refusal.TRANSFER_HAND, 0) if room < k + 1 else (None, cards)
+        if not rules.show_trump:
+            shown = _NO_SHOW_TRUMP
+        elif self.showed_trump >> seat & 1:
+            shown = Refusal.SHOWN_BEFORE, 0
+        else:
+            trumps = cards & SUIT_CARDS[self.trump]
+            shown = (Refusal.TRANSFER_HAND, 0) if room < k else (None, trumps)
+        return by_card, shown
 
     # ---- legal actions ------------------------------------------------------------------
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if self.is_over or seat.__class__ is not int or seat < 0 or not self.active >> seat & 1:
+            return []
+        if not self.attacks:
+            return attack_actions(self.hands[seat]) if self._lead_refusal(seat) is None else []
+        out: list[Action] = []
+        if seat == self.defender:
+            if self._answer_refusal(seat) is None:
+                self._add_answers(seat, out)
+            return out
+        may_throw_in, may_pass = self._thrower_seats()
+        cards = self.hands[seat] & self.table_ranks if may_throw_in >> seat & 1 else 0
+        while cards:
+            low = cards & -cards
+            out.append(ATTACK[low.bit_length() - 1])
+            cards ^= low
+        if may_pass >> seat & 1:
+            out.append(PASS)
+        return out
+
+    def _add_answers(self, seat: int, out: list[Action]) -> None:
+        """The defender's answers (his answer allowed): beat a card, take, or transfer."""
+        hand, beaters, defences = self.hands[seat], self.beaters, self.defences
+        for target, attack in enumerate(self.attacks):
+            if defences[target] < 0:
+                m = hand & beaters[attack]
+                while m:
+                    low = m & -m
+                    out.append(DEFEND[low.bit_length() - 1][target])
+                    m ^= low
+        out.append(TAKE)
+        # Cheap necessary conditions first (the transfer game, nothing beaten yet: R9.5); the
+        # rule itself, with its reasons, is _transfers.
+        if self.rules.variant is _TRANSFER_GAME and self.unbeaten == len(self.attacks):
+            (_, cards), (_, trumps) = self._transfers(seat)
+            if cards:
+                _append_actions(out, cards, TRANSFER)
+            if trumps:
+                _append_actions(out, trumps, SHOW_TRUMP)
 
     @property
     def acting_seats(self) -> list[int]:
         """The seats that have at least one legal action now (cheaper than asking each)."""
-        if self.over:
+        if self.is_over:
             return []
-        if not self.atk:
-            return [self.attacker]
-        m = 0
-        if self.unbeaten and not self.taking:
-            m = 1 << self.defender
-        throwers = self.throwers
-        m |= throwers & ~self.pmask
-        if len(self.atk) < self.limit:
-            tm, hands = self.tmask, self.hands
-            rest = throwers & self.pmask
-            while rest:
-                low = rest & -rest
-                if hands[low.bit_length() - 1] & tm:
-                    m |= low
-                rest ^= low
+        if not self.attacks:
+            return [self.attacker]  # only he leads (_lead_refusal)
+        may_throw_in, seats = self._thrower_seats()
+        if self._answer_refusal(self.defender) is None:
+            seats |= 1 << self.defender  # he may Take, at least
+        hands, ranks = self.hands, self.table_ranks
+        rest = may_throw_in & ~seats
+        while rest:
+            low = rest & -rest
+            if hands[low.bit_length() - 1] & ranks:
+                seats |= low
+            rest ^= low
         out = []
-        while m:
-            low = m & -m
+        while seats:
+            low = seats & -seats
             out.append(low.bit_length() - 1)
-            m ^= low
+            seats ^= low
         return out
-
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.over or seat.__class__ is not int or seat < 0 or not self.active >> seat & 1:
-            return []
-        atk = self.atk
-        hands = self.hands
-        if not atk:
-            if seat != self.attacker:
-                return []
-            out = []
-            m = hands[seat]
-            while m:
-                low = m & -m
-                out.append(ATTACK[low.bit_length() - 1])
-                m ^= low
-            return out
-        if seat == self.defender:
-            if self.taking or not self.unbeaten:
-                return []
-            hand = hands[seat]
-            beats = self.beats
-            dfn = self.dfn
-            out = []
-            for t, a in enumerate(atk):
-                if dfn[t] < 0:
-                    m = hand & beats[a]
-                    while m:
-                        low = m & -m
-                        out.append(DEFEND[low.bit_length() - 1][t])
-                        m ^= low
-            out.append(TAKE)
-            if self.rules.variant == "transfer" and self.unbeaten == len(atk):
-                self._transfers(seat, out)
-            return out
-        if not self.throwers >> seat & 1:
-            return []
-        out = []
-        if len(atk) < self.limit:
-            m = hands[seat] & self.tmask
-            while m:
-                low = m & -m
-                out.append(ATTACK[low.bit_length() - 1])
-                m ^= low
-        if not self.pmask >> seat & 1:
-            out.append(PASS)
-        return out
-
-    def _transfers(self, seat: int, out: list[Action]) -> None:
-        tm = self.tmask
-        if tm != RANK_CARDS[self.atk[0]]:
-            return
-        nxt = self.nexts[seat]
-        if nxt == seat:
-            return
-        k = len(self.atk)
-        room = self.hands[nxt].bit_count()
-        hand = self.hands[seat]
-        if k < self.round_max and room > k:
-            m = hand & tm
-            while m:
-                low = m & -m
-                out.append(TRANSFER[low.bit_length() - 1])
-                m ^= low
-        if self.rules.show_trump and not self.shown >> seat & 1 and room >= k:
-            m = hand & tm & SUIT_CARDS[self.trump]
-            while m:
-                low = m & -m
-                out.append(SHOW_TRUMP[low.bit_length() - 1])
-                m ^= low
 
     # ---- applying actions ---------------------------------------------------------------
 
@@ -361,66 +462,73 @@ class Game:
         `auto` marks a move a computer made for an away player, so it does not count as the
         player acting again (R10.2).
         """
-        if self.over:
-            raise IllegalMove("game_over", "The game is over.")
+        if self.is_over:
+            raise IllegalMove(Refusal.GAME_OVER)
         if seat.__class__ is not int or seat < 0 or not self.active >> seat & 1:
-            if not isinstance(seat, int) or not 0 <= seat < self.n:
-                raise IllegalMove("no_seat", "You have no seat at this table.")
-            raise IllegalMove("out", "You have left the game: you hold no cards.")
+            if not isinstance(seat, int) or not 0 <= seat < self.players:
+                raise IllegalMove(Refusal.NO_SEAT)
+            raise IllegalMove(Refusal.OUT)
         if action.__class__ is not Action:
             try:
                 action = Action(*action)
             except TypeError:
-                raise IllegalMove("bad_action", "That is not a move.") from None
+                raise IllegalMove(Refusal.BAD_ACTION) from None
         kind, card, target = action
-        handler = _HANDLERS.get(kind) if kind.__class__ is str else None
-        if handler is None or not (card is None or card.__class__ is Card) or (
-            target is not None and kind != "defend"
+        try:
+            handler, plays_card, aims = _SHAPES[kind]
+        except (KeyError, TypeError):
+            raise IllegalMove(Refusal.BAD_ACTION) from None
+        # A move names a card exactly when its kind plays one; only "defend" names a target.
+        if (card.__class__ is not Card if plays_card else card is not None) or (
+            target is not None and not aims
         ):
-            raise IllegalMove("bad_action", "That is not a move.")
+            raise IllegalMove(Refusal.BAD_ACTION)
         events = handler(self, seat, card, target, now)
         self.log.append(("act", seat, kind, card, target, now, auto))
         if not auto:
             self.timeouts[seat] = 0
         return events
 
-    def _check_card(self, seat: int, card: Card | None) -> int:
-        if card is None:
-            raise IllegalMove("bad_action", "That is not a move.")
+    def _refuse(self, refusal: str, **details: object) -> IllegalMove:
+        return IllegalMove(refusal, attack_limit=self.attack_limit,
+                           round_limit=self.round_limit, **details)
+
+    def _card_bit(self, seat: int, card: Card, allowed: int, refusal: str,
+                  attack: int = -1) -> int:
+        """The card's bit, if it is in the hand and among `allowed` (else `refusal`)."""
         bit = 1 << card.index
         if not self.hands[seat] & bit:
-            raise IllegalMove("not_in_hand", f"{card} is not in your hand.")
+            raise self._refuse(Refusal.NOT_IN_HAND, card=card)
+        if not allowed & bit:
+            raise self._refuse(refusal, card=card, target=CARDS[attack] if attack >= 0 else None)
         return bit
 
     def _attack(self, seat, card, target, now) -> list[Event]:
-        bit = self._check_card(seat, card)
-        if not self.atk:
-            if seat != self.attacker:
-                raise IllegalMove("not_your_lead", "It is not your turn to lead.")
+        if self.attacks:
+            if not self._thrower_seats()[0] >> seat & 1:
+                raise self._refuse(self._thrower_refusal(seat, Refusal.LIMIT))
+            allowed = self.table_ranks  # R5.2
         else:
-            if seat == self.defender:
-                raise IllegalMove("defending", "You are defending: beat the cards or take.")
-            if not self.throwers >> seat & 1:
-                raise IllegalMove("not_thrower", "Only the defender's neighbours may throw in.")
-            if len(self.atk) >= self.limit:
-                raise IllegalMove("limit", f"No more cards this round: the limit is {self.limit}.")
-            if not self.tmask & bit:
-                raise IllegalMove("rank_not_on_table", "Throw in only ranks already on the table.")
+            refusal = self._lead_refusal(seat)
+            if refusal is not None:
+                raise self._refuse(refusal)
+            allowed = self.hands[seat]
+        self._card_bit(seat, card, allowed, Refusal.RANK_NOT_ON_TABLE)
         return self._put_attack(seat, card.index, now)
 
     def _put_attack(self, seat: int, ci: int, now: float) -> list[Event]:
         bit = 1 << ci
-        lead = not self.atk
+        lead = not self.attacks
         reopens = self.unbeaten == 0 and not self.taking
         self.hands[seat] ^= bit
         self.known[seat] &= ~bit
-        self.atk.append(ci)
-        self.dfn.append(-1)
+        self.attacks.append(ci)
+        self.defences.append(-1)
         self.unbeaten += 1
-        if not self.tmask & bit:
-            self.tmask |= RANK_CARDS[ci]
-            self.pmask = 0  # R6.3: a new rank cancels passes
-        events = [_event(Event, ("attack", seat, CARDS[ci], None))]
+        if not self.table_ranks & bit:
+            self.table_ranks |= RANK_CARDS[ci]
+            self.passes = 0  # R6.3: a new rank cancels passes
+        events = [_event(Event, (EventKind.ATTACK, seat, CARDS[ci], None, None, None))]
         if not self.stock and not self.hands[seat]:
             self._maybe_leave(seat, events)
         if lead or reopens:
@@ -434,28 +542,23 @@ class Game:
         return events
 
     def _defend(self, seat, card, target, now) -> list[Event]:
-        if seat != self.defender:
-            raise IllegalMove("not_defender", "You are not defending.")
-        if self.taking:
-            raise IllegalMove("taking", "You have decided to take the cards.")
-        if not isinstance(target, int) or isinstance(target, bool) or not (
-            0 <= target < len(self.atk)
-        ):
-            raise IllegalMove("bad_target", "Choose an attack card on the table.")
-        if self.dfn[target] >= 0:
-            raise IllegalMove("already_beaten", "That card is already beaten.")
-        bit = self._check_card(seat, card)
-        attack = self.atk[target]
-        if not self.beats[attack] & bit:
-            raise IllegalMove("does_not_beat", f"{card} does not beat {CARDS[attack]}.")
+        refusal = self._answer_refusal(seat)
+        if refusal is not None:
+            raise self._refuse(refusal)
+        if target.__class__ is not int or not 0 <= target < len(self.attacks):
+            raise self._refuse(Refusal.BAD_TARGET)
+        if self.defences[target] >= 0:
+            raise self._refuse(Refusal.ALREADY_BEATEN)
+        attack = self.attacks[target]
+        bit = self._card_bit(seat, card, self.beaters[attack], Refusal.DOES_NOT_BEAT, attack)
         self.hands[seat] ^= bit
         self.known[seat] &= ~bit
-        self.dfn[target] = card.index
+        self.defences[target] = card.index
         self.unbeaten -= 1
-        if not self.tmask & bit:
-            self.tmask |= RANK_CARDS[card.index]
-            self.pmask = 0
-        events = [_event(Event, ("defend", seat, card, target))]
+        if not self.table_ranks & bit:
+            self.table_ranks |= RANK_CARDS[card.index]
+            self.passes = 0
+        events = [_event(Event, (EventKind.DEFEND, seat, card, target, None, None))]
         if not self.stock and not self.hands[seat]:
             self._maybe_leave(seat, events)
         if self.unbeaten:
@@ -465,88 +568,49 @@ class Game:
         return events
 
     def _take(self, seat, card, target, now) -> list[Event]:
-        if card is not None:
-            raise IllegalMove("bad_action", "That is not a move.")
-        if seat != self.defender:
-            raise IllegalMove("not_defender", "You are not defending.")
-        if self.taking:
-            raise IllegalMove("taking", "You have decided to take the cards.")
-        if not self.unbeaten:
-            raise IllegalMove("all_beaten", "Every card is beaten.")
+        refusal = self._answer_refusal(seat)
+        if refusal is not None:
+            raise self._refuse(refusal)
         return self._declare_take(now)
 
     def _declare_take(self, now: float) -> list[Event]:
         self.taking = True
-        self.pmask = 0  # R6.3: a take cancels passes
+        self.passes = 0  # R6.3: a take cancels passes
         self._open_window(now)
-        return [Event("take", self.defender)]
+        return [_event(Event, (EventKind.TAKE, self.defender, None, None, None, None))]
 
     def _pass(self, seat, card, target, now) -> list[Event]:
-        if card is not None:
-            raise IllegalMove("bad_action", "That is not a move.")
-        if not self.atk:
-            raise IllegalMove("empty_table", "Nothing is on the table yet.")
-        if seat == self.defender:
-            raise IllegalMove("defending", "You are defending: beat the cards or take.")
-        if not self.throwers >> seat & 1:
-            raise IllegalMove("not_thrower", "Only the defender's neighbours may throw in.")
-        if self.pmask >> seat & 1:
-            raise IllegalMove("already_passed", "You have already passed.")
-        self.pmask |= 1 << seat
+        if not self._thrower_seats()[1] >> seat & 1:
+            raise self._refuse(self._thrower_refusal(seat, Refusal.ALREADY_PASSED))
+        self.passes |= 1 << seat
         if self.window_due is not None:
             self._check_window(now)
-        return [_event(Event, ("pass", seat, None, None))]
+        return [_event(Event, (EventKind.PASS, seat, None, None, None, None))]
 
     def _transfer(self, seat, card, target, now, show: bool = False) -> list[Event]:
-        rules = self.rules
-        if rules.variant != "transfer":
-            raise IllegalMove("no_transfer", "This table plays the throw-in game: no transfers.")
-        if show and not rules.show_trump:
-            raise IllegalMove("no_show_trump", "Showing a trump to transfer is off at this table.")
-        if seat != self.defender:
-            raise IllegalMove("not_defender", "You are not defending.")
-        if self.taking:
-            raise IllegalMove("taking", "You have decided to take the cards.")
-        k = len(self.atk)
-        if not k:
-            raise IllegalMove("empty_table", "Nothing is on the table yet.")
-        if self.unbeaten != k:
-            raise IllegalMove("started_beating", "You have started beating: defend or take.")
-        bit = self._check_card(seat, card)
-        if self.tmask != RANK_CARDS[self.atk[0]]:
-            raise IllegalMove("mixed_ranks", "The attack cards must all share one rank.")
-        if not self.tmask & bit:
-            raise IllegalMove("wrong_rank", "Transfer with a card of the attack's rank.")
-        nxt = self.nexts[seat]
-        if nxt == seat:
-            raise IllegalMove("no_one_next", "There is nobody to transfer to.")
+        refusal = self._answer_refusal(seat)
+        refusal, allowed = (refusal, 0) if refusal else self._transfers(seat)[show]
+        if refusal is not None:
+            raise self._refuse(refusal)
+        wrong = (Refusal.NOT_TRUMP if show and self.table_ranks >> card.index & 1
+                 else Refusal.WRONG_RANK)
+        bit = self._card_bit(seat, card, allowed, wrong)
+        receiver = self.next_seat[seat]
         if show:
-            if card.suit_index != self.trump:
-                raise IllegalMove("not_trump", "Show a trump of the attack's rank.")
-            if self.shown >> seat & 1:
-                raise IllegalMove("shown_before", "You have already shown a trump this game.")
-            need = k
-        else:
-            if k + 1 > self.round_max:
-                raise IllegalMove("transfer_limit", f"At most {self.round_max} attack cards.")
-            need = k + 1
-        if self.hands[nxt].bit_count() < need:
-            raise IllegalMove("transfer_hand", "The next player holds too few cards.")
-        if show:
-            self.shown |= 1 << seat
+            self.showed_trump |= 1 << seat
             self.known[seat] |= bit
-            events = [Event("show_trump", seat, card, nxt)]
+            events = [_event(Event, (EventKind.SHOW_TRUMP, seat, card, None, receiver, None))]
         else:
             self.hands[seat] ^= bit
             self.known[seat] &= ~bit
-            self.atk.append(card.index)
-            self.dfn.append(-1)
+            self.attacks.append(card.index)
+            self.defences.append(-1)
             self.unbeaten += 1
-            events = [Event("transfer", seat, card, nxt)]
-        self.defender = nxt
-        self.limit = min(self.round_max, self.hands[nxt].bit_count())  # R9.4
-        self.pmask = 0
-        self.turn_due = now + rules.turn_seconds
+            events = [_event(Event, (EventKind.TRANSFER, seat, card, None, receiver, None))]
+        self.defender = receiver
+        self.attack_limit = min(self.round_limit, self.hands[receiver].bit_count())  # R9.4
+        self.passes = 0
+        self.turn_due = now + self.rules.turn_seconds
         self._update_throwers()
         self._maybe_leave(seat, events)
         return events
@@ -563,85 +627,102 @@ class Game:
         self._check_window(now)
 
     def _check_window(self, now: float) -> None:
-        """R6.3: once everyone who may throw in is done, the round closes after the grace."""
-        if self._throwers_done():
-            if self.close_due is None:
-                self.close_due = now + self.rules.close_grace_seconds
-        else:
-            self.close_due = None
-
-    def _throwers_done(self) -> bool:
-        if len(self.atk) >= self.limit:
-            return True
-        m = self.throwers & ~self.pmask
-        tm = self.tmask
-        hands = self.hands
-        while m:
-            low = m & -m
-            if hands[low.bit_length() - 1] & tm:
-                return False
-            m ^= low
-        return True
+        """R6.3: once nobody who may throw in is left (each has passed or holds no card of a
+        rank on the table, or the limit is reached), the round closes after the grace."""
+        may_throw_in, may_pass = self._thrower_seats()
+        willing = may_throw_in & may_pass
+        hands, ranks = self.hands, self.table_ranks
+        while willing:
+            low = willing & -willing
+            if hands[low.bit_length() - 1] & ranks:
+                self.close_due = None
+                return
+            willing ^= low
+        if self.close_due is None:
+            self.close_due = now + self.rules.close_grace_seconds
 
     def _update_seating(self) -> None:
         """Recompute who sits next to whom among active players, and who may throw in."""
-        n, active = self.n, self.active
-        seats = [s for s in range(n) if active >> s & 1] or list(range(n))
-        nexts, prevs = [0] * n, [0] * n
-        for seat in range(n):
-            nexts[seat] = next((s for s in seats if s > seat), seats[0])
-            prevs[seat] = next((s for s in reversed(seats) if s < seat), seats[-1])
-        self.nexts, self.prevs = nexts, prevs
+        seats = self.active_list = tuple(_seats(self.active) or range(self.players))
+        self.next_seat = [next((s for s in seats if s > seat), seats[0])
+                          for seat in range(self.players)]
         self._update_throwers()
 
     def _update_throwers(self) -> None:
+        """R5.2: everyone but the defender, or (option) his neighbours; with 3 that is all."""
         d = self.defender
-        if self.rules.throw_in == "all" or self.active.bit_count() <= 3:
+        if self.rules.throw_in is _THROW_IN_ALL or self.active.bit_count() <= 3:
             self.throwers = self.active & ~(1 << d)
         else:
-            self.throwers = (1 << self.prevs[d]) | (1 << self.nexts[d])
-            self.throwers &= ~(1 << d)
+            seats = self.active_list
+            before = next((s for s in reversed(seats) if s < d), seats[-1])
+            self.throwers = ((1 << before) | (1 << self.next_seat[d])) & ~(1 << d)
 
     def _maybe_leave(self, seat: int, events: list[Event]) -> None:
         """R8.1: with the stock empty, a player without cards is safe and leaves at once."""
         if not self.stock and not self.hands[seat] and self.active >> seat & 1:
             self.active &= ~(1 << seat)
-            self.out.append(seat)
+            self.out_order.append(seat)
             self._update_seating()
-            events.append(Event("out", seat))
+            events.append(Event(EventKind.OUT, seat))
 
     def _start_round(self, attacker: int, now: float) -> None:
         self.attacker = attacker
-        self.defender = self.nexts[attacker]
-        self.round_max = self.rules.max_attack
+        self.defender = self.next_seat[attacker]
+        self.round_limit = self.rules.max_attack
         if self.first_round:
-            self.round_max = min(self.round_max, self.rules.first_round_limit)
-        self.limit = min(self.round_max, self.hands[self.defender].bit_count())
+            self.round_limit = min(self.round_limit, self.rules.first_round_limit)
+        self.attack_limit = min(self.round_limit, self.hands[self.defender].bit_count())
         self.turn_due = now + self.rules.turn_seconds
         self.window_due = self.close_due = None
         self._update_throwers()
 
     def _close_round(self, now: float) -> list[Event]:
+        """R6.4 / R6.2: the table goes to the discard or the taker; then R7, R8 and R6.5."""
+        defender, taken = self.defender, self.taking
+        events = [self._clear_table()]
+        order = self._drawing_order()
+        if self.stock:
+            self._draw(order, events)
+        if not self.stock:
+            for seat in order:
+                self._maybe_leave(seat, events)
+        self.first_round = False
+        if self.active.bit_count() <= 1:
+            self._finish(defender, events)
+            return events
+        # R6.5: after a defence the defender leads, after a take the next one does; R8.4.
+        keeps_lead = not taken and self.active >> defender & 1
+        self._start_round(defender if keeps_lead else self.next_seat[defender], now)
+        events.append(_event(Event, (EventKind.ROUND, self.attacker, None, None, self.defender,
+                                     None)))
+        return events
+
+    def _clear_table(self) -> Event:
+        """The table to the discard (R6.4) or into the taker's hand, seen by all (R11.1)."""
         d = self.defender
-        taken = self.taking
         table = 0
-        for c in self.atk:
+        for c in self.attacks:
             table |= 1 << c
-        for c in self.dfn:
+        for c in self.defences:
             if c >= 0:
                 table |= 1 << c
-        if taken:
+        if self.taking:
             self.hands[d] |= table
-            self.known[d] |= table  # R11.1: everyone saw what he took
+            self.known[d] |= table
         else:
-            self.discard |= table  # R6.4
-        events = [Event("taken" if taken else "beaten", d, None, table.bit_count())]
-        self.atk, self.dfn = [], []
-        self.unbeaten = self.tmask = self.pmask = 0
+            self.discard |= table
+        event = _event(Event, (EventKind.TAKEN if self.taking else EventKind.BEATEN, d, None,
+                               None, None, table.bit_count()))
+        self.attacks, self.defences = [], []
+        self.unbeaten = self.table_ranks = self.passes = 0
         self.taking = False
         self.turn_due = self.window_due = self.close_due = None
-        # R7.1 / R9.6: the round's first attacker, the others clockwise, the defender last.
-        n, active, hands, stock = self.n, self.active, self.hands, self.stock
+        return event
+
+    def _drawing_order(self) -> list[int]:
+        """R7.1 / R9.6: the round's first attacker, the others clockwise, the defender last."""
+        n, active, d = self.players, self.active, self.defender
         order = []
         s = self.attacker
         for _ in range(n):
@@ -650,47 +731,40 @@ class Game:
             s = s + 1 if s + 1 < n else 0
         if active >> d & 1:
             order.append(d)
-        if stock:
-            trump_i = self.trump_card_i
-            for seat in order:
-                need = HAND_SIZE - hands[seat].bit_count()
-                if need <= 0:
-                    continue
-                drawn = stock[-need:]
-                del stock[-need:]
-                for ci in drawn:
-                    hands[seat] |= 1 << ci
-                if trump_i >= 0 and trump_i in drawn:
-                    self.known[seat] |= 1 << trump_i  # all saw who drew the face-up trump
-                    self.trump_card_i = trump_i = -1
-                events.append(_event(Event, ("draw", seat, None, len(drawn))))
-                if not stock:
-                    break
-        if not stock:
-            for seat in order:
-                self._maybe_leave(seat, events)
-        self.first_round = False
-        if self.active.bit_count() <= 1:
-            self._finish(d, events)
-            return events
-        # R6.5: after a defence the defender leads, after a take the next one does; R8.4.
-        keeps_lead = not taken and self.active >> d & 1
-        self._start_round(d if keeps_lead else self.nexts[d], now)
-        events.append(_event(Event, ("round", self.attacker, None, self.defender)))
-        return events
+        return order
+
+    def _draw(self, order: list[int], events: list[Event]) -> None:
+        """R7: up to six cards each, in `order`, while the stock lasts."""
+        hands, stock, trump_i = self.hands, self.stock, self.trump_card_index
+        for seat in order:
+            need = HAND_SIZE - hands[seat].bit_count()
+            if need <= 0:
+                continue
+            drawn = stock[-need:]
+            del stock[-need:]
+            hand = hands[seat]
+            for ci in drawn:
+                hand |= 1 << ci
+            hands[seat] = hand
+            if trump_i >= 0 and trump_i in drawn:
+                self.known[seat] |= 1 << trump_i  # all saw who drew the face-up trump
+                self.trump_card_index = trump_i = -1
+            events.append(_event(Event, (EventKind.DRAW, seat, None, None, None, len(drawn))))
+            if not stock:
+                return
 
     def _finish(self, last_defender: int, events: list[Event]) -> None:
         """R8.2 / R8.3: the last one holding cards is the durak; nobody left is a draw."""
-        self.over = True
+        self.is_over = True
         if self.active:
-            self._durak = self.active.bit_length() - 1
+            self.durak = self.active.bit_length() - 1
         elif self.rules.no_draws:
-            self._durak = last_defender
-            self.out.remove(last_defender)
+            self.durak = last_defender
+            self.out_order.remove(last_defender)
         else:
-            self._durak = None
+            self.durak = None
         self.turn_due = self.window_due = self.close_due = None
-        events.append(Event("over", self._durak))
+        events.append(Event(EventKind.OVER, self.durak))
 
     # ---- time ---------------------------------------------------------------------------
 
@@ -706,19 +780,19 @@ class Game:
     def _fire(self, due: float) -> list[Event]:
         self.log.append(("tick", due))
         if self.turn_due is not None:
-            if not self.atk:
+            if not self.attacks:
                 seat = self.attacker
                 self.timeouts[seat] += 1
                 lead = _lowest(self.hands[seat], self.trump)
-                return [Event("timeout", seat), *self._put_attack(seat, lead, due)]
+                return [Event(EventKind.TIMEOUT, seat), *self._put_attack(seat, lead, due)]
             seat = self.defender
             self.timeouts[seat] += 1
-            return [Event("timeout", seat), *self._declare_take(due)]
+            return [Event(EventKind.TIMEOUT, seat), *self._declare_take(due)]
         return self._close_round(due)
 
     def postpone(self, seconds: float) -> None:
         """Move every running deadline later (R10.4: downtime is nobody's lost turn)."""
-        if self.over or seconds <= 0:
+        if self.is_over or seconds <= 0:
             return
         self.log.append(("postpone", seconds))
         self._shift(seconds)
@@ -733,28 +807,9 @@ class Game:
 
     # ---- copying and serialisation ------------------------------------------------------
 
-    def copy(self, with_log: bool = True) -> Game:
-        """An independent game; search copies without the log (it never replays)."""
-        g = object.__new__(Game)
-        g.rules, g.seed, g.n = self.rules, self.seed, self.n
-        g.trump, g.beats = self.trump, self.beats
-        g.trump_card_i, g.discard, g.unbeaten = self.trump_card_i, self.discard, self.unbeaten
-        g.tmask, g.pmask, g.shown, g.active = self.tmask, self.pmask, self.shown, self.active
-        g.taking, g.over, g._durak = self.taking, self.over, self._durak
-        g.attacker, g.defender, g.limit = self.attacker, self.defender, self.limit
-        g.round_max, g.first_round, g.throwers = self.round_max, self.first_round, self.throwers
-        g.turn_due, g.window_due, g.close_due = self.turn_due, self.window_due, self.close_due
-        # Seating lists and the initial deal are replaced, never mutated: safe to share.
-        g.nexts, g.prevs, g.initial = self.nexts, self.prevs, self.initial
-        g.hands = self.hands[:]
-        g.stock = self.stock[:]
-        g.atk = self.atk[:]
-        g.dfn = self.dfn[:]
-        g.known = self.known[:]
-        g.out = self.out[:]
-        g.timeouts = self.timeouts[:]
-        g.log = self.log[:] if with_log else []
-        return g
+    copy: Callable[..., Game] = compile_copy(
+        "An independent game; search copies without the log (it never replays)."
+    )
 
     def to_dict(self, log: bool = True) -> dict:
         """JSON-safe snapshot; `log=False` leaves out the log (a store keeps it row by row)."""
@@ -763,31 +818,7 @@ class Game:
             "rules": self.rules.to_dict(),
             "seed": self.seed,
             "initial": self._initial_json(),
-            "state": {
-                "hands": [_strs(h) for h in self.hands],
-                "stock": [str(CARDS[c]) for c in reversed(self.stock)],
-                "trump": SUITS[self.trump],
-                "trump_card": _card(self.trump_card_i),
-                "discard": _strs(self.discard),
-                "table": [[_card(a), _card(d)] for a, d in zip(self.atk, self.dfn, strict=True)],
-                "attacker": self.attacker,
-                "defender": self.defender,
-                "limit": self.limit,
-                "round_max": self.round_max,
-                "first_round": self.first_round,
-                "taking": self.taking,
-                "passed": self.pmask,
-                "shown": self.shown,
-                "active": self.active,
-                "out": list(self.out),
-                "over": self.over,
-                "durak": self._durak,
-                "turn_due": self.turn_due,
-                "window_due": self.window_due,
-                "close_due": self.close_due,
-                "timeouts": list(self.timeouts),
-                "known": [_strs(k) for k in self.known],
-            },
+            "state": dump_state(self),
         }
         if log:
             d["log"] = [self.entry_to_json(e) for e in self.log]
@@ -811,7 +842,8 @@ class Game:
         """One log entry as JSON-safe data (what the store appends per action)."""
         if e[0] == "act":
             _, seat, kind, card, target, now, auto = e
-            return ["act", seat, kind, None if card is None else str(card), target, now, auto]
+            return ["act", seat, str(kind), None if card is None else str(card), target, now,
+                    auto]
         return list(e)
 
     @classmethod
@@ -820,43 +852,16 @@ class Game:
         try:
             if d.get("format") != FORMAT:
                 raise ValueError(f"unknown snapshot format {d.get('format')!r}")
-            rules = Rules.from_dict(d["rules"])
-            s = d["state"]
             g = object.__new__(cls)
-            g.rules, g.seed, g.n = rules, d["seed"], rules.players
+            g.rules = Rules.from_dict(d["rules"])
+            g.seed, g.players = d["seed"], g.rules.players
             g.initial = _parse_initial(d["initial"])
-            g.trump = parse_suit(s["trump"])
-            g.beats = _BEATS[g.trump]
-            g.hands = [mask_of(h) for h in s["hands"]]
-            g.stock = [Card.parse(c).index for c in reversed(s["stock"])]
-            g.trump_card_i = -1 if s["trump_card"] is None else Card.parse(s["trump_card"]).index
-            g.discard = mask_of(s["discard"])
-            g.atk = [Card.parse(a).index for a, _ in s["table"]]
-            g.dfn = [-1 if b is None else Card.parse(b).index for _, b in s["table"]]
-            g.unbeaten = g.dfn.count(-1)
-            g.tmask = 0
-            for c in g.atk + g.dfn:
-                if c >= 0:
-                    g.tmask |= RANK_CARDS[c]
-            for name, slot in (("attacker", "attacker"), ("defender", "defender"),
-                               ("limit", "limit"), ("round_max", "round_max"),
-                               ("passed", "pmask"), ("shown", "shown"), ("active", "active")):
-                value = s[name]
-                if not isinstance(value, int) or value < 0:
-                    raise ValueError(f"bad {name}")
-                setattr(g, slot, value)
-            g.first_round, g.taking, g.over = bool(s["first_round"]), bool(s["taking"]), bool(
-                s["over"])
-            g.out = [int(x) for x in s["out"]]
-            g._durak = s["durak"]
-            g.turn_due, g.window_due, g.close_due = s["turn_due"], s["window_due"], s["close_due"]
-            g.timeouts = [int(x) for x in s["timeouts"]]
-            g.known = [mask_of(k) for k in s["known"]]
+            load_state(g, d["state"])
             g.log = [cls._entry_from_json(e) for e in d["log"]]
         except (KeyError, TypeError, AttributeError, IndexError) as exc:
             raise ValueError(f"damaged game snapshot: {exc!r}") from exc
         g._validate()
-        g._update_seating()
+        g._derive()
         return g
 
     @staticmethod
@@ -870,11 +875,11 @@ class Game:
         raise ValueError(f"unknown log entry {e!r}")
 
     def _validate(self) -> None:
-        n = self.n
+        n = self.players
         if len(self.hands) != n or len(self.known) != n or len(self.timeouts) != n:
             raise ValueError("damaged game snapshot: seat count")
         zones = [*self.hands, self.discard, *(1 << c for c in self.stock),
-                 *(1 << c for c in self.atk + self.dfn if c >= 0)]
+                 *(1 << c for c in self.attacks + self.defences if c >= 0)]
         seen = 0
         for z in zones:
             if seen & z:
@@ -906,11 +911,52 @@ class Game:
             self.postpone(e[1])
 
 
-_HANDLERS = {
-    "attack": Game._attack,
-    "defend": Game._defend,
-    "transfer": Game._transfer,
-    "show_trump": Game._show_trump,
-    "take": Game._take,
-    "pass": Game._pass,
+def _check_deal(rules: Rules, hands: list[list[Card]], stock: list[Card],
+                first_attacker: int | None) -> None:
+    if len(hands) != rules.players:
+        raise ValueError(f"{len(hands)} hands for a {rules.players}-player table")
+    every = [c for h in hands for c in h] + stock
+    if len(set(every)) != len(every):
+        raise ValueError("a card is dealt twice")
+    allowed = deck_mask(rules.deck)
+    if any(not allowed >> c.index & 1 for c in every):
+        raise ValueError(f"a card outside the {rules.deck}-card deck is dealt")
+    if not all(hands):
+        raise ValueError("every seat needs at least one card")
+    if first_attacker is not None and first_attacker not in range(rules.players):
+        raise ValueError("first_attacker is not a seat")
+
+
+def _deal_hidden(view: PlayerView, rng: random.Random) -> tuple[list[int], list[int]]:
+    """Hands and stock for a game consistent with `view`: its unseen cards shuffled in."""
+    hidden = list(view.unseen)
+    rng.shuffle(hidden)
+    hands = []
+    pos = 0
+    for seat, count in enumerate(view.hand_counts):
+        if seat == view.seat:
+            hands.append(mask_of(view.hand))
+            continue
+        need = count - len(view.known[seat])
+        if need < 0:
+            raise ValueError("view is inconsistent: more known cards than cards in a hand")
+        hands.append(mask_of(view.known[seat]) | mask_of(hidden[pos:pos + need]))
+        pos += need
+    rest = hidden[pos:]
+    if len(rest) != view.stock_count - (view.trump_card is not None):
+        raise ValueError("view is inconsistent: hidden cards do not fill the stock")
+    stock = [c.index for c in rest]  # the next drawn last, as in Game
+    if view.trump_card is not None:
+        stock.insert(0, view.trump_card.index)
+    return hands, stock
+
+
+# Each kind of move: its handler, whether it plays a card, whether it names a target.
+_SHAPES: dict[str, tuple[Callable[..., list[Event]], bool, bool]] = {
+    ActionKind.ATTACK: (Game._attack, True, False),
+    ActionKind.DEFEND: (Game._defend, True, True),
+    ActionKind.TRANSFER: (Game._transfer, True, False),
+    ActionKind.SHOW_TRUMP: (Game._show_trump, True, False),
+    ActionKind.TAKE: (Game._take, False, False),
+    ActionKind.PASS: (Game._pass, False, False),
 }

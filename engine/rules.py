@@ -2,20 +2,38 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import asdict, dataclass, replace
+from enum import StrEnum
 
-VARIANTS = ("throw-in", "transfer")
-THROW_IN = ("all", "neighbours")
+MIN_PLAYERS = 2
+MAX_PLAYERS = 6          # R1.2; an app seats at most MAX_PLAYERS - 1 computer opponents
+HAND_SIZE = 6            # R2.1, R7.1
+AWAY_AFTER_TIMEOUTS = 2  # R10.2: consecutive time-outs that mark a player away
+MAX_ATTACK = 6           # R5.3: attack cards in one round, at most
+DECKS = (24, 36, 52)     # R1.1
+SMALL_DECK_PLAYERS = 4   # R1.1: a 24-card deck seats at most this many
+TIMERS = ("throw_in_seconds", "close_grace_seconds", "turn_seconds")
+
+
+class Variant(StrEnum):
+    THROW_IN = "throw-in"
+    TRANSFER = "transfer"   # R9
+
+
+class ThrowIn(StrEnum):
+    ALL = "all"                # R5.2: every active player but the defender
+    NEIGHBOURS = "neighbours"  # only the defender's two neighbours
 
 
 @dataclass(frozen=True)
 class Rules:
-    variant: str = "throw-in"
+    variant: str = Variant.THROW_IN
     players: int = 2
     deck: int = 36
-    max_attack: int = 6
-    first_round_limit: int = 6
-    throw_in: str = "all"
+    max_attack: int = MAX_ATTACK
+    first_round_limit: int = MAX_ATTACK
+    throw_in: str = ThrowIn.ALL
     show_trump: bool = False
     throw_in_seconds: float = 8.0
     close_grace_seconds: float = 1.0
@@ -25,38 +43,58 @@ class Rules:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "bot_delay", tuple(self.bot_delay))
+        # Kept as enum members; a value outside the enum stays as given and is reported below.
+        for name, enum in (("variant", Variant), ("throw_in", ThrowIn)):
+            with suppress(ValueError):
+                object.__setattr__(self, name, enum(getattr(self, name)))
+        problems = [
+            *self._table_problems(),
+            *self._limit_problems(),
+            *self._option_problems(),
+            *self._timer_problems(),
+        ]
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    def _table_problems(self) -> list[str]:
         problems = []
-        if self.variant not in VARIANTS:
-            problems.append(f"variant must be one of {VARIANTS}")
-        if self.deck not in (24, 36, 52):
+        if not isinstance(self.variant, Variant):
+            problems.append(f"variant must be one of {tuple(map(str, Variant))}")
+        if self.deck not in DECKS:
             problems.append("deck must be 24, 36 or 52")
-        if not (isinstance(self.players, int) and 2 <= self.players <= 6):
-            problems.append("players must be 2 to 6")
-        elif self.deck == 24 and self.players > 4:
-            problems.append("a 24-card deck seats at most 4 players (R1.1)")
-        if not (isinstance(self.max_attack, int) and 1 <= self.max_attack <= 6):
-            problems.append("max_attack must be 1 to 6")
-        if not (isinstance(self.first_round_limit, int) and 1 <= self.first_round_limit <= 6):
-            problems.append("first_round_limit must be 1 to 6")
-        if self.throw_in not in THROW_IN:
-            problems.append(f"throw_in must be one of {THROW_IN}")
+        if not (isinstance(self.players, int) and MIN_PLAYERS <= self.players <= MAX_PLAYERS):
+            problems.append(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}")
+        elif self.deck == 24 and self.players > SMALL_DECK_PLAYERS:
+            problems.append(f"a 24-card deck seats at most {SMALL_DECK_PLAYERS} players (R1.1)")
+        return problems
+
+    def _limit_problems(self) -> list[str]:
+        return [f"{name} must be 1 to {MAX_ATTACK}"
+                for name in ("max_attack", "first_round_limit")
+                if not (isinstance(getattr(self, name), int)
+                        and 1 <= getattr(self, name) <= MAX_ATTACK)]
+
+    def _option_problems(self) -> list[str]:
+        if not isinstance(self.throw_in, ThrowIn):
+            return [f"throw_in must be one of {tuple(map(str, ThrowIn))}"]
         if not isinstance(self.show_trump, bool) or not isinstance(self.no_draws, bool):
-            problems.append("show_trump and no_draws must be booleans")
-        elif self.show_trump and self.variant != "transfer":
-            problems.append("show_trump belongs to the transfer game (R9.7)")
-        for name in ("throw_in_seconds", "close_grace_seconds", "turn_seconds"):
-            value = getattr(self, name)
-            if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
-                problems.append(f"{name} must be a positive number")
+            return ["show_trump and no_draws must be booleans"]
+        if self.show_trump and self.variant != Variant.TRANSFER:
+            return ["show_trump belongs to the transfer game (R9.7)"]
+        return []
+
+    def _timer_problems(self) -> list[str]:
+        problems = [f"{name} must be a positive number" for name in TIMERS
+                    if not _positive_number(getattr(self, name))]
         low_high = self.bot_delay
         if (len(low_high) != 2 or not all(isinstance(x, int | float) for x in low_high)
                 or not 0 <= low_high[0] <= low_high[1]):
             problems.append("bot_delay must be (low, high) with 0 <= low <= high")
-        if problems:
-            raise ValueError("; ".join(problems))
+        return problems
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        d["variant"], d["throw_in"] = str(self.variant), str(self.throw_in)
         d["bot_delay"] = list(self.bot_delay)
         return d
 
@@ -73,3 +111,7 @@ class Rules:
             turn_seconds=self.turn_seconds * factor,
             bot_delay=(self.bot_delay[0] * factor, self.bot_delay[1] * factor),
         )
+
+
+def _positive_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0

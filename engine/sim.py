@@ -7,7 +7,7 @@ import random
 import time
 
 from engine.game import Game
-from engine.rules import Rules
+from engine.rules import Rules, Variant
 
 MAX_STEPS = 20_000
 
@@ -23,7 +23,7 @@ def random_game(rules: Rules, seed: int, rng: random.Random, wait_chance: float 
     now = 0.0
     rand = rng.random
     for _ in range(MAX_STEPS):
-        if g.over:
+        if g.is_over:
             return g
         movers = g.acting_seats
         if not movers or rand() < wait_chance:
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="Play random Durak games and summarise them.")
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--players", type=int, default=2)
-    p.add_argument("--variant", choices=("throw-in", "transfer"), default="throw-in")
+    p.add_argument("--variant", choices=tuple(map(str, Variant)), default=Variant.THROW_IN)
     p.add_argument("--deck", type=int, choices=(24, 36, 52), default=36)
     p.add_argument("--seed", type=int, default=1)
     a = p.parse_args(argv)

@@ -1,27 +1,17 @@
-"""What one seat may see (R11): the only thing renderers and computer players work from."""
+"""What one seat may see (R11): the only thing renderers and computer players work from.
+
+Views sit above the game: they read it, and deal games consistent with themselves
+(`sample`). The game hands out views through `Game.view_type`, set at the end of this module.
+"""
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from engine.cards import CARDS, Card, cards_of, deck_mask
-
-if TYPE_CHECKING:
-    import random
-
-    from engine.game import Game
-    from engine.rules import Rules
-
-
-def next_due(over: bool, turn: float | None, window: float | None,
-             close: float | None) -> float | None:
-    """The deadline that fires next: a turn's, else the window's end or its grace (R6.3)."""
-    if over:
-        return None
-    if turn is not None:
-        return turn
-    return close if close is not None and (window is None or close < window) else window
+from engine.game import Game, Phase, next_due
+from engine.rules import Rules
 
 
 @dataclass(frozen=True)
@@ -41,7 +31,7 @@ class PlayerView:
     # Cards this seat watched go to the discard pile. The pile is face down (R11.2) and is shown
     # only as a count, but a player who was at the table remembers what was beaten.
     discarded: tuple[Card, ...]
-    phase: str                       # "lead", "defend", "window", "over"
+    phase: Phase
     attacker: int
     defender: int
     active_seats: tuple[int, ...]
@@ -49,8 +39,8 @@ class PlayerView:
     throwers: tuple[int, ...]        # seats that may throw in this round
     taking: bool
     passed: frozenset[int]
-    attack_limit: int
-    round_max: int
+    attack_limit: int                # attack cards allowed this round, now (R5.3, R9.4)
+    round_limit: int                 # ... before counting the defender's hand
     first_round: bool
     shown_trump: frozenset[int]      # seats that have used show-trump (R9.7)
     away: frozenset[int]
@@ -78,19 +68,19 @@ class PlayerView:
             attacker=g.attacker,
             defender=g.defender,
             active_seats=tuple(g.active_seats),
-            finished_order=tuple(g.out),
-            throwers=tuple(s for s in range(g.n) if g.throwers >> s & 1),
+            finished_order=tuple(g.out_order),
+            throwers=tuple(s for s in range(g.players) if g.throwers >> s & 1),
             taking=g.taking,
             passed=g.passed,
-            attack_limit=g.limit,
-            round_max=g.round_max,
+            attack_limit=g.attack_limit,
+            round_limit=g.round_limit,
             first_round=g.first_round,
-            shown_trump=frozenset(s for s in range(g.n) if g.shown >> s & 1),
+            shown_trump=frozenset(s for s in range(g.players) if g.showed_trump >> s & 1),
             away=g.away,
             turn_due=g.turn_due,
             window_due=g.window_due,
             close_due=g.close_due,
-            is_over=g.over,
+            is_over=g.is_over,
             durak=g.durak,
         )
 
@@ -110,9 +100,7 @@ class PlayerView:
 
     def sample(self, rng: random.Random) -> Game:
         """A full game consistent with this view: hidden cards dealt at random (for search)."""
-        from engine.sampling import sample_game
-
-        return sample_game(self, rng)
+        return Game.from_view(self, rng)
 
     def to_dict(self) -> dict:
         def cs(cards):
@@ -130,7 +118,7 @@ class PlayerView:
             "hand_counts": list(self.hand_counts),
             "known": [cs(k) for k in self.known],
             "discarded": cs(self.discarded),
-            "phase": self.phase,
+            "phase": str(self.phase),
             "attacker": self.attacker,
             "defender": self.defender,
             "active_seats": list(self.active_seats),
@@ -139,7 +127,7 @@ class PlayerView:
             "taking": self.taking,
             "passed": sorted(self.passed),
             "attack_limit": self.attack_limit,
-            "round_max": self.round_max,
+            "round_limit": self.round_limit,
             "first_round": self.first_round,
             "shown_trump": sorted(self.shown_trump),
             "away": sorted(self.away),
@@ -149,3 +137,6 @@ class PlayerView:
             "is_over": self.is_over,
             "durak": self.durak,
         }
+
+
+Game.view_type = PlayerView

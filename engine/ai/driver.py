@@ -28,20 +28,20 @@ Decide = Callable[[Game, int, list[Action]], Action]
 
 def seats_to_ask(g: Game) -> list[int]:
     """The seats that should decide now, in the order they are asked (see the module text)."""
-    if g.over:
+    if g.is_over:
         return []
-    if not g.atk:
+    if not g.attacks:
         return [g.attacker]
     if g.unbeaten and not g.taking:
         return [g.defender]
-    if len(g.atk) >= g.limit:
+    if len(g.attacks) >= g.attack_limit:
         return []
     out = []
-    n, tm, hands = g.n, g.tmask, g.hands
-    willing = g.throwers & ~g.pmask
+    n, ranks, hands = g.players, g.table_ranks, g.hands
+    willing = g.throwers & ~g.passes
     s = g.attacker
     for _ in range(n):
-        if willing >> s & 1 and hands[s] & tm:
+        if willing >> s & 1 and hands[s] & ranks:
             out.append(s)
         s = s + 1 if s + 1 < n else 0
     return out
@@ -68,7 +68,7 @@ def play_out(g: Game, decide: Decide, now: float = 0.0, max_steps: int = MAX_STE
     takes and transfers for ever. Callers score a game cut short as a draw.
     """
     for _ in range(max_steps):
-        if g.over:
+        if g.is_over:
             return True
         now = step(g, decide, now)
-    return g.over
+    return g.is_over

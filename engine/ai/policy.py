@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from engine.actions import ATTACK, DEFEND, PASS, TAKE, Action
+from engine.actions import ATTACK, DEFEND, PASS, TAKE, Action, ActionKind
 from engine.cards import RANK_CARDS, SUIT_CARDS, deck_mask
 from engine.game import Game
 
@@ -76,15 +76,15 @@ def _cheapest(mask: int, trump_mask: int) -> int:
 def unseen_mask(g: Game, seat: int) -> int:
     """Cards `seat` cannot place: in other hands beyond the known ones, or hidden in the stock."""
     seen = g.hands[seat] | g.discard
-    for c in g.atk:
+    for c in g.attacks:
         seen |= 1 << c
-    for c in g.dfn:
+    for c in g.defences:
         if c >= 0:
             seen |= 1 << c
     for k in g.known:
         seen |= k
-    if g.trump_card_i >= 0:
-        seen |= 1 << g.trump_card_i
+    if g.trump_card_index >= 0:
+        seen |= 1 << g.trump_card_index
     return _DECKS[g.rules.deck] & ~seen
 
 
@@ -98,7 +98,7 @@ def _may_hold(g: Game, seat: int, other: int) -> int:
 def normal_action(g: Game, seat: int, legal: list[Action], rng: random.Random | None = None,
                   style: Style = NORMAL) -> Action:
     """A solid heuristic move; deterministic (the search pairs its playouts on that)."""
-    if not g.atk:
+    if not g.attacks:
         action = _lead(g, seat, style)
     elif seat == g.defender:
         action = _defend(g, seat, legal, style)
@@ -107,21 +107,23 @@ def normal_action(g: Game, seat: int, legal: list[Action], rng: random.Random | 
     # Defensive: a caller may offer a subset (a standing pass leaves no PASS to choose).
     if action in legal:
         return action
-    return next((a for a in legal if a.kind != "pass"), legal[0]) if action is PASS else legal[0]
+    if action is PASS:
+        return next((a for a in legal if a.kind != ActionKind.PASS), legal[0])
+    return legal[0]
 
 
 def _lead(g: Game, seat: int, style: Style) -> Action:
     trump = g.trump
-    tmask = SUIT_CARDS[trump]
+    trumps = SUIT_CARDS[trump]
     hand = g.hands[seat]
     stock = len(g.stock)
     late = stock <= style.late_stock
-    pool = hand & ~tmask if not late and hand & ~tmask else hand
+    pool = hand & ~trumps if not late and hand & ~trumps else hand
     sure = 0
     if late:
-        beats = g.beats
+        beaters = g.beaters
         may = _may_hold(g, seat, g.defender)
-        sure = sum(1 << c for c in _bits(pool) if not beats[c] & may)
+        sure = sum(1 << c for c in _bits(pool) if not beaters[c] & may)
     pair_bonus = style.endgame_pair_bonus if stock == 0 else style.pair_bonus
     best, best_score = -1, 1e9
     for c in _bits(pool):
@@ -141,29 +143,29 @@ def plan_defence(g: Game, seat: int, style: Style = NORMAL) -> list[tuple[int, i
     that rank too.
     """
     hand = g.hands[seat]
-    beats = g.beats
+    beaters = g.beaters
     trump = g.trump
-    tmask = SUIT_CARDS[trump]
-    todo = [(t, a) for t, (a, d) in enumerate(zip(g.atk, g.dfn, strict=True)) if d < 0]
-    open_ranks = g.tmask
+    trumps = SUIT_CARDS[trump]
+    todo = [(t, a) for t, (a, d) in enumerate(zip(g.attacks, g.defences, strict=True)) if d < 0]
+    open_ranks = g.table_ranks
     unseen = unseen_mask(g, seat) if style.new_rank_cost else 0
     plan = []
     while todo:
         best_i, best_n = 0, 99
         for i, (_, a) in enumerate(todo):
-            n = (hand & beats[a]).bit_count()
+            n = (hand & beaters[a]).bit_count()
             if n < best_n or (n == best_n and value(a, trump) > value(todo[best_i][1], trump)):
                 best_i, best_n = i, n
         if best_n == 0:
             return None
         t, a = todo.pop(best_i)
-        options = hand & beats[a]
+        options = hand & beaters[a]
         if style.new_rank_cost and options & (options - 1):
             b = min(_bits(options), key=lambda c: value(c, trump) + (
                 0 if open_ranks >> c & 1 else style.new_rank_cost
                 * (unseen & RANK_CARDS[c]).bit_count()))
         else:
-            b = _cheapest(options, tmask)
+            b = _cheapest(options, trumps)
         hand &= ~(1 << b)
         open_ranks |= RANK_CARDS[b]
         plan.append((t, b))
@@ -175,8 +177,8 @@ def _defend(g: Game, seat: int, legal: list[Action], style: Style) -> Action:
     mean = _MEAN[g.rules.deck]
     stock = len(g.stock)
     plan = plan_defence(g, seat, style)
-    transfers = [a for a in legal if a.kind == "transfer"]
-    shows = [a for a in legal if a.kind == "show_trump"]
+    transfers = [a for a in legal if a.kind == ActionKind.TRANSFER]
+    shows = [a for a in legal if a.kind == ActionKind.SHOW_TRUMP]
     cost = None
     if plan is not None:
         # Spending a card costs what it is worth above an average card (it is replaced from
@@ -205,50 +207,51 @@ def _should_take(g: Game, cost: float, stock: int, mean: float, style: Style) ->
     the stock runs out, since fewer draws are skipped.
     """
     trump = g.trump
-    table = [*g.atk, *(c for c in g.dfn if c >= 0)]
+    table = [*g.attacks, *(c for c in g.defences if c >= 0)]
     gained = sum(value(c, trump) - mean for c in table)
     burden = style.card_burden + max(0, 6 - stock) * style.burden_growth
     return cost + gained > len(table) * burden + style.tempo
 
 
 def _throw_in(g: Game, seat: int, style: Style) -> Action:
-    cands = g.hands[seat] & g.tmask
-    if not cands or len(g.atk) >= g.limit:
+    cands = g.hands[seat] & g.table_ranks
+    if not cands or len(g.attacks) >= g.attack_limit:
         return PASS
     stock = len(g.stock)
-    tmask = SUIT_CARDS[g.trump]
+    trumps = SUIT_CARDS[g.trump]
     if stock <= style.throw_all_stock:
         pool = cands  # endgame: every card out of the hand counts
     else:
         limit = style.throw_to_taker if g.taking else style.throw_to_defender
         if stock <= style.late_stock:
             limit += style.late_throw_extra
-        pool = sum(1 << c for c in _bits(cands & ~tmask) if c % 13 <= limit)
+        pool = sum(1 << c for c in _bits(cands & ~trumps) if c % 13 <= limit)
     if not pool:
         return PASS
-    return ATTACK[_cheapest(pool, tmask)]
+    return ATTACK[_cheapest(pool, trumps)]
 
 
 # ---- easy ------------------------------------------------------------------------------------
 
 def easy_action(g: Game, seat: int, legal: list[Action], rng: random.Random) -> Action:
     """A beginner: any sensible move at random — keeps trumps for last, takes only when stuck."""
-    tmask = SUIT_CARDS[g.trump]
+    trumps = SUIT_CARDS[g.trump]
     kinds: dict[str, list[Action]] = {}
     for a in legal:
         kinds.setdefault(a.kind, []).append(a)
-    if not g.atk:
-        leads = kinds["attack"]
-        plain = [a for a in leads if not tmask >> a.card.index & 1]
+    if not g.attacks:
+        leads = kinds[ActionKind.ATTACK]
+        plain = [a for a in leads if not trumps >> a.card.index & 1]
         return rng.choice(plain or leads)
     if seat == g.defender:
-        moves = kinds.get("transfer", []) if rng.random() < 0.5 else []
-        moves = moves or kinds.get("defend", [])
-        plain = [a for a in moves if not tmask >> a.card.index & 1]
+        moves = kinds.get(ActionKind.TRANSFER, []) if rng.random() < 0.5 else []
+        moves = moves or kinds.get(ActionKind.DEFEND, [])
+        plain = [a for a in moves if not trumps >> a.card.index & 1]
         if plain or moves:
             return rng.choice(plain or moves)
-        return kinds.get("take", legal)[0]
-    throws = [a for a in kinds.get("attack", []) if not (g.stock and tmask >> a.card.index & 1)]
-    if throws and (rng.random() < 0.5 or "pass" not in kinds):
+        return kinds.get(ActionKind.TAKE, legal)[0]
+    throws = [a for a in kinds.get(ActionKind.ATTACK, [])
+              if not (g.stock and trumps >> a.card.index & 1)]
+    if throws and (rng.random() < 0.5 or ActionKind.PASS not in kinds):
         return rng.choice(throws)
-    return kinds["pass"][0] if "pass" in kinds else rng.choice(legal)
+    return kinds[ActionKind.PASS][0] if ActionKind.PASS in kinds else rng.choice(legal)

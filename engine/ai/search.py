@@ -57,7 +57,7 @@ def playout(g: Game, seat: int, rng: random.Random | None = None, noise: float =
     """
     legal_of = g.legal_actions
     for _ in range(PLAYOUT_STEPS):
-        if g.over:
+        if g.is_over:
             return reward(g, seat)
         if not g.active >> seat & 1 and g.active & (g.active - 1):
             return 1.0  # out of cards while two others still play: safe
@@ -114,15 +114,10 @@ class Solver:
         return best_a, best_v
 
     def value(self, g: Game, alpha: float, beta: float) -> float:
-        while not g.over:
-            seats = seats_to_ask(g)
-            if seats:
-                break
-            g.advance(max(0.0, g.next_deadline))
-        if g.over:
+        seats = _settle(g)
+        if g.is_over:
             return reward(g, self.seat)
-        key = (tuple(g.hands), tuple(g.atk), tuple(g.dfn), g.attacker, g.defender, g.taking,
-               g.pmask, g.limit, g.round_max, g.active, g.shown)
+        key = _position(g)
         if key in self.line or len(self.line) > MAX_LINE:
             return 0.5
         lo, hi = self.table.get(key, (0.0, 1.0))
@@ -131,39 +126,65 @@ class Solver:
         if hi <= alpha:
             return hi
         alpha, beta = max(alpha, lo), min(beta, hi)
+        self._count_node()
+        self.line.add(key)
+        try:
+            best = self._best_child(g, seats[0], alpha, beta)
+        finally:
+            self.line.discard(key)
+        self._store(key, best, alpha, beta, lo, hi)
+        return best
+
+    def _count_node(self) -> None:
         self.nodes += 1
         if not self.nodes & 255 and (time.perf_counter() > self.deadline or (
                 self.max_nodes is not None and self.nodes > self.max_nodes)):
             raise _OutOfTime
-        s = seats[0]
-        legal = g.legal_actions(s)
+
+    def _best_child(self, g: Game, s: int, alpha: float, beta: float) -> float:
+        """The value of `s`'s best move for him: max for the root's seat, min for the other."""
         mine = s == self.seat
-        a0, b0 = alpha, beta
         best = 0.0 if mine else 1.0
-        self.line.add(key)
-        try:
-            for a in _ordered(g, s, legal):
-                child = g.copy(with_log=False)
-                child.apply(s, a, 0.0)
-                v = self.value(child, alpha, beta)
-                if mine:
-                    if v > best:
-                        best = v
-                        alpha = max(alpha, v)
-                elif v < best:
+        for a in _ordered(g, s, g.legal_actions(s)):
+            child = g.copy(with_log=False)
+            child.apply(s, a, 0.0)
+            v = self.value(child, alpha, beta)
+            if mine:
+                if v > best:
                     best = v
-                    beta = min(beta, v)
-                if alpha >= beta:
-                    break
-        finally:
-            self.line.discard(key)
-        if best <= a0:
+                    alpha = max(alpha, v)
+            elif v < best:
+                best = v
+                beta = min(beta, v)
+            if alpha >= beta:
+                break
+        return best
+
+    def _store(self, key: tuple, best: float, alpha: float, beta: float, lo: float,
+               hi: float) -> None:
+        """Remember `best` as an upper bound (it failed low), a lower bound, or exact."""
+        if best <= alpha:
             self.table[key] = (lo, best)
-        elif best >= b0:
+        elif best >= beta:
             self.table[key] = (best, hi)
         else:
             self.table[key] = (best, best)
-        return best
+
+
+def _settle(g: Game) -> list[int]:
+    """Fire deadlines until someone is asked to move (or the game ends); those seats."""
+    while not g.is_over:
+        seats = seats_to_ask(g)
+        if seats:
+            return seats
+        g.advance(max(0.0, g.next_deadline))
+    return []
+
+
+def _position(g: Game) -> tuple:
+    """What the solver's value depends on (clocks and the discard do not matter)."""
+    return (tuple(g.hands), tuple(g.attacks), tuple(g.defences), g.attacker, g.defender,
+            g.taking, g.passes, g.attack_limit, g.round_limit, g.active, g.showed_trump)
 
 
 def _ordered(g: Game, seat: int, legal: list[Action]) -> list[Action]:

@@ -9,7 +9,8 @@ from engine.ai import get_player
 from engine.ai.driver import seats_to_ask
 from engine.ai.policy import normal_action
 from engine.ai.search import Solver, perfect_information, reward
-from tests.ai.ai_helpers import cards, endgame
+from tests.helpers.deals import cards
+from tests.helpers.positions import endgame
 
 FAR = float("inf")
 
@@ -47,9 +48,9 @@ def test_a_defender_who_cannot_win_saves_the_draw() -> None:
 def _minimax(g: Game, seat: int) -> float:
     """Plain minimax over the driver's turn order: no pruning, no table (a reference)."""
     g = g.copy()
-    while not g.over and not seats_to_ask(g):
+    while not g.is_over and not seats_to_ask(g):
         g.advance(g.next_deadline)
-    if g.over:
+    if g.is_over:
         return reward(g, seat)
     mover = seats_to_ask(g)[0]
     values = []

@@ -11,7 +11,8 @@ from engine import Action, Card, Game, Rules
 from engine.ai import get_player
 from engine.ai.policy import easy_action, normal_action
 from engine.cards import CARDS, deck_mask
-from tests.ai.ai_helpers import cards, positions
+from tests.helpers.deals import cards
+from tests.helpers.positions import positions
 
 
 def _everywhere(g: Game) -> list[Card]:

@@ -9,7 +9,7 @@ import pytest
 
 from engine.ai import PLAYERS, get_player
 from engine.ai.policy import easy_action, normal_action
-from tests.ai.ai_helpers import positions
+from tests.helpers.positions import positions
 
 
 def test_get_player_builds_each_level_by_name() -> None:

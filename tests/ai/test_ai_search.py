@@ -8,7 +8,7 @@ from itertools import islice
 
 from engine.ai import get_player
 from engine.ai.search import playout
-from tests.ai.ai_helpers import positions
+from tests.helpers.positions import positions
 
 
 def test_hard_keeps_to_its_budget_on_average() -> None:

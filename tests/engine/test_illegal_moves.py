@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from engine import Action, Card, Game
-from tests.engine.conftest import PASS, TAKE, assert_illegal, attack, card, deal, defend, transfer
+from tests.helpers.deals import PASS, TAKE, assert_illegal, attack, card, deal, defend, transfer
 
 
 def after_lead(variant: str = "throw-in") -> Game:

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import Action, Card, Game, Rules
-from tests.engine.conftest import (
+from tests.helpers.drivers import (
     MAX_STEPS,
     Driver,
     Step,

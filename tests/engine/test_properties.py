@@ -1,7 +1,8 @@
 """Random games: invariants that hold at every step, whatever the table, the moves and the timing.
 
-Games are driven by conftest.Driver with a seed drawn by Hypothesis, so a failure reports a seed
-and a table that reproduce it. Set DURAK_ENGINE_PROFILE=engine-thorough for a longer search.
+Games are driven by tests.helpers.drivers.Driver with a seed drawn by Hypothesis, so a failure
+reports a seed and a table that reproduce it. Set DURAK_ENGINE_PROFILE=engine-thorough for a
+longer search.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ import pytest
 from hypothesis import given
 
 from engine import Action, Card, Game, IllegalMove, Rules
-from tests.engine.conftest import (
-    KINDS,
+from engine.actions import MESSAGES
+from tests.helpers.deals import KINDS, all_cards_in
+from tests.helpers.drivers import (
     MAX_STEPS,
     Driver,
     Step,
-    all_cards_in,
     budget,
     new_driver,
     seeds,
@@ -69,6 +70,7 @@ def check_invariants(game: Game) -> None:
     for s in range(n):
         if s not in game.active_seats:
             assert game.legal_actions(s) == []
+    assert game.acting_seats == [s for s in range(n) if game.legal_actions(s)]
     # R5.3: the attack limit; R6.1: never more unbeaten cards than the defender can answer.
     if game.table:
         assert len(game.table) <= game.attack_limit <= rules.max_attack <= 6
@@ -166,8 +168,9 @@ def test_actions_outside_legal_actions_are_illegal_and_change_nothing(
             if seat < rules.players and action in game.legal_actions(seat):
                 continue
             before = game.to_dict()
-            with pytest.raises(IllegalMove):
+            with pytest.raises(IllegalMove) as info:
                 game.apply(seat, action, driver.now)
+            assert str(info.value) and info.value.code in MESSAGES
             assert game.to_dict() == before, f"illegal {action} by {seat} changed the game"
         for seat in range(rules.players) if n % 3 == 0 else ():
             for action in game.legal_actions(seat):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Game, Rules
-from tests.engine.conftest import PASS, TAKE, attack, deal, defend, hand, table
+from tests.helpers.deals import PASS, TAKE, attack, deal, defend, hand, table
 
 
 def unchanged_until(game: Game, now: float) -> None:

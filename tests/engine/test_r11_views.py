@@ -7,7 +7,7 @@ import json
 import pytest
 
 from engine import Game, PlayerView, Rules
-from tests.engine.conftest import (
+from tests.helpers.deals import (
     PASS,
     TAKE,
     all_cards_in,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Card, Game, Rules
-from tests.engine.conftest import all_cards_in
+from tests.helpers.deals import all_cards_in
 
 SUITS = {"♠": "s", "♥": "h", "♦": "d", "♣": "c"}
 RANKS = {**{r: str(r) for r in range(2, 11)}, 11: "J", 12: "Q", 13: "K", 14: "A"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Game, Rules
-from tests.engine.conftest import PASS, attack, card, deal, defend, finish_round, hand, play
+from tests.helpers.deals import PASS, attack, card, deal, defend, finish_round, hand, play
 
 
 @pytest.mark.parametrize(("players", "deck"), [(2, 36), (3, 36), (4, 24), (5, 52), (6, 36)])

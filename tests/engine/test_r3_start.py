@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Game, Rules
-from tests.engine.conftest import deal
+from tests.helpers.deals import deal
 
 
 def test_r3_1_lowest_trump_attacks_first() -> None:

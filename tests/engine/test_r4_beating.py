@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine import Game
-from tests.engine.conftest import assert_illegal, attack, deal, defend, table
+from tests.helpers.deals import assert_illegal, attack, deal, defend, table
 
 
 def defends(game: Game) -> set[tuple[str, int]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Game
-from tests.engine.conftest import (
+from tests.helpers.deals import (
     PASS,
     TAKE,
     assert_illegal,

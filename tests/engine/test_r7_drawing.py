@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.engine.conftest import PASS, TAKE, attack, deal, defend, finish_round, hand, play
+from tests.helpers.deals import PASS, TAKE, attack, deal, defend, finish_round, hand, play
 
 
 def test_r7_1_lead_attacker_then_other_attacker_then_defender() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.engine.conftest import (
+from tests.helpers.deals import (
     TAKE,
     assert_illegal,
     attack,

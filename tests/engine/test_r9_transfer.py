@@ -7,7 +7,7 @@ from functools import partial
 import pytest
 
 from engine import Game
-from tests.engine.conftest import (
+from tests.helpers.deals import (
     PASS,
     TAKE,
     assert_illegal,

@@ -148,11 +148,11 @@ def _last_line(inp: GameScreenInput, t: Translator) -> str | None:
     if e.kind in ("transfer", "show_trump"):
         key = f"last.{e.kind}.you" if you else f"last.{e.kind}"
         line = t(key, name=name, card=card)
-        if e.other == me:
+        if e.to_seat == me:
             line += " — " + t("last.you_defend")
         return line
     if e.kind == "taken":
-        return t.plural("last.taken.you" if you else "last.taken", e.other, name=name, n=e.other)
+        return t.plural("last.taken.you" if you else "last.taken", e.count, name=name, n=e.count)
     if e.kind == "beaten":
         return t("last.beaten")
     return t(f"last.{e.kind}.you" if you else f"last.{e.kind}", name=name, card=card)

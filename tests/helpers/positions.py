@@ -1,4 +1,4 @@
-"""Helpers for the computer-player tests: explicit deals and positions from random games."""
+"""Positions for the computer-player tests: from random games, and endgames with the stock empty."""
 
 from __future__ import annotations
 
@@ -8,18 +8,7 @@ from collections.abc import Iterator
 from engine import Card, Game, Rules
 from engine.ai.driver import seats_to_ask
 from engine.cards import CARDS, deck_mask
-
-
-def cards(text: str) -> list[Card]:
-    return [Card.parse(t) for t in text.split()]
-
-
-def deal(*hands: str, stock: str = "", trump: str | None = None, first_attacker: int = 0,
-         **options: object) -> Game:
-    """A game from explicit hands (one string per seat); stock[0] is drawn next."""
-    rules = Rules(players=len(hands), **options)
-    return Game.from_deal(rules, [cards(h) for h in hands], cards(stock), trump=trump,
-                          first_attacker=first_attacker)
+from tests.helpers.deals import deal
 
 
 def any_rules(rng: random.Random) -> Rules:
@@ -46,7 +35,7 @@ def positions(seed: int, games: int, every: int = 1) -> Iterator[tuple[Game, int
         g = Game.new(any_rules(rng), f"{seed}/{i}")
         now = 0.0
         for step in range(2000):
-            if g.over:
+            if g.is_over:
                 break
             asked = seats_to_ask(g)
             if rng.random() < 0.1:

@@ -1,0 +1,164 @@
+"""The game's fields, declared once: what each holds, how it is copied, how a snapshot spells it.
+
+`Game` takes its `__slots__` and its `copy()` from `FIELDS`, and `to_dict`/`from_dict` walk it, so
+a field added here is copied and saved everywhere. Cards are ints 0..51 (`engine.cards`), sets of
+cards are bitmasks ("card masks"), sets of seats are bitmasks too ("seat masks").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from engine.cards import CARDS, SUITS, Card, cards_of, mask_of, parse_suit
+
+
+def _card_name(i: int) -> str | None:
+    return None if i < 0 else str(CARDS[i])
+
+
+def _card_index(name: str | None) -> int:
+    return -1 if name is None else Card.parse(name).index
+
+
+def _names(mask: int) -> list[str]:
+    return [str(c) for c in cards_of(mask)]
+
+
+def _natural(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"not a seat, count or seat mask: {value!r}")
+    return value
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+@dataclass(frozen=True, eq=False)  # kinds are told apart by identity: FIXED is not DERIVED
+class Kind:
+    """How one kind of field is copied and written to (and read from) a snapshot."""
+
+    mutable: bool = False            # copy() copies it ([:]) instead of sharing it
+    dump: Callable[[Any], Any] = _same
+    load: Callable[[Any], Any] = _same
+    column: int | None = None        # fields sharing a JSON key are the columns of its rows
+
+
+NATURAL = Kind(load=_natural)                  # a seat, a count or a seat mask
+FLAG = Kind(load=bool)
+OPTIONAL = Kind()                              # a number or None, kept as it is
+INTS = Kind(mutable=True, dump=list, load=lambda v: [int(x) for x in v])
+SUIT = Kind(dump=SUITS.__getitem__, load=parse_suit)
+CARD = Kind(dump=_card_name, load=_card_index)  # a card index, -1 for none
+CARD_MASK = Kind(dump=_names, load=mask_of)
+CARD_MASKS = Kind(mutable=True, dump=lambda v: [_names(m) for m in v],
+                  load=lambda v: [mask_of(m) for m in v])
+# Drawn with pop(), so the next card is last in the game and first in the snapshot.
+STOCK = Kind(mutable=True, dump=lambda v: [str(CARDS[c]) for c in reversed(v)],
+             load=lambda v: [Card.parse(c).index for c in reversed(v)])
+ATTACK_COLUMN = Kind(mutable=True, dump=lambda v: [_card_name(c) for c in v],
+                     load=lambda v: [_card_index(c) for c in v], column=0)
+DEFENCE_COLUMN = Kind(mutable=True, dump=ATTACK_COLUMN.dump, load=ATTACK_COLUMN.load, column=1)
+# Not in a snapshot: fixed for the game, or recomputed from the fields above (Game._derive).
+# Derived lists are replaced, never changed in place, so copies may share them.
+FIXED = Kind()
+DERIVED = Kind()
+LOG = Kind(mutable=True)  # copied unless copy(with_log=False)
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    kind: Kind
+    json: str | None = None  # the key in a snapshot's "state" (today's FORMAT 1 keys)
+
+
+FIELDS: tuple[Field, ...] = (
+    # The table
+    Field("rules", FIXED),               # the table's options (Rules)
+    Field("seed", FIXED),                # the shuffle's seed; also seeds reaction delays (R10.3)
+    Field("players", FIXED),             # rules.players
+    Field("initial", FIXED),             # the deal as dealt, for to_dict (None: a sampled game)
+    Field("log", LOG),                   # every applied action and fired deadline, in order
+    # Cards
+    Field("trump", SUIT, "trump"),       # the trump suit, 0..3 in SUITS order
+    Field("beaters", DERIVED),           # beaters[c]: the card mask of cards that beat c (R4)
+    Field("hands", CARD_MASKS, "hands"),  # each seat's hand
+    Field("known", CARD_MASKS, "known"),  # cards all players know to be in each hand (R11.1)
+    Field("stock", STOCK, "stock"),      # card indexes, the next one drawn last
+    Field("trump_card_index", CARD, "trump_card"),  # the face-up card under the stock (R2.2)
+    Field("discard", CARD_MASK, "discard"),
+    Field("attacks", ATTACK_COLUMN, "table"),     # attack cards on the table, in order
+    Field("defences", DEFENCE_COLUMN, "table"),   # defences[i] beat attacks[i]; -1: unbeaten
+    Field("unbeaten", DERIVED),          # how many of defences are -1
+    Field("table_ranks", DERIVED),       # card mask of every card of a rank on the table (R5.2)
+    # Seats and roles
+    Field("active", NATURAL, "active"),  # seat mask of players still in the game (R8.1)
+    Field("out_order", INTS, "out"),     # seats that left, in leaving order (R8.2)
+    Field("active_list", DERIVED),       # the active seats in seat order, a tuple
+    Field("next_seat", DERIVED),         # next_seat[s]: the next active seat clockwise (R1.2)
+    Field("attacker", NATURAL, "attacker"),
+    Field("defender", NATURAL, "defender"),
+    Field("throwers", DERIVED),          # seat mask of who may throw in this round (R5.2)
+    # The round
+    Field("first_round", FLAG, "first_round"),
+    Field("round_limit", NATURAL, "round_max"),  # attack cards the rules allow now (R5.3)
+    # ... and no more than the defender held at the round's start or the transfer (R5.3, R9.4)
+    Field("attack_limit", NATURAL, "limit"),
+    Field("taking", FLAG, "taking"),     # the defender has declared Take (R6.2)
+    Field("passes", NATURAL, "passed"),  # seat mask of standing passes (R5.4, R6.3)
+    Field("showed_trump", NATURAL, "shown"),  # seat mask of who has shown a trump (R9.7)
+    # Time (R10): absolute deadlines, None when not running
+    Field("turn_due", OPTIONAL, "turn_due"),      # the lead's or the defender's turn
+    Field("window_due", OPTIONAL, "window_due"),  # the throw-in window's end (R6.3)
+    Field("close_due", OPTIONAL, "close_due"),    # the close grace once everyone is done
+    Field("timeouts", INTS, "timeouts"),  # consecutive time-outs per seat (R10.2)
+    # The end
+    Field("is_over", FLAG, "over"),
+    Field("durak", OPTIONAL, "durak"),   # the loser's seat; None while playing or for a draw
+)
+SLOTS = tuple(f.name for f in FIELDS)
+SAVED = tuple(f for f in FIELDS if f.json is not None)
+
+
+def dump_state(game: object) -> dict:
+    """The saved fields of `game` as a snapshot's JSON-safe "state"."""
+    state: dict = {}
+    columns: dict[str, list] = {}
+    for f in SAVED:
+        value = f.kind.dump(getattr(game, f.name))
+        if f.kind.column is None:
+            state[f.json] = value
+        else:
+            columns.setdefault(f.json, []).append(value)
+    for key, cols in columns.items():
+        state[key] = [list(row) for row in zip(*cols, strict=True)]
+    return state
+
+
+def load_state(game: object, state: dict) -> None:
+    """Set the saved fields of `game` from a snapshot's "state" (KeyError etc. when damaged)."""
+    for f in SAVED:
+        value = state[f.json]
+        if f.kind.column is not None:
+            value = [row[f.kind.column] for row in value]
+        setattr(game, f.name, f.kind.load(value))
+
+
+def compile_copy(doc: str) -> Callable:
+    """`copy(self, with_log=True)` assigning every field of FIELDS, unrolled like hand-written
+    code (a loop over the fields would make search, which copies at every node, slower)."""
+    lines = ["def copy(self, with_log=True):", "    g = _new(self.__class__)"]
+    for f in FIELDS:
+        if f.kind is LOG:
+            lines.append(f"    g.{f.name} = self.{f.name}[:] if with_log else []")
+        else:
+            lines.append(f"    g.{f.name} = self.{f.name}{'[:]' if f.kind.mutable else ''}")
+    lines.append("    return g")
+    namespace: dict = {"_new": object.__new__}
+    exec(compile("\n".join(lines), "<engine.state.compile_copy>", "exec"), namespace)
+    copy = namespace["copy"]
+    copy.__doc__ = doc
+    return copy

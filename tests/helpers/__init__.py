@@ -1,0 +1,1 @@
+"""Helpers shared by the test folders: explicit deals, random-game drivers, AI positions."""
