@@ -213,7 +213,7 @@ class Game:
         g.defences = [-1 if d is None else d.index for _, d in view.table]
         g.active = sum(1 << s for s in view.active_seats)
         g.out_order = list(view.finished_order)
-        g.attacker, g.defender = view.attacker, view.defender
+        g.round_starter, g.attacker, g.defender = view.round_starter, view.attacker, view.defender
         g.first_round, g.taking = view.first_round, view.taking
         g.round_limit, g.attack_limit = view.round_limit, view.attack_limit
         g.passes = sum(1 << s for s in view.passed)
@@ -484,6 +484,8 @@ class Game:
         ):
             raise IllegalMove(Refusal.BAD_ACTION)
         events = handler(self, seat, card, target, now)
+        if not self.stock:
+            self._end_if_decided(events)
         self.log.append(("act", seat, kind, card, target, now, auto))
         if not auto:
             self.timeouts[seat] = 0
@@ -607,7 +609,7 @@ class Game:
             self.defences.append(-1)
             self.unbeaten += 1
             events = [_event(Event, (EventKind.TRANSFER, seat, card, None, receiver, None))]
-        self.defender = receiver
+        self.attacker, self.defender = seat, receiver  # R9.1: never both at once
         self.attack_limit = min(self.round_limit, self.hands[receiver].bit_count())  # R9.4
         self.passes = 0
         self.turn_due = now + self.rules.turn_seconds
@@ -667,7 +669,7 @@ class Game:
             events.append(Event(EventKind.OUT, seat))
 
     def _start_round(self, attacker: int, now: float) -> None:
-        self.attacker = attacker
+        self.round_starter = self.attacker = attacker
         self.defender = self.next_seat[attacker]
         self.round_limit = self.rules.max_attack
         if self.first_round:
@@ -724,7 +726,7 @@ class Game:
         """R7.1 / R9.6: the round's first attacker, the others clockwise, the defender last."""
         n, active, d = self.players, self.active, self.defender
         order = []
-        s = self.attacker
+        s = self.round_starter
         for _ in range(n):
             if s != d and active >> s & 1:
                 order.append(s)
@@ -753,6 +755,28 @@ class Game:
             if not stock:
                 return
 
+    def _end_if_decided(self, events: list[Event]) -> None:
+        """R8.5: with the stock empty and at most one player holding cards, nothing but a draw
+        can change the result; unless the defender can still beat every card with his last
+        cards (R8.3), the game ends now, without a window or a clock."""
+        active = self.active
+        if self.stock or self.is_over or active & (active - 1) or self._draw_possible():
+            return
+        self._finish(self.defender, events)
+
+    def _draw_possible(self) -> bool:
+        """The defender is the one player left with cards, and can beat every unbeaten card
+        with exactly the cards he holds (none of that counts with the no-draws option)."""
+        d = self.defender
+        if self.rules.no_draws or self.taking or self.active != 1 << d:
+            return False
+        hand = self.hands[d]
+        if hand.bit_count() != self.unbeaten:
+            return False
+        needs = [self.beaters[a] for a, b in zip(self.attacks, self.defences, strict=True)
+                 if b < 0]
+        return _covers(hand, needs)
+
     def _finish(self, last_defender: int, events: list[Event]) -> None:
         """R8.2 / R8.3: the last one holding cards is the durak; nobody left is a draw."""
         self.is_over = True
@@ -779,16 +803,18 @@ class Game:
 
     def _fire(self, due: float) -> list[Event]:
         self.log.append(("tick", due))
-        if self.turn_due is not None:
-            if not self.attacks:
-                seat = self.attacker
-                self.timeouts[seat] += 1
-                lead = _lowest(self.hands[seat], self.trump)
-                return [Event(EventKind.TIMEOUT, seat), *self._put_attack(seat, lead, due)]
-            seat = self.defender
-            self.timeouts[seat] += 1
-            return [Event(EventKind.TIMEOUT, seat), *self._declare_take(due)]
-        return self._close_round(due)
+        if self.turn_due is None:
+            return self._close_round(due)
+        # R10.2: a lead that runs out plays the lowest card, a defence that runs out takes.
+        seat = self.defender if self.attacks else self.attacker
+        self.timeouts[seat] += 1
+        events = [_event(Event, (EventKind.TIMEOUT, seat, None, None, None, None))]
+        if self.attacks:
+            events += self._declare_take(due)
+        else:
+            events += self._put_attack(seat, _lowest(self.hands[seat], self.trump), due)
+        self._end_if_decided(events)
+        return events
 
     def postpone(self, seconds: float) -> None:
         """Move every running deadline later (R10.4: downtime is nobody's lost turn)."""
@@ -856,8 +882,8 @@ class Game:
             g.rules = Rules.from_dict(d["rules"])
             g.seed, g.players = d["seed"], g.rules.players
             g.initial = _parse_initial(d["initial"])
-            load_state(g, d["state"])
-            g.log = [cls._entry_from_json(e) for e in d["log"]]
+            load_state(g, _with_roles(d["state"], g.players))
+            g.log = [cls.entry_from_json(e) for e in d["log"]]
         except (KeyError, TypeError, AttributeError, IndexError) as exc:
             raise ValueError(f"damaged game snapshot: {exc!r}") from exc
         g._validate()
@@ -865,7 +891,8 @@ class Game:
         return g
 
     @staticmethod
-    def _entry_from_json(e: list) -> tuple:
+    def entry_from_json(e: list) -> tuple:
+        """A log entry from its JSON form (entry_to_json's inverse)."""
         if e[0] == "act":
             _, seat, kind, card, target, now, auto = e
             return ("act", seat, kind, None if card is None else Card.parse(card), target, now,
@@ -885,8 +912,8 @@ class Game:
             if seen & z:
                 raise ValueError("damaged game snapshot: a card is in two places")
             seen |= z
-        if seen & ~deck_mask(self.rules.deck) or not (
-            0 <= self.attacker < n and 0 <= self.defender < n
+        if seen & ~deck_mask(self.rules.deck) or not all(
+            0 <= seat < n for seat in (self.round_starter, self.attacker, self.defender)
         ):
             raise ValueError("damaged game snapshot: cards or seats out of range")
 
@@ -895,7 +922,7 @@ class Game:
         """Rebuild a game from its initial deal and log: the audit trail of a table."""
         g = cls._setup(Rules.from_dict(d["rules"]), d["seed"], *_parse_initial(d["initial"]))
         for e in d["log"]:
-            g.replay_entry(cls._entry_from_json(e) if isinstance(e, list) else e)
+            g.replay_entry(cls.entry_from_json(e) if isinstance(e, list) else e)
         return g
 
     def replay_entry(self, e: tuple) -> None:
@@ -909,6 +936,33 @@ class Game:
             self._fire(e[1])
         else:
             self.postpone(e[1])
+
+
+def _with_roles(state: dict, players: int) -> dict:
+    """A snapshot's state with R9.1's two roles: snapshots written before them name only the
+    round's starter, as "attacker"; who attacks now is the seat before the defender once the
+    attack has been transferred."""
+    if "round_starter" in state:
+        return state
+    starter, defender, active = state["attacker"], state["defender"], state["active"]
+    seats = [s for s in range(players) if active >> s & 1] or list(range(players))
+    after_starter = next((s for s in seats if s > starter), seats[0])
+    before_defender = next((s for s in reversed(seats) if s < defender), seats[-1])
+    attacker = starter if after_starter == defender else before_defender
+    return {**state, "round_starter": starter, "attacker": attacker}
+
+
+def _covers(cards: int, needs: list[int]) -> bool:
+    """Whether each mask in `needs` can get a card of its own from `cards` (a matching)."""
+    if not needs:
+        return True
+    m = cards & needs[0]
+    while m:
+        low = m & -m
+        if _covers(cards ^ low, needs[1:]):
+            return True
+        m ^= low
+    return False
 
 
 def _check_deal(rules: Rules, hands: list[list[Card]], stock: list[Card],

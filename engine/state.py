@@ -99,7 +99,8 @@ FIELDS: tuple[Field, ...] = (
     Field("out_order", INTS, "out"),     # seats that left, in leaving order (R8.2)
     Field("active_list", DERIVED),       # the active seats in seat order, a tuple
     Field("next_seat", DERIVED),         # next_seat[s]: the next active seat clockwise (R1.2)
-    Field("attacker", NATURAL, "attacker"),
+    Field("round_starter", NATURAL, "round_starter"),  # began the round's attack (R7.1, R9.6)
+    Field("attacker", NATURAL, "attacker"),  # attacks now: the starter, or who transferred (R9.1)
     Field("defender", NATURAL, "defender"),
     Field("throwers", DERIVED),          # seat mask of who may throw in this round (R5.2)
     # The round

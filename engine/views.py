@@ -32,7 +32,8 @@ class PlayerView:
     # only as a count, but a player who was at the table remembers what was beaten.
     discarded: tuple[Card, ...]
     phase: Phase
-    attacker: int
+    round_starter: int               # began the round's attack; draws first (R7.1, R9.6)
+    attacker: int                    # attacks now: the starter, or who transferred (R9.1)
     defender: int
     active_seats: tuple[int, ...]
     finished_order: tuple[int, ...]
@@ -65,6 +66,7 @@ class PlayerView:
             known=tuple(tuple(cards_of(k)) for k in g.known),
             discarded=tuple(cards_of(g.discard)),
             phase=g.phase,
+            round_starter=g.round_starter,
             attacker=g.attacker,
             defender=g.defender,
             active_seats=tuple(g.active_seats),
@@ -119,6 +121,7 @@ class PlayerView:
             "known": [cs(k) for k in self.known],
             "discarded": cs(self.discarded),
             "phase": str(self.phase),
+            "round_starter": self.round_starter,
             "attacker": self.attacker,
             "defender": self.defender,
             "active_seats": list(self.active_seats),

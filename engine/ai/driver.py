@@ -5,7 +5,8 @@ The engine lets every attacker act at once (R5.2); a program needs an order. Our
 1. the lead attacker while the table is empty;
 2. the defender while he faces unbeaten cards and has not declared Take;
 3. otherwise each attacker who still has something to throw in (a matching card, room under the
-   limit) and whose pass does not stand, the round's lead attacker first, then clockwise;
+   limit) and whose pass does not stand, the round's starter (`round_starter`) first, then
+   clockwise;
 4. when nobody is left to ask, the clock jumps to the next deadline (the round closes, R6.3).
 
 A seat with one legal action is not asked. An attacker's "pass" is applied like any move, so he is
@@ -39,7 +40,7 @@ def seats_to_ask(g: Game) -> list[int]:
     out = []
     n, ranks, hands = g.players, g.table_ranks, g.hands
     willing = g.throwers & ~g.passes
-    s = g.attacker
+    s = g.round_starter
     for _ in range(n):
         if willing >> s & 1 and hands[s] & ranks:
             out.append(s)

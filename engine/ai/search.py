@@ -183,7 +183,7 @@ def _settle(g: Game) -> list[int]:
 
 def _position(g: Game) -> tuple:
     """What the solver's value depends on (clocks and the discard do not matter)."""
-    return (tuple(g.hands), tuple(g.attacks), tuple(g.defences), g.attacker, g.defender,
+    return (tuple(g.hands), tuple(g.attacks), tuple(g.defences), g.round_starter, g.defender,
             g.taking, g.passes, g.attack_limit, g.round_limit, g.active, g.showed_trump)
 
 

@@ -2,13 +2,15 @@
 
 The reference (Oracle) is written from the rules, not from the engine: it computes every seat's
 legal moves (R4, R5, R6, R9), the attack limit (R5.3, R9.4), the standing passes (R5.4, R6.3),
-each time-out's effect (R10.2), and each round's close: discard or pick-up, drawing order,
-leaving, the end of the game and who plays next (R6.4, R6.5, R7, R8, R9.6).
+who attacks after a transfer (R9.1), each time-out's effect (R10.2), the decided game that ends
+at once (R8.5), and each round's close: discard or pick-up, drawing order, leaving, the end of
+the game and who plays next (R6.4, R6.5, R7, R8, R9.6).
 """
 
 from __future__ import annotations
 
 import random
+from itertools import permutations
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -114,6 +116,33 @@ class Oracle:
                     if c.rank == rank and c.suit == game.trump_suit}
         return out
 
+    def decided(self, game: Game) -> bool:
+        """R8.5: the stock is empty and at most one player holds cards, and no draw is left:
+        he is not the defender, has declared Take, or cannot beat every unbeaten card with
+        exactly his cards (with the no-draws option a draw does not count)."""
+        if game.stock_count or len(game.active_seats) > 1:
+            return False
+        if not game.active_seats:
+            return True
+        (last,) = game.active_seats
+        if last != game.defender or game.taking or self.rules.no_draws:
+            return True
+        unbeaten = [a for a, d in game.table if d is None]
+        hand = game.hand(last)
+        return len(hand) != len(unbeaten) or not any(
+            all(beats(c, a, game.trump_suit) for c, a in zip(order, unbeaten, strict=True))
+            for order in permutations(hand))
+
+    def check_decided(self, game: Game) -> None:
+        """R8.5 after a move or a time-out (a round's close is checked by check_close)."""
+        if not self.decided(game):
+            assert not game.is_over, "R8.5: the game is not decided yet"
+            return
+        assert game.is_over and game.next_deadline is None, "R8.5: a decided game ends at once"
+        last = game.active_seats
+        durak = last[0] if last else (game.defender if self.rules.no_draws else None)
+        assert game.durak == durak, "R8.5, R8.2, R8.3"
+
     def check_state(self, game: Game) -> None:
         for seat in range(self.n):
             assert set(game.legal_actions(seat)) == self.legal(game, seat), f"seat {seat}"
@@ -136,7 +165,8 @@ class Oracle:
         if action.kind in ("transfer", "show_trump"):
             nxt = clockwise(self.n, seat, pre.active_seats)[0]
             assert game.defender == nxt, "R9.1: the next active player defends"
-            assert game.attacker == pre.attacker
+            assert game.attacker == seat != game.defender, "R9.1: the transferrer attacks"
+            assert game.round_starter == pre.round_starter, "R9.6: who began the round stays"
             self.round_hand = len(pre.hand(nxt))
             self.passed.clear()
             if action.kind == "show_trump":
@@ -144,18 +174,21 @@ class Oracle:
                 assert action.card in game.hand(seat), "R9.7: the shown trump stays in hand"
         if action.kind != "pass" and not game.stock_count and not game.hand(seat):
             assert seat not in game.active_seats, "R8.1: out of cards, out at once"
-            assert game.finished_order[-1] == seat
+            assert game.finished_order[-1] == seat or seat == game.durak, "R8.1, R8.3"
+        self.check_decided(game)
 
     def after_deadline(self, pre: Game, game: Game) -> None:
         if not pre.table:
             lead = forced_lead(pre.hand(pre.attacker), pre.trump_suit)
             assert game.table == [(lead, None)], "R10.2: forced lead"
             self.round_hand = len(pre.hand(pre.defender))
+            self.check_decided(game)
             return
         if any(d is None for _, d in pre.table) and not pre.taking:
             assert game.taking, "R10.2: a defender who times out takes"
             assert game.table == pre.table
             self.passed.clear()
+            self.check_decided(game)
             return
         self.check_close(pre, game)
 
@@ -168,8 +201,8 @@ class Oracle:
             hands[d] |= table
         assert game.discard_count == pre.discard_count + (0 if taken else len(table)), "R6.4"
         active = pre.active_seats
-        order = [s for s in [pre.attacker, *clockwise(n, pre.attacker, active)]
-                 if s in active and s != d]
+        starter = pre.round_starter
+        order = [s for s in [starter, *clockwise(n, starter, active)] if s in active and s != d]
         order = list(dict.fromkeys(order)) + ([d] if d in active else [])
         stock = pre.stock_count
         drawn = {}
@@ -200,6 +233,7 @@ class Oracle:
         attacker = d if not taken and d in still else clockwise(n, d, still)[0]
         assert (game.attacker, game.defender) == (attacker, clockwise(n, attacker, still)[0]), (
             "R6.5 / R8.4: who plays next")
+        assert game.round_starter == attacker, "R7.1: who begins the round draws first"
         self.round_hand = len(game.hand(game.defender))
 
 

@@ -65,6 +65,7 @@ def check_invariants(game: Game) -> None:
         assert sorted(everyone) == list(range(n))
         return
     assert sorted([*game.active_seats, *game.finished_order]) == list(range(n))
+    assert game.attacker != game.defender, "R9.1: never attacker and defender at once"
     if not game.stock_count:
         assert all(hands[s] for s in game.active_seats), "R8.1: out of cards, out of the game"
     for s in range(n):

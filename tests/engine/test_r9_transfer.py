@@ -33,12 +33,14 @@ def moves(game: Game, seat: int, kind: str) -> set[str]:
 
 
 def test_r9_1_transfer_passes_the_attack_to_the_next_player() -> None:
-    """R9.1: the defender adds 7♦ to 7♠; seat 2 defends both; seat 1 becomes an attacker."""
+    """R9.1: the defender adds 7♦ to 7♠; seat 2 defends both; seat 1 becomes the attacker, and
+    0 is still the one who began the round (R9.6)."""
     game = transfer_deal("7s Kd", "7d 9s 10s", "Qc Qs Js", stock="Jc Ah")
     game.apply(0, attack("7s"), 1.0)
     assert moves(game, 1, "transfer") == {"7♦"}
     game.apply(1, transfer("7d"), 2.0)
-    assert (game.attacker, game.defender) == (0, 2)
+    assert (game.round_starter, game.attacker, game.defender) == (0, 1, 2)
+    assert (game.view(2).round_starter, game.view(2).attacker) == (0, 1)
     assert table(game) == [("7♠", None), ("7♦", None)]
     assert hand(game, 1) == {"9♠", "10♠"}
     assert "pass" in kinds(game, 1)
@@ -97,7 +99,8 @@ def test_r9_3_transfer_chain_may_come_back_to_the_attacker() -> None:
     assert moves(game, 2, "transfer") == {"7♣"}
     game.apply(2, transfer("7c"), 3.0)
     assert game.defender == 0
-    assert game.attacker == 0, "API: attacker is the seat that led, unchanged by a transfer"
+    assert game.attacker == 2, "R9.1: the last to transfer attacks"
+    assert game.round_starter == 0, "R9.6: the round's starter is unchanged by a transfer"
     assert table(game) == [("7♠", None), ("7♦", None), ("7♣", None)]
     play(game, 4.0, (0, defend("Ks", 0)), (0, defend("Kd", 1)), (0, defend("Kc", 2)))
     finish_round(game)
@@ -112,10 +115,11 @@ def test_r9_3_two_players_transfer_back_and_forth() -> None:
     game = transfer_deal("7s 7c Kd Ks", "7d 9s 10s Qs", stock="Jc Ah")
     game.apply(0, attack("7s"), 1.0)
     game.apply(1, transfer("7d"), 2.0)
-    assert (game.attacker, game.defender) == (0, 0)
+    assert (game.attacker, game.defender) == (1, 0), "R9.1: never attacker and defender at once"
     assert moves(game, 0, "transfer") == {"7♣"}
     game.apply(0, transfer("7c"), 3.0)
-    assert game.defender == 1
+    assert (game.attacker, game.defender) == (0, 1)
+    assert game.round_starter == 0
     assert table(game) == [("7♠", None), ("7♦", None), ("7♣", None)]
     assert "transfer" not in kinds(game, 1)
 
@@ -171,10 +175,12 @@ def test_r9_5_no_transfer_after_take() -> None:
 
 
 def test_r9_6_two_players_final_defender_draws_last_though_he_began() -> None:
-    """R9.6: 0 led, 1 transferred back, 0 beat: 1 draws first, the final defender 0 last."""
+    """R9.6, R9.1: 0 led, 1 transferred back (1 attacks, 0 defends: 0 is not both), 0 beat:
+    1 draws first, the final defender 0 last."""
     game = transfer_deal("7s 8s 8d", "7d 8c 9c", stock="Jc Qc Kc As Ah")
     game.apply(0, attack("7s"), 1.0)
     game.apply(1, transfer("7d"), 2.0)
+    assert (game.round_starter, game.attacker, game.defender) == (0, 1, 0)
     play(game, 3.0, (0, defend("8s", 0)), (0, defend("8d", 1)))
     game.apply(1, PASS, 4.0)
     finish_round(game)
@@ -236,7 +242,7 @@ def test_r9_7_show_trump_to_the_next_of_three() -> None:
     game = show_deal("7s Kd", "7h 9s", "Qc Qs Js", stock="Jc Ah")
     game.apply(0, attack("7s"), 1.0)
     game.apply(1, show_trump("7h"), 2.0)
-    assert (game.attacker, game.defender) == (0, 2)
+    assert (game.round_starter, game.attacker, game.defender) == (0, 1, 2), "R9.1"
     assert table(game) == [("7♠", None)]
 
 

@@ -77,16 +77,33 @@ def test_state_from_dict_restores_every_field_derived_ones_included() -> None:
         assert getattr(restored, f.name) == getattr(game, f.name), f.name
 
 
-@pytest.mark.parametrize("index", [0, 1], ids=["mid-game", "finished"])
-def test_state_reads_format_1_snapshots_written_before_the_fields_were_declared(
-    index: int,
-) -> None:
-    """Snapshots in users' databases (written by the engine of issue 2) load and replay, and
-    are written back unchanged."""
-    old = json.loads(OLD_SNAPSHOTS.read_text(encoding="utf-8"))[index]
+def old_snapshot(index: int) -> dict:
+    return json.loads(OLD_SNAPSHOTS.read_text(encoding="utf-8"))[index]
+
+
+def test_state_reads_a_format_1_snapshot_written_before_the_fields_were_declared() -> None:
+    """A snapshot in a user's database (written by the engine of issue 2, mid-round, just after
+    seat 1 showed a trump to pass 0's attack on to 2) loads, replays, and is written back with
+    R9.1's roles: 0 began the round, 1 attacks now."""
+    old = old_snapshot(0)
     game = Game.from_dict(old)
-    assert game.to_dict() == old
-    assert Game.replay(old).to_dict() == old
+    assert game.to_dict() == {**old, "state": {**old["state"], "round_starter": 0, "attacker": 1}}
+    assert Game.replay(old).to_dict() == game.to_dict()
     for seat in game.active_seats:  # the restored game goes on
         for action in game.legal_actions(seat):
             game.copy().apply(seat, action, game.next_deadline or 0.0)
+
+
+def test_state_an_old_finished_game_replays_to_its_result_ending_sooner() -> None:
+    """A finished game of issue 2's engine loads as it was; replaying its log under R8.5 ends
+    it as soon as it was decided (two entries early), with the same durak and ranking."""
+    old = old_snapshot(1)
+    game = Game.from_dict(old)
+    assert game.to_dict() == {**old, "state": {**old["state"], "round_starter": 3}}
+    replayed = Game.replay({**old, "log": []})
+    for entry in old["log"]:
+        if replayed.is_over:
+            break
+        replayed.replay_entry(Game.entry_from_json(entry))
+    assert replayed.version == len(old["log"]) - 2
+    assert (replayed.durak, replayed.finished_order) == (game.durak, game.finished_order)
