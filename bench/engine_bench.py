@@ -5,7 +5,8 @@ Two drivers play random games through the public surface:
 - "all pairs": every active seat's `legal_actions` is listed at every step and a (seat, action)
   pair is picked uniformly among all of them; with none, the clock jumps to `next_deadline`.
   Seats with nothing to do are asked too, as an app or a search that does not know the engine's
-  shortcuts would ask them.
+  shortcuts would ask them. The same games are played on bench/plain_engine.py (the same rules
+  written plainly, with lists of cards) and the ratio engine/plain is printed.
 
 Run: python bench/engine_bench.py [--games 2000] [--repeats 5]
 Reports the median of several repeats (machines here are shared and noisy).
@@ -21,6 +22,11 @@ import time
 from engine import Game, Rules
 from engine.sim import MAX_STEPS, random_game
 
+try:
+    from bench.plain_engine import PlainGame
+except ModuleNotFoundError:  # run as a script: bench/ is this file's folder
+    from plain_engine import PlainGame
+
 
 def games_per_second(rules: Rules, games: int, seed: int) -> float:
     rng = random.Random(seed)
@@ -30,9 +36,10 @@ def games_per_second(rules: Rules, games: int, seed: int) -> float:
     return games / (time.perf_counter() - start)
 
 
-def all_pairs_game(rules: Rules, seed: int, rng: random.Random) -> Game:
+def all_pairs_game(rules: Rules, seed: int, rng: random.Random,
+                   game: type[Game] | type[PlainGame] = Game) -> Game | PlainGame:
     """One random game: a uniform pick among every active seat's legal actions at each step."""
-    g = Game.new(rules, seed)
+    g = game.new(rules, seed)
     now = 0.0
     rand = rng.random
     for _ in range(MAX_STEPS):
@@ -48,11 +55,12 @@ def all_pairs_game(rules: Rules, seed: int, rng: random.Random) -> Game:
     raise RuntimeError(f"game {seed} did not end in {MAX_STEPS} steps")
 
 
-def all_pairs_per_second(rules: Rules, games: int, seed: int) -> float:
+def all_pairs_per_second(rules: Rules, games: int, seed: int,
+                         game: type[Game] | type[PlainGame] = Game) -> float:
     rng = random.Random(seed)
     start = time.perf_counter()
     for i in range(games):
-        all_pairs_game(rules, seed * 100_000 + i, rng)
+        all_pairs_game(rules, seed * 100_000 + i, rng, game)
     return games / (time.perf_counter() - start)
 
 
@@ -89,15 +97,19 @@ def main() -> None:
             rules = Rules(variant=variant, players=players)
             runs = [games_per_second(rules, a.games // players * 2, seed)
                     for seed in range(1, a.repeats + 1)]
-            print(f"random games/s  {variant:8} {players}p: median {statistics.median(runs):7.0f}"
+            print(f"movers games/s  {variant:8} {players}p: median {statistics.median(runs):7.0f}"
                   f"  (min {min(runs):.0f}, max {max(runs):.0f})")
     for variant in ("throw-in", "transfer"):
         for players in (2, 4):
             rules = Rules(variant=variant, players=players)
-            runs = [all_pairs_per_second(rules, a.games // players * 2, seed)
-                    for seed in range(1, a.repeats + 1)]
-            print(f"all-pairs games/s {variant:8} {players}p: median "
-                  f"{statistics.median(runs):7.0f}  (min {min(runs):.0f}, max {max(runs):.0f})")
+            games = a.games // players * 2
+            runs = [all_pairs_per_second(rules, games, seed) for seed in range(1, a.repeats + 1)]
+            plain = [all_pairs_per_second(rules, games, seed, PlainGame)  # the same games
+                     for seed in range(1, a.repeats + 1)]
+            engine, slow = statistics.median(runs), statistics.median(plain)
+            print(f"all-pairs games/s {variant:8} {players}p: median {engine:7.0f}  (min "
+                  f"{min(runs):.0f}, max {max(runs):.0f});  plain {slow:5.0f}: "
+                  f"x{engine / slow:.2f}")
     for variant in ("throw-in", "transfer"):
         rules = Rules(variant=variant, players=2)
         runs = [copy_apply_per_second(rules, 100_000, seed) for seed in range(1, a.repeats + 1)]
