@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine import Action, Event, Game, IllegalMove
+from engine import Action, Event, EventKind, Game, IllegalMove
 from tg_durak.computer import ComputerPlayers
 from tg_durak.i18n import translator
 from tg_durak.play_settings import PlaySettings
@@ -26,6 +26,7 @@ from tg_durak.publisher import Publisher
 from tg_durak.ratings import rate
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 from tg_durak.scheduler import Scheduler
+from tg_durak.stale_taps import round_start, still_meant
 from tg_durak.store import CorruptRow, SeatRow, Store, TableRow
 from tg_durak.taps import Choose, Choosing, Position, Reply, Tap
 from tg_durak.wakeups import Reaction, next_bar_redraw, next_reaction, plan_reactions
@@ -34,6 +35,7 @@ log = logging.getLogger(__name__)
 
 AWAY_LEVEL = "normal"  # who plays for a player marked away (R10.2)
 HEARTBEAT_KEY = "alive_at"
+ROUND_ENDS = frozenset({EventKind.BEATEN, EventKind.TAKEN})
 
 
 @dataclass
@@ -47,6 +49,7 @@ class LiveTable:
     thinking: set[int] = field(default_factory=set)  # seats whose decision is under way
     bar_at: float | None = None
     resigned: int | None = None
+    round_from: int = 0  # the version the current round began at (stale taps)
 
     @property
     def id(self) -> int:
@@ -175,7 +178,7 @@ class TableService:
         if row.snapshot is None:
             raise ValueError(f"table {row.id} has no snapshot")
         game = Game.from_dict({**row.snapshot, "log": await self.store.log(row.id)})
-        live = LiveTable(row, game)
+        live = LiveTable(row, game, round_from=round_start(game))
         self._plan(live, [])
         for m in await self.store.messages(row.id):
             if m.user_id is not None:
@@ -204,12 +207,15 @@ class TableService:
             if live.finished:
                 self._publish(live, only=user_id)
                 return Reply("tap.game_over")
-            if version != game.version:
-                self._publish(live, only=user_id)
-                return Reply("tap.stale")
             choosing = live.choosing.get(seat, Choosing())
-            outcome = pressed.outcome(
-                Position(game.view(seat), game.legal_actions(seat), choosing))
+            if version == game.version:
+                outcome = pressed.outcome(
+                    Position(game.view(seat), game.legal_actions(seat), choosing))
+            else:
+                outcome = still_meant(game, live.round_from, version, seat, pressed, choosing)
+                if outcome is None:
+                    self._publish(live, only=user_id)
+                    return Reply("tap.stale")
             if isinstance(outcome, Choose):
                 live.choosing[seat] = outcome.state
                 outcome = outcome.reply
@@ -380,6 +386,8 @@ class TableService:
         self._plan(live, events)
         if events:
             live.last = events
+        if any(e.kind in ROUND_ENDS for e in events):
+            live.round_from = round_start(game)
         self._publish(live)
         self._schedule(live)
         if live.finished:

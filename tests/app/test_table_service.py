@@ -7,20 +7,21 @@ when the table asked to be woken.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import pytest
 
-from engine import Action, Game, PlayerView, Rules
+from engine import Action, Card, Game, PlayerView, Rules
 from tg_durak.callbacks import Menu, MenuAction, Verb
 from tg_durak.play_settings import PlaySettings
 from tg_durak.publisher import Screen
 from tg_durak.render.cards import card_label
-from tg_durak.store import Store, TableRow
+from tg_durak.store import SeatRow, Store, TableRow
 from tg_durak.tables import HEARTBEAT_KEY, Reply, TableService
-from tg_durak.taps import Cancel, PlayCard, Take, TransferMode, TransferWith
+from tg_durak.taps import Cancel, Pass, PlayCard, Take, TransferMode, TransferWith
 
 USER, STRANGER = 7, 8
 START = 1_700_000_000.0
@@ -386,3 +387,81 @@ async def test_a_new_message_is_remembered_for_later_edits(
     await world.tables.change_locale(USER, "pl")
     assert world.publisher.shown[-1].message_id == 99
     assert world.tables.languages.of(USER) == "pl"
+
+
+# ---- several people at one table: taps that race each other --------------------------------
+
+PEOPLE = ((11, "Ann"), (12, "Bob"), (13, "Cid"))
+ANN, BOB, CID = (user for user, _ in PEOPLE)
+HANDS = [["6s", "6c", "9d", "Ks", "Qd", "10c"], ["7s", "8s", "7h", "Jh", "Ac", "Jd"],
+         ["6d", "9s", "7c", "Kc", "Qs", "10d"]]   # hearts trump; Ann leads against Bob
+
+
+async def three_people(world: World) -> int:
+    """A running table of Ann, Bob and Cid (no computers), loaded as after a restart."""
+    game = Game.from_deal(Rules(players=3), HANDS, ["8d", "8c", "Ah"], first_attacker=0,
+                          now=START)
+    seats = [SeatRow(i, user, name) for i, (user, name) in enumerate(PEOPLE)]
+    row = await world.store.create_table(-100, "group", "running", {}, seats,
+                                         game.to_dict(log=False))
+    assert await world.tables.resume() == 1
+    return row.id
+
+
+def card(text: str) -> int:
+    return Card.parse(text).index
+
+
+def drawn_at(shown: Shown) -> int:
+    """The table version a game message's buttons carry."""
+    return int(shown.screen.markup.inline_keyboard[0][0].callback_data.split(":")[2])
+
+
+async def test_throw_ins_racing_a_defence_are_each_applied_once(world: World) -> None:
+    table_id = await three_people(world)
+    assert await world.tables.tap(ANN, table_id, 0, PlayCard(card("6s"))) == Reply()
+    # All three pressed on the screen of version 1, at the same moment.
+    taps = [(BOB, PlayCard(card("7s"))), (ANN, PlayCard(card("6c"))), (CID, PlayCard(card("6d")))]
+    replies = await asyncio.gather(*(world.tables.tap(u, table_id, 1, t) for u, t in taps))
+    assert replies == [Reply()] * 3
+    row, game = await stored(world.store, table_id)
+    assert row.version == 4
+    assert sorted(a for a, _ in game.table) == sorted(map(Card.parse, ("6s", "6c", "6d")))
+    assert (Card.parse("6s"), Card.parse("7s")) in game.table
+    again = await asyncio.gather(*(world.tables.tap(u, table_id, 1, t) for u, t in taps))
+    assert again == [Reply("tap.stale")] * 3, "each tap moves once"
+    assert (await world.store.get_table(table_id)).version == 4
+
+
+async def test_a_tap_whose_meaning_changed_is_stale_with_a_fresh_screen(world: World) -> None:
+    table_id = await three_people(world)
+    await world.tables.tap(ANN, table_id, 0, PlayCard(card("6s")))
+    await world.tables.tap(CID, table_id, 1, PlayCard(card("6d")))
+    shown = len(world.shown_to(BOB))
+    # On Bob's screen 7♥ beat the one card there; now it beats either six.
+    assert await world.tables.tap(BOB, table_id, 1, PlayCard(card("7h"))) == Reply("tap.stale")
+    assert len(world.shown_to(BOB)) == shown + 1
+    assert drawn_at(world.shown_to(BOB)[-1]) == 2, "the fresh screen"
+    assert (await world.store.get_table(table_id)).version == 2
+
+
+async def test_the_round_start_is_found_again_after_a_restart(store: Store) -> None:
+    before = service(store, FakeClock(START))
+    table_id = await three_people(before)
+    await before.tables.tap(ANN, table_id, 0, PlayCard(card("6s")))
+    await before.tables.tap(BOB, table_id, 1, Take())
+    while (await stored(store, table_id))[1].table:   # the window closes: a new round
+        await before.timer.ring(table_id, before.timer.armed[table_id])
+    _, game = await stored(store, table_id)
+    round_from, leader = game.version, PEOPLE[game.attacker][0]
+    lead = game.legal_actions(game.attacker)[0].card
+    assert leader == CID and await before.tables.tap(CID, table_id, round_from,
+                                                     PlayCard(lead.index)) == Reply()
+
+    after = service(store, FakeClock(before.clock.now))
+    assert await after.tables.resume() == 1
+    assert await after.tables.tap(CID, table_id, 1, Pass()) == Reply("tap.stale"), "old round"
+    # Bob pressed Pass on the screen that showed the round begin, before Cid led: it stands.
+    assert await after.tables.tap(BOB, table_id, round_from, Pass()) == Reply()
+    _, game = await stored(store, table_id)
+    assert game.passed == {1}
