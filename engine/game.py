@@ -47,12 +47,18 @@ from engine.cards import (
     parse_suit,
 )
 from engine.rules import AWAY_AFTER_TIMEOUTS, HAND_SIZE, Rules, ThrowIn, Variant
-from engine.state import SLOTS, compile_copy, dump_state, load_state
+from engine.snapshot import (
+    entry_from_json,
+    entry_to_json,
+    read_record,
+    read_snapshot,
+    write_snapshot,
+)
+from engine.state import SLOTS, compile_copy
 
 if TYPE_CHECKING:
     from engine.views import PlayerView
 
-FORMAT = 1
 BEATERS = tuple(beats_masks(s) for s in range(4))  # BEATERS[trump][card]
 # _event(Event, (kind, seat, card, target, to_seat, count)) is Event(...) without the
 # NamedTuple's Python-level __new__: every move makes one.
@@ -105,16 +111,6 @@ def _seats(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
-
-
-def _parse_initial(ini: dict) -> tuple:
-    """The deal recorded by to_dict, back as (hands, stock, trump, first, now, revealed)."""
-    return (
-        tuple(tuple(Card.parse(c) for c in h) for h in ini["hands"]),
-        tuple(Card.parse(c) for c in ini["stock"]),
-        ini["trump"], ini["first_attacker"], ini["now"],
-        None if ini.get("revealed") is None else Card.parse(ini["revealed"]),
-    )
 
 
 class Game:
@@ -484,7 +480,7 @@ class Game:
         ):
             raise IllegalMove(Refusal.BAD_ACTION)
         events = handler(self, seat, card, target, now)
-        if not self.stock:
+        if not self.stock and not self.active & (self.active - 1):  # (R8.5's cheap part)
             self._end_if_decided(events)
         self.log.append(("act", seat, kind, card, target, now, auto))
         if not auto:
@@ -839,90 +835,26 @@ class Game:
 
     def to_dict(self, log: bool = True) -> dict:
         """JSON-safe snapshot; `log=False` leaves out the log (a store keeps it row by row)."""
-        d = {
-            "format": FORMAT,
-            "rules": self.rules.to_dict(),
-            "seed": self.seed,
-            "initial": self._initial_json(),
-            "state": dump_state(self),
-        }
-        if log:
-            d["log"] = [self.entry_to_json(e) for e in self.log]
-        return d
-
-    def _initial_json(self) -> dict | None:
-        if self.initial is None:
-            return None  # a determinization made for search has no deal of its own
-        hands, stock, trump, first_attacker, now, revealed = self.initial
-        return {
-            "hands": [[str(c) for c in h] for h in hands],
-            "stock": [str(c) for c in stock],
-            "trump": trump,
-            "first_attacker": first_attacker,
-            "now": now,
-            "revealed": None if revealed is None else str(revealed),
-        }
-
-    @staticmethod
-    def entry_to_json(e: tuple) -> list:
-        """One log entry as JSON-safe data (what the store appends per action)."""
-        if e[0] == "act":
-            _, seat, kind, card, target, now, auto = e
-            return ["act", seat, str(kind), None if card is None else str(card), target, now,
-                    auto]
-        return list(e)
+        return write_snapshot(self, log)
 
     @classmethod
     def from_dict(cls, d: dict) -> Game:
         """Restore a snapshot; a damaged one raises ValueError rather than yield a wrong game."""
-        try:
-            if d.get("format") != FORMAT:
-                raise ValueError(f"unknown snapshot format {d.get('format')!r}")
-            g = object.__new__(cls)
-            g.rules = Rules.from_dict(d["rules"])
-            g.seed, g.players = d["seed"], g.rules.players
-            g.initial = _parse_initial(d["initial"])
-            load_state(g, _with_roles(d["state"], g.players))
-            g.log = [cls.entry_from_json(e) for e in d["log"]]
-        except (KeyError, TypeError, AttributeError, IndexError) as exc:
-            raise ValueError(f"damaged game snapshot: {exc!r}") from exc
-        g._validate()
+        g = object.__new__(cls)
+        read_snapshot(g, d)
         g._derive()
         return g
 
-    @staticmethod
-    def entry_from_json(e: list) -> tuple:
-        """A log entry from its JSON form (entry_to_json's inverse)."""
-        if e[0] == "act":
-            _, seat, kind, card, target, now, auto = e
-            return ("act", seat, kind, None if card is None else Card.parse(card), target, now,
-                    bool(auto))
-        if e[0] in ("tick", "postpone") and len(e) == 2:
-            return (e[0], float(e[1]))
-        raise ValueError(f"unknown log entry {e!r}")
-
-    def _validate(self) -> None:
-        n = self.players
-        if len(self.hands) != n or len(self.known) != n or len(self.timeouts) != n:
-            raise ValueError("damaged game snapshot: seat count")
-        zones = [*self.hands, self.discard, *(1 << c for c in self.stock),
-                 *(1 << c for c in self.attacks + self.defences if c >= 0)]
-        seen = 0
-        for z in zones:
-            if seen & z:
-                raise ValueError("damaged game snapshot: a card is in two places")
-            seen |= z
-        if seen & ~deck_mask(self.rules.deck) or not all(
-            0 <= seat < n for seat in (self.round_starter, self.attacker, self.defender)
-        ):
-            raise ValueError("damaged game snapshot: cards or seats out of range")
+    entry_to_json = staticmethod(entry_to_json)
+    entry_from_json = staticmethod(entry_from_json)
 
     @classmethod
     def replay(cls, d: dict) -> Game:
         """Rebuild a game from its initial deal and log: the audit trail of a table."""
-        g = cls._setup(Rules.from_dict(d["rules"]), d["seed"], *_parse_initial(d["initial"]))
-        for e in d["log"]:
-            g.replay_entry(cls.entry_from_json(e) if isinstance(e, list) else e)
+        rules, seed, initial, log = read_record(d)
+        g = cls._setup(rules, seed, *initial)
+        for e in log:
+            g.replay_entry(e)
         return g
 
     def replay_entry(self, e: tuple) -> None:
@@ -936,20 +868,6 @@ class Game:
             self._fire(e[1])
         else:
             self.postpone(e[1])
-
-
-def _with_roles(state: dict, players: int) -> dict:
-    """A snapshot's state with R9.1's two roles: snapshots written before them name only the
-    round's starter, as "attacker"; who attacks now is the seat before the defender once the
-    attack has been transferred."""
-    if "round_starter" in state:
-        return state
-    starter, defender, active = state["attacker"], state["defender"], state["active"]
-    seats = [s for s in range(players) if active >> s & 1] or list(range(players))
-    after_starter = next((s for s in seats if s > starter), seats[0])
-    before_defender = next((s for s in reversed(seats) if s < defender), seats[-1])
-    attacker = starter if after_starter == defender else before_defender
-    return {**state, "round_starter": starter, "attacker": attacker}
 
 
 def _covers(cards: int, needs: list[int]) -> bool:
