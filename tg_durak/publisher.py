@@ -11,7 +11,11 @@ Callers describe what a message should show (a :class:`Screen`) under a key of t
 - low-priority screens (timer-bar refreshes) only use spare budget: sent when their chat and
   the bot are free at that moment, dropped otherwise, and never sent ahead of a normal screen;
 - a message that cannot be edited any more is replaced by a fresh one, reported through
-  ``on_new_message(key, chat_id, message_id)`` so that the caller can store its id.
+  ``on_new_message(key, chat_id, message_id)`` so that the caller can store its id;
+- a chat that refuses the bot (403: a person blocked it, or the bot left a group) is reported
+  through ``on_blocked(chat_id)``; a group that became a supergroup (a 400 with its new id) through
+  ``on_migrated(old_chat_id, new_chat_id)``, and the screen goes out afresh in the new chat;
+- a screen for a forum topic is sent into that topic (``thread_id``).
 
 A key names one message. Once the publisher has sent a message for a key it trusts its own
 message id over the caller's (which may be a stale copy from the store).
@@ -40,6 +44,8 @@ from aiogram.types import InlineKeyboardMarkup
 log = logging.getLogger(__name__)
 
 OnNewMessage = Callable[[Hashable, int, int], Awaitable[None]]
+OnBlocked = Callable[[int], Awaitable[None]]
+OnMigrated = Callable[[int, int], Awaitable[None]]
 
 _NOT_MODIFIED = "message is not modified"
 # Telegram's words for "this message cannot be edited any more": send a fresh one instead.
@@ -112,6 +118,7 @@ class _Slot:
     key: Hashable
     chat_id: int
     message_id: int | None
+    thread_id: int | None = None  # the forum topic a new message goes to
     # True once the publisher sent (or decided to replace) the message: from then on its own
     # message id is right and the caller's is ignored.
     owns_id: bool = False
@@ -131,6 +138,8 @@ class Publisher:
         bot: Bot,
         on_new_message: OnNewMessage,
         *,
+        on_blocked: OnBlocked | None = None,
+        on_migrated: OnMigrated | None = None,
         private_interval: float = 1.0,
         group_per_minute: int = 20,
         global_per_second: int = 30,
@@ -138,6 +147,8 @@ class Publisher:
     ) -> None:
         self._bot = bot
         self._on_new_message = on_new_message
+        self._on_blocked = on_blocked
+        self._on_migrated = on_migrated
         self._parse_mode = parse_mode
         self._private_rate = 1.0 / private_interval
         self._group_rate = group_per_minute / 60.0
@@ -163,14 +174,16 @@ class Publisher:
         screen: Screen,
         *,
         low_priority: bool = False,
+        thread_id: int | None = None,
     ) -> None:
         """Make the message ``key`` show ``screen`` soon; returns at once.
 
-        ``message_id`` None sends a new message (then ``on_new_message`` is awaited).
+        ``message_id`` None sends a new message (then ``on_new_message`` is awaited), into the
+        forum topic ``thread_id`` if one is given.
         """
         slot = self._slots.pop(key, None)
         if slot is None or slot.chat_id != chat_id:
-            slot = _Slot(key, chat_id, message_id)
+            slot = _Slot(key, chat_id, message_id, thread_id)
         elif not slot.owns_id and slot.message_id != message_id:
             slot.message_id = message_id
             slot.shown = None
@@ -284,17 +297,11 @@ class Publisher:
             if not low:
                 self._retry(slot, screen)
         except TelegramMigrateToChat as exc:
-            log.info("publisher: chat %s moved to %s", slot.chat_id, exc.migrate_to_chat_id)
-            slot.chat_id = exc.migrate_to_chat_id
-            slot.message_id, slot.shown = None, None
-            self._retry(slot, screen)
+            await self._migrated(slot, screen, exc.migrate_to_chat_id)
         except TelegramBadRequest as exc:
             self._refused(slot, screen, message_id, exc)
         except TelegramForbiddenError as exc:
-            log.info("publisher: dropping screens for %r, chat %s: %s", slot.key, slot.chat_id,
-                     exc.message)
-            if self._slots.get(slot.key) is slot:
-                self._unqueue(slot)
+            await self._blocked(slot, exc)
         except (TelegramNetworkError, TelegramServerError) as exc:
             # Retried until it works: the message must end up showing the latest screen.
             slot.failures += 1
@@ -315,6 +322,7 @@ class Publisher:
             text=screen.text,
             reply_markup=screen.markup,
             parse_mode=self._parse_mode,
+            message_thread_id=slot.thread_id,
         )
         slot.message_id = message.message_id
         slot.shown = screen
@@ -322,6 +330,31 @@ class Publisher:
             await self._on_new_message(slot.key, slot.chat_id, message.message_id)
         except Exception:
             log.exception("publisher: on_new_message failed for %r", slot.key)
+
+    async def _migrated(self, slot: _Slot, screen: Screen, new_chat_id: int) -> None:
+        """The group is a supergroup now: its old messages cannot be edited under the new id."""
+        old_chat_id = slot.chat_id
+        log.info("publisher: chat %s moved to %s", old_chat_id, new_chat_id)
+        slot.chat_id = new_chat_id
+        slot.message_id, slot.shown = None, None
+        self._retry(slot, screen)
+        await self._report(self._on_migrated, old_chat_id, new_chat_id)
+
+    async def _blocked(self, slot: _Slot, exc: TelegramForbiddenError) -> None:
+        log.info("publisher: dropping screens for %r, chat %s: %s", slot.key, slot.chat_id,
+                 exc.message)
+        if self._slots.get(slot.key) is slot:
+            self._unqueue(slot)
+        await self._report(self._on_blocked, slot.chat_id)
+
+    @staticmethod
+    async def _report(callback: Callable[..., Awaitable[None]] | None, *args: int) -> None:
+        if callback is None:
+            return
+        try:
+            await callback(*args)
+        except Exception:
+            log.exception("publisher: reporting %r failed", args)
 
     def _refused(
         self, slot: _Slot, screen: Screen, message_id: int | None, exc: TelegramBadRequest

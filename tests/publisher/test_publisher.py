@@ -32,6 +32,7 @@ class Call:
     markup: InlineKeyboardMarkup | None
     parse_mode: str | None
     at: float
+    thread_id: int | None = None  # the forum topic a message was sent to
 
 
 class FakeBot:
@@ -51,8 +52,10 @@ class FakeBot:
         text: str,
         reply_markup: InlineKeyboardMarkup | None = None,
         parse_mode: str | None = None,
+        message_thread_id: int | None = None,
     ) -> Message:
-        await self._arrive("send", chat_id, None, text, reply_markup, parse_mode)
+        await self._arrive("send", chat_id, None, text, reply_markup, parse_mode,
+                           message_thread_id)
         self._next_id += 1
         self.messages[chat_id, self._next_id] = (text, reply_markup)
         kind = "private" if chat_id > 0 else "group"
@@ -84,9 +87,11 @@ class FakeBot:
         return True
 
     async def _arrive(self, method: str, chat_id: int, message_id: int | None, text: str,
-                      markup: InlineKeyboardMarkup | None, parse_mode: str | None) -> None:
+                      markup: InlineKeyboardMarkup | None, parse_mode: str | None,
+                      thread_id: int | None = None) -> None:
         self.calls.append(
-            Call(method, chat_id, message_id, text, markup, parse_mode, time.monotonic())
+            Call(method, chat_id, message_id, text, markup, parse_mode, time.monotonic(),
+                 thread_id)
         )
         if self.gate is not None:
             await self.gate.wait()
@@ -122,14 +127,27 @@ Factory = Callable[..., Awaitable[Publisher]]
 
 
 @pytest.fixture
-async def make(bot: FakeBot, news: list) -> AsyncIterator[Factory]:
+def chats() -> list[tuple[int, ...]]:
+    """What the publisher reported about chats: ("blocked", id), ("migrated", old, new)."""
+    return []
+
+
+@pytest.fixture
+async def make(bot: FakeBot, news: list, chats: list) -> AsyncIterator[Factory]:
     started: list[Publisher] = []
 
     async def on_new_message(key: Hashable, chat_id: int, message_id: int) -> None:
         news.append((key, chat_id, message_id))
 
+    async def on_blocked(chat_id: int) -> None:
+        chats.append(("blocked", chat_id))
+
+    async def on_migrated(old_chat_id: int, new_chat_id: int) -> None:
+        chats.append(("migrated", old_chat_id, new_chat_id))
+
     async def factory(**budgets: float) -> Publisher:
-        publisher = Publisher(bot, on_new_message, **{**FAST, **budgets})  # type: ignore[arg-type]
+        publisher = Publisher(bot, on_new_message, on_blocked=on_blocked,  # type: ignore[arg-type]
+                              on_migrated=on_migrated, **{**FAST, **budgets})
         await publisher.start()
         started.append(publisher)
         return publisher
@@ -350,7 +368,8 @@ async def test_a_message_that_cannot_be_edited_is_replaced(
     assert news == [("k", 1, 501)]
 
 
-async def test_a_group_that_became_a_supergroup(make: Factory, bot: FakeBot, news: list) -> None:
+async def test_a_group_that_became_a_supergroup(make: Factory, bot: FakeBot, news: list,
+                                                chats: list) -> None:
     publisher = await make()
     bot.failures.append(
         TelegramMigrateToChat(method=send_method(-100), message="Bad Request: group upgraded",
@@ -361,9 +380,23 @@ async def test_a_group_that_became_a_supergroup(make: Factory, bot: FakeBot, new
 
     assert [(c.method, c.chat_id) for c in bot.calls] == [("edit", -100), ("send", -1009)]
     assert news == [("group", -1009, 501)]
+    assert chats == [("migrated", -100, -1009)]
 
 
-async def test_a_blocked_bot_drops_the_keys_screens(make: Factory, bot: FakeBot) -> None:
+async def test_a_screen_for_a_forum_topic_is_sent_into_it(make: Factory, bot: FakeBot) -> None:
+    publisher = await make()
+    publisher.show("topic", -100, None, Screen("lobby"), thread_id=5)
+    publisher.show("general", -100, None, Screen("elsewhere"))
+    await publisher.flush()
+    publisher.show("topic", -100, None, Screen("table"), thread_id=5)
+    await publisher.flush()
+
+    assert [(c.method, c.text, c.thread_id) for c in bot.calls] == [
+        ("send", "lobby", 5), ("send", "elsewhere", None), ("edit", "table", None)]
+
+
+async def test_a_blocked_bot_drops_the_keys_screens(make: Factory, bot: FakeBot,
+                                                    chats: list) -> None:
     publisher = await make()
     bot.gate = asyncio.Event()
     bot.failures.append(
@@ -377,6 +410,7 @@ async def test_a_blocked_bot_drops_the_keys_screens(make: Factory, bot: FakeBot)
     await publisher.flush()
 
     assert bot.texts() == ["in flight"]
+    assert chats == [("blocked", 1)], "the caller hears of it"
 
 
 async def test_errors_do_not_stop_the_worker(make: Factory, bot: FakeBot) -> None:
