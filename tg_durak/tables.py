@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from engine import Action, Event, EventKind, Game, IllegalMove
 from tg_durak.computer import ComputerPlayers
+from tg_durak.history import History
 from tg_durak.i18n import translator
 from tg_durak.play_settings import PlaySettings
 from tg_durak.player_languages import PlayerLanguages
@@ -42,7 +43,7 @@ ROUND_ENDS = frozenset({EventKind.BEATEN, EventKind.TAKEN})
 class LiveTable:
     row: TableRow
     game: Game
-    last: list[Event] = field(default_factory=list)
+    history: History = field(init=False)  # what the screens tell of the last moves
     choosing: dict[int, Choosing] = field(default_factory=dict)
     messages: dict[int, tuple[int, int]] = field(default_factory=dict)  # user -> chat, message
     reactions: dict[int, Reaction] = field(default_factory=dict)  # computer seat -> its next move
@@ -50,6 +51,9 @@ class LiveTable:
     bar_at: float | None = None
     resigned: int | None = None
     round_from: int = 0  # the version the current round began at (stale taps)
+
+    def __post_init__(self) -> None:
+        self.history = History(self.game.table)  # after a restart: no moves, the table as it is
 
     @property
     def id(self) -> int:
@@ -384,8 +388,7 @@ class TableService:
                 live = reloaded
             events = []
         self._plan(live, events)
-        if events:
-            live.last = events
+        live.history.note(events)
         if any(e.kind in ROUND_ENDS for e in events):
             live.round_from = round_start(game)
         self._publish(live)
@@ -425,7 +428,8 @@ class TableService:
                     view=game.view(seat.seat),
                     legal=tuple(game.legal_actions(seat.seat)),
                     seats=seats,
-                    last=tuple(live.last),
+                    last=tuple(live.history.recent),
+                    played_by=live.history.played_by(game.table),
                     now=now,
                     choosing_card=choosing.card,
                     choosing_transfer=choosing.transfer,

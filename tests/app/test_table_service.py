@@ -16,6 +16,7 @@ import pytest
 
 from engine import Action, Card, Game, PlayerView, Rules
 from tg_durak.callbacks import Menu, MenuAction, Verb
+from tg_durak.i18n import translator
 from tg_durak.play_settings import PlaySettings
 from tg_durak.publisher import Screen
 from tg_durak.render.cards import card_label
@@ -160,7 +161,7 @@ async def test_start_private_stores_shows_and_arms_the_table(world: World) -> No
 
     [shown] = world.publisher.shown
     assert (shown.key, shown.chat_id, shown.message_id) == ((table_id, USER), USER, None)
-    hand = {card_label(c) for c in game.view(0).hand}
+    hand = {card_label(c, translator("en")) for c in game.view(0).hand}
     buttons = {b.text.lstrip("•") for row in shown.screen.markup.inline_keyboard for b in row}
     assert hand <= buttons, "the hand is on the buttons"
     assert table_id in world.timer.armed
@@ -193,7 +194,7 @@ async def test_a_legal_tap_is_applied_once_stored_and_shown(
     assert row.version == game.version == 1
     assert game.table == [(card, None)]
     assert len(world.publisher.shown) == shown + 1
-    assert f"{card_label(card)} → …" in world.publisher.shown[-1].screen.text
+    assert f"{card_label(card, translator('en'))} → …" in world.publisher.shown[-1].screen.text
 
     again = await world.tables.tap(USER, table_id, 0, PlayCard(card.index))
     assert again == Reply("tap.stale"), "the same button twice moves once"

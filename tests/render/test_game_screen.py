@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import random
+import re
+from collections.abc import Iterator
 
 import pytest
 
 from engine import Action, Card, Game, Rules
-from engine.sim import random_game
+from tg_durak.history import History
 from tg_durak.i18n import LOCALES, translator
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 
@@ -15,16 +17,33 @@ MAX_TEXT = 4096
 MAX_DATA = 64
 MAX_CARD_LABEL = 6      # "•10♦️" is 5 code points
 MAX_ACTION_LABEL = 16   # two or three action buttons share one row on a phone
+THROW_IN_PROMPTS = ("turn.defends_throw", "turn.taking_throw", "turn.beaten_throw")
 
 
-def _screen(game: Game, seat: int, locale: str, **extra):
+def _screen(game: Game, seat: int, locale: str, history: History | None = None, **extra):
     seats = tuple(SeatInfo("Alice" if s == 0 else "", s != 0, "normal")
                   for s in range(game.rules.players))
+    history = history or History(game.table)
     inp = GameScreenInput(table_id=123456, version=game.version, view=game.view(seat),
-                          legal=tuple(game.legal_actions(seat)), seats=seats, last=(),
+                          legal=tuple(game.legal_actions(seat)), seats=seats,
+                          last=tuple(history.recent), played_by=history.played_by(game.table),
                           now=game.next_deadline - 5 if game.next_deadline else 0.0,
                           **{"closed": game.is_over, **extra})
     return game_screen(inp, translator(locale))
+
+
+def _positions(rules: Rules, seed: int, rng: random.Random) -> Iterator[tuple[Game, History]]:
+    """A game of random moves and waits, after each change, with the history a table keeps."""
+    game, history, now = Game.new(rules, seed), History(), 0.0
+    while not game.is_over:
+        movers = game.acting_seats
+        if not movers or rng.random() < 0.05:
+            now = game.next_deadline
+            history.note(game.advance(now))
+        else:
+            seat = rng.choice(movers)
+            history.note(game.apply(seat, rng.choice(game.legal_actions(seat)), now))
+        yield game, history
 
 
 def _buttons(screen):
@@ -44,14 +63,19 @@ def _check_limits(screen) -> None:
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_screens_along_whole_games_fit_telegram_and_a_phone(locale: str) -> None:
+    """... and ask to throw in only a player who has a card to throw in."""
     rng = random.Random(7)
+    t = translator(locale)
+    throw_in = re.compile("|".join(re.escape(t(key, name="@")).replace("@", ".+")
+                                   for key in THROW_IN_PROMPTS))
     for players, variant in ((2, "transfer"), (4, "throw-in"), (6, "transfer")):
-        game = random_game(Rules(variant=variant, players=players), rng.randrange(10**6), rng)
-        replay = Game.replay({**game.to_dict(), "log": []})
-        for entry in game.to_dict()["log"]:
-            replay.replay_entry(Game.entry_from_json(entry))
+        rules = Rules(variant=variant, players=players)
+        for game, history in _positions(rules, rng.randrange(10**6), rng):
             for seat in range(players):
-                _check_limits(_screen(replay, seat, locale))
+                screen = _screen(game, seat, locale, history)
+                _check_limits(screen)
+                can_throw = any(a.kind == "attack" for a in game.legal_actions(seat))
+                assert bool(throw_in.search(screen.text)) <= can_throw, screen.text
 
 
 def test_biggest_hand_still_fits() -> None:
@@ -101,6 +125,21 @@ def test_target_is_asked_only_when_a_card_beats_several() -> None:
     labels = [b.text for b in _buttons(screen)]
     assert labels == ["7♠️ ← A♥️", "7♦️ ← A♥️", "✖ Cancel"]
     assert "Which card" in screen.text
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_targets_come_three_to_a_row_with_cancel_alone(locale: str) -> None:
+    """A♣ (trump) beats any of four sevens: a phone shows three such buttons side by side."""
+    hands = [["7s", "7d", "7h", "7c"], ["Ac", "6h", "6d", "6s"]]
+    game = Game.from_deal(Rules(players=2), hands, ["Kc"], first_attacker=0)
+    for card in hands[0]:
+        game.apply(0, Action("attack", Card.parse(card)), 1.0)
+    screen = _screen(game, 1, locale, choosing_card=Card.parse("Ac"))
+    _check_limits(screen)
+    rows = screen.markup.inline_keyboard
+    assert [len(row) for row in rows] == [3, 1, 1]
+    assert [b.callback_data.split(":")[5] for b in rows[0] + rows[1]] == ["0", "1", "2", "3"]
+    assert rows[-1][0].text == translator(locale)("btn.cancel")
 
 
 def test_game_over_shows_the_durak_the_ranking_and_play_again() -> None:

@@ -8,17 +8,17 @@ from html import escape
 
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
-from engine import Action, Card, Event, PlayerView
+from engine import Action, Card, EventKind, PlayerView
 from tg_durak.callbacks import Menu, MenuAction, Move, Verb
+from tg_durak.history import Told
 from tg_durak.i18n import Translator
 from tg_durak.publisher import Screen
-from tg_durak.render.cards import card_label, suit_label
+from tg_durak.render.cards import card_label, in_hand_order, suit_label
 
 BAR_CELLS = 8
 ROW = 6          # card buttons per row on a phone
 WIDE_ROW = 8     # Telegram's most per row, for a hand too big for six-wide rows
-_PRIORITY = ("over", "transfer", "show_trump", "taken", "beaten", "take", "timeout", "out",
-             "defend", "attack", "pass")
+TARGET_ROW = 3   # "7♠️ ← A♥️" buttons a phone shows side by side
 
 
 @dataclass(frozen=True)
@@ -35,12 +35,13 @@ class GameScreenInput:
     view: PlayerView
     legal: tuple[Action, ...]
     seats: tuple[SeatInfo, ...]
-    last: tuple[Event, ...]
+    last: tuple[Told, ...]   # the latest events worth telling, oldest first
     now: float
     choosing_card: Card | None = None
     choosing_transfer: bool = False
     resigned: int | None = None
     closed: bool = False   # the table is over for people (also before the engine's game is)
+    played_by: tuple[int | None, ...] = ()  # who played each attack card on the table, if known
 
 
 def seat_name(inp: GameScreenInput, seat: int, t: Translator) -> str:
@@ -50,28 +51,44 @@ def seat_name(inp: GameScreenInput, seat: int, t: Translator) -> str:
     return t("seat.bot", n=seat) if info.is_bot else escape(info.name)
 
 
-def _role(v: PlayerView, seat: int, t: Translator) -> str:
-    if seat not in v.active_seats:
-        return t("role.out")
+def _is_out(v: PlayerView, seat: int) -> bool:
+    """Left the game (with a draw nobody is active, and the engine then lists every seat)."""
+    return seat in v.finished_order or seat not in v.active_seats
+
+
+def _part(v: PlayerView, seat: int) -> str:
+    """The seat's part in the round, or "" for none.
+
+    The defender is looked at first: a transfer may leave the round's first attacker defending,
+    and whether `attacker` then names him or the transferrer, he reads as the defender.
+    """
+    if _is_out(v, seat):
+        return "out"
+    if v.is_over:
+        return ""
     if seat == v.defender:
-        role = t("role.taking") if v.taking else t("role.defending")
-    elif v.phase == "lead" and seat == v.attacker:
-        role = t("role.leading")
-    elif seat in v.passed:
-        role = t("role.passed")
-    elif seat in v.throwers and v.phase != "lead":
-        role = t("role.attacking")
-    else:
-        role = ""
-    if seat in v.away:
-        role = f"{role} · {t('role.away')}" if role else t("role.away")
-    return role
+        return "taking" if v.taking else "defending"
+    if v.phase == "lead":
+        return "leading" if seat == v.attacker else ""
+    if seat in v.passed:
+        return "passed"
+    return "throwing" if seat in v.throwers else ""
+
+
+def _role(v: PlayerView, seat: int, t: Translator) -> str:
+    """The part and whether a computer stands in, in the second person on the own line."""
+    own = ".you" if seat == v.seat else ""
+    part = _part(v, seat)
+    parts = [t(f"role.{part}{own}")] if part else []
+    if seat in v.away and part != "out":
+        parts.append(t("role.away" + own))
+    return " · ".join(parts)
 
 
 def _seat_line(inp: GameScreenInput, seat: int, t: Translator) -> str:
     v = inp.view
     parts = [f"<b>{seat_name(inp, seat, t)}</b>"]
-    if seat in v.active_seats:
+    if not _is_out(v, seat):
         parts.append(t.plural("game.cards", v.hand_counts[seat], n=v.hand_counts[seat]))
     role = _role(v, seat, t)
     if role:
@@ -80,41 +97,75 @@ def _seat_line(inp: GameScreenInput, seat: int, t: Translator) -> str:
 
 
 def _header(v: PlayerView, t: Translator) -> str:
-    trump = card_label(v.trump_card) if v.trump_card is not None else suit_label(v.trump_suit)
+    trump = (card_label(v.trump_card, t) if v.trump_card is not None
+             else suit_label(v.trump_suit))
     return t("game.header", trump=trump, stock=v.stock_count, discard=v.discard_count)
 
 
-def _table_lines(v: PlayerView, t: Translator) -> list[str]:
-    if not v.table:
+def _table_lines(inp: GameScreenInput, t: Translator) -> list[str]:
+    """Each attack card, what beat it, and who played it (when the service knows)."""
+    table = inp.view.table
+    if not table:
         return [t("game.table_empty")]
-    return [f"{card_label(a)} → {card_label(d) if d else '…'}" for a, d in v.table]
+    players = inp.played_by if len(inp.played_by) == len(table) else (None,) * len(table)
+    lines = []
+    for (attack, defence), seat in zip(table, players, strict=True):
+        line = f"{card_label(attack, t)} → {card_label(defence, t) if defence else '…'}"
+        lines.append(line if seat is None else f"{line}   <i>{seat_name(inp, seat, t)}</i>")
+    return lines
+
+
+def _told_line(told: Told, inp: GameScreenInput, t: Translator) -> str:
+    """One event, naming who and which cards: "Bot 1 transferred with 8♣ to you"."""
+    me = inp.view.seat
+    key = f"last.{told.kind}"
+    if told.kind != EventKind.BEATEN and told.seat == me:
+        key += ".you"
+    elif told.to_seat == me:
+        key += ".to_you"
+    params = {
+        "name": seat_name(inp, told.seat, t) if told.seat is not None else "",
+        "card": card_label(told.card, t) if told.card is not None else "",
+        "target": card_label(told.beat, t) if told.beat is not None else "",
+        "to": seat_name(inp, told.to_seat, t) if told.to_seat is not None else "",
+    }
+    if told.count is not None and told.kind == EventKind.TAKEN:
+        return t.plural(key, told.count, n=told.count, **params)
+    return t(key, **params)
 
 
 def _turn_line(inp: GameScreenInput, t: Translator) -> str:
+    """What the player may do now, naming only moves he has; else what the table waits for."""
     v, me = inp.view, inp.view.seat
     if inp.choosing_card is not None:
-        return t("choose.target", card=card_label(inp.choosing_card))
+        return t("choose.target", card=card_label(inp.choosing_card, t))
     if inp.choosing_transfer:
         return t("choose.transfer")
-    if me not in v.active_seats:
+    if _is_out(v, me):
         return t("turn.you_are_out")
     if v.phase == "lead":
         return t("turn.you_lead") if me == v.attacker else t(
             "turn.leads", name=seat_name(inp, v.attacker, t))
-    defender = seat_name(inp, v.defender, t)
+    if me == v.defender:
+        return _defender_turn_line(inp, t)
+    can_throw = any(a.kind == "attack" for a in inp.legal)
     if v.phase == "defend":
-        if me == v.defender:
-            return t("turn.you_defend")
-        return t("turn.defends_throw", name=defender) if me in v.throwers else t(
-            "turn.defends", name=defender)
-    if v.taking:
-        if me == v.defender:
-            return t("turn.you_take")
-        return t("turn.taking_throw", name=defender) if me in v.throwers else t(
-            "turn.taking", name=defender)
-    if me in v.throwers and me not in v.passed:
-        return t("turn.beaten_throw")
-    return t("turn.wait")
+        key = "turn.defends_throw" if can_throw else "turn.defends"
+    elif v.taking:
+        key = "turn.taking_throw" if can_throw else "turn.taking"
+    else:
+        key = "turn.beaten_throw" if can_throw else "turn.wait"
+    return t(key, name=seat_name(inp, v.defender, t))
+
+
+def _defender_turn_line(inp: GameScreenInput, t: Translator) -> str:
+    if inp.view.phase == "window":
+        return t("turn.you_take") if inp.view.taking else t("turn.wait")
+    kinds = {a.kind for a in inp.legal}
+    can_transfer = bool(kinds & {"transfer", "show_trump"})
+    if "defend" in kinds:
+        return t("turn.you_defend_transfer") if can_transfer else t("turn.you_defend")
+    return t("turn.you_transfer_or_take") if can_transfer else t("turn.you_must_take")
 
 
 def _timer(inp: GameScreenInput, t: Translator) -> str | None:
@@ -136,46 +187,26 @@ def _timer(inp: GameScreenInput, t: Translator) -> str | None:
     return f"⏳ {bar} {t('timer.seconds', s=math.ceil(left))}"
 
 
-def _last_line(inp: GameScreenInput, t: Translator) -> str | None:
-    events = [e for e in inp.last if e.kind in _PRIORITY and e.kind != "over"]
-    if not events:
-        return None
-    e = min(events, key=lambda e: _PRIORITY.index(e.kind))
-    me = inp.view.seat
-    you = e.seat == me
-    name = seat_name(inp, e.seat, t) if e.seat is not None else ""
-    card = card_label(e.card) if e.card is not None else ""
-    if e.kind in ("transfer", "show_trump"):
-        key = f"last.{e.kind}.you" if you else f"last.{e.kind}"
-        line = t(key, name=name, card=card)
-        if e.to_seat == me:
-            line += " — " + t("last.you_defend")
-        return line
-    if e.kind == "taken":
-        return t.plural("last.taken.you" if you else "last.taken", e.count, name=name, n=e.count)
-    if e.kind == "beaten":
-        return t("last.beaten")
-    return t(f"last.{e.kind}.you" if you else f"last.{e.kind}", name=name, card=card)
-
-
 def _result_lines(inp: GameScreenInput, t: Translator) -> list[str]:
+    """The outcome, then everyone's place and the durak: "1. Bot 1, 2. Bot 2 — durak: You"."""
     v, me = inp.view, inp.view.seat
     if inp.resigned is not None:
         return [t("over.resigned")]
     if not v.is_over:  # every person is out; the computers' order does not matter
-        lines = [t("last.out.you"), t("over.ranking")]
-        return lines + [f"{place}. {seat_name(inp, seat, t)}"
-                        for place, seat in enumerate(v.finished_order, 1)]
-    if v.durak is None:
-        lines = [t("over.draw")]
+        headline = t("last.out.you")
+    elif v.durak is None:
+        headline = t("over.draw")
     elif v.durak == me:
-        lines = [t("over.durak_you")]
+        headline = t("over.durak_you")
     else:
-        lines = [t("over.durak", name=seat_name(inp, v.durak, t))]
-    order = list(v.finished_order) + ([v.durak] if v.durak is not None else [])
-    lines.append(t("over.ranking"))
-    lines += [f"{place}. {seat_name(inp, seat, t)}" for place, seat in enumerate(order, 1)]
-    return lines
+        headline = t("over.durak", name=seat_name(inp, v.durak, t))
+    places = ", ".join(f"{place}. {seat_name(inp, seat, t)}"
+                       for place, seat in enumerate(v.finished_order, 1))
+    line = t("over.places", places=places) if places else ""
+    if v.is_over and v.durak is not None:
+        durak = t("over.durak_named", name=seat_name(inp, v.durak, t))
+        line = f"{line} — {durak}" if line else durak
+    return [headline, line] if line else [headline]
 
 
 def _button(text: str, inp: GameScreenInput, verb: Verb, card: Card | None = None,
@@ -199,15 +230,17 @@ def _keyboard(inp: GameScreenInput, t: Translator) -> InlineKeyboardMarkup:
         return InlineKeyboardMarkup(inline_keyboard=[[again]])
     if inp.choosing_card is not None:
         card = inp.choosing_card
-        targets = [a.target for a in inp.legal if a.kind == "defend" and a.card is card]
-        rows.append([_button(f"{card_label(v.table[i][0])} ← {card_label(card)}", inp, Verb.TARGET,
-                             card, i) for i in targets])
+        targets = [_button(f"{card_label(v.table[a.target][0], t)} ← {card_label(card, t)}", inp,
+                           Verb.TARGET, card, a.target)
+                   for a in inp.legal if a.kind == "defend" and a.card is card]
+        rows += [targets[i:i + TARGET_ROW] for i in range(0, len(targets), TARGET_ROW)]
         rows.append([_button(t("btn.cancel"), inp, Verb.CANCEL)])
         return InlineKeyboardMarkup(inline_keyboard=rows)
     playable = _playable(inp)
     width = ROW if len(v.hand) <= 4 * ROW else WIDE_ROW
-    cards = [_button(("•" if c in playable else "") + card_label(c), inp,
-                     Verb.TRANSFER if inp.choosing_transfer else Verb.CARD, c) for c in v.hand]
+    cards = [_button(("•" if c in playable else "") + card_label(c, t), inp,
+                     Verb.TRANSFER if inp.choosing_transfer else Verb.CARD, c)
+             for c in in_hand_order(v.hand, v.trump_suit)]
     rows += [cards[i:i + width] for i in range(0, len(cards), width)]
     kinds = {a.kind for a in inp.legal}
     actions = []
@@ -218,7 +251,7 @@ def _keyboard(inp: GameScreenInput, t: Translator) -> InlineKeyboardMarkup:
             actions.append(_button(t("btn.take"), inp, Verb.TAKE))
         if "transfer" in kinds:
             actions.append(_button(t("btn.transfer"), inp, Verb.TRANSFER_MODE))
-        actions += [_button(t("btn.show_trump", card=card_label(a.card)), inp, Verb.SHOW_TRUMP,
+        actions += [_button(t("btn.show_trump", card=card_label(a.card, t)), inp, Verb.SHOW_TRUMP,
                             a.card) for a in inp.legal if a.kind == "show_trump"]
         if "pass" in kinds:
             actions.append(_button(t("btn.pass"), inp, Verb.PASS))
@@ -233,11 +266,9 @@ def game_screen(inp: GameScreenInput, t: Translator) -> Screen:
     others = [s for s in range(len(inp.seats)) if s != v.seat]
     lines += [_seat_line(inp, s, t) for s in others]
     lines.append("")
-    lines += _table_lines(v, t)
+    lines += _table_lines(inp, t)
     lines.append("")
-    last = _last_line(inp, t)
-    if last:
-        lines.append(f"<i>{last}</i>")
+    lines += [f"<i>{_told_line(told, inp, t)}</i>" for told in inp.last]
     if inp.closed:
         lines += _result_lines(inp, t)
     else:

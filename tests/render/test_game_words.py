@@ -1,0 +1,412 @@
+"""What the game screen says, word for word, in every language: the player's own line in the
+second person and the others' in the third, the last three events, prompts that offer only moves
+that exist, the places, rank letters and the order of a hand."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from itertools import pairwise
+
+import pytest
+
+from engine import Action, Card, Game, PlayerView, Rules
+from tg_durak.history import History, Told
+from tg_durak.i18n import LOCALES, translator
+from tg_durak.render.cards import card_label, in_hand_order
+from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
+
+# role: (the player's own line, another player's line)
+ROLE_WORDS = {
+    "en": {"leading": ("leading", "leading"), "throwing": ("throwing in", "throwing in"),
+           "defending": ("defending", "defending"), "taking": ("taking", "taking"),
+           "passed": ("passed", "passed"), "out": ("out", "out"),
+           "away": ("away: a computer plays for you", "away")},
+    "ru": {"leading": ("ходишь", "ходит"), "throwing": ("подкидываешь", "подкидывает"),
+           "defending": ("отбиваешься", "отбивается"), "taking": ("берёшь", "берёт"),
+           "passed": ("пас", "пас"), "out": ("без карт", "без карт"),
+           "away": ("за тебя играет компьютер", "нет на месте")},
+    "uk": {"leading": ("ходиш", "ходить"), "throwing": ("підкидаєш", "підкидає"),
+           "defending": ("відбиваєшся", "відбивається"), "taking": ("береш", "бере"),
+           "passed": ("пас", "пас"), "out": ("без карт", "без карт"),
+           "away": ("за тебе грає комп’ютер", "немає на місці")},
+    "pl": {"leading": ("atakujesz", "atakuje"), "throwing": ("dorzucasz", "dorzuca"),
+           "defending": ("bronisz się", "broni się"), "taking": ("bierzesz", "bierze"),
+           "passed": ("pas", "pas"), "out": ("bez kart", "bez kart"),
+           "away": ("gra za ciebie komputer", "nie ma przy stole")},
+}
+YOU = {"en": "You", "ru": "Ты", "uk": "Ти", "pl": "Ty"}
+NAMES = ("Alice", "Bob", "Cid", "Dan")
+
+
+def c(text: str) -> Card:
+    return Card.parse(text)
+
+
+def _render(game: Game, seat: int, locale: str, history: History | None = None, *,
+            view: PlayerView | None = None, bots: bool = False, **extra) -> str:
+    seats = tuple(SeatInfo("" if bots and s else NAMES[s], bots and s > 0, "normal")
+                  for s in range(game.rules.players))
+    history = history or History(game.table)
+    inp = GameScreenInput(table_id=1, version=game.version, view=view or game.view(seat),
+                          legal=tuple(game.legal_actions(seat)), seats=seats,
+                          last=tuple(history.recent), now=0.0,
+                          played_by=history.played_by(game.table), **extra)
+    return game_screen(inp, translator(locale)).text
+
+
+def _seat_lines(text: str) -> dict[str, list[str]]:
+    """Each seat line's name and the parts after its card count (or after the name, if out)."""
+    lines = {}
+    for line in text.splitlines():
+        match = re.fullmatch(r"<b>([^<]+)</b> · (.*)", line)
+        if match:
+            parts = match.group(2).split(" · ")
+            lines[match.group(1)] = parts[1:] if re.match(r"\d", parts[0]) else parts
+    return lines
+
+
+# Four players, the stock empty: the moves, and each seat's role after them (None: no role).
+ROLE_STEPS = [
+    (None, {0: "leading", 1: "defending", 2: None, 3: None}),
+    ((0, "attack", "7s"), {0: "out", 1: "defending", 2: "throwing", 3: "throwing"}),  # last card
+    ((2, "pass", None), {0: "out", 1: "defending", 2: "passed", 3: "throwing"}),
+    ((1, "take", None), {0: "out", 1: "taking", 2: "throwing", 3: "throwing"}),  # passes reset
+]
+
+
+def _roles_game() -> Game:
+    hands = [["7s"], ["8h", "9h", "Ah"], ["7d", "Kc"], ["7c", "Qd"]]
+    return Game.from_deal(Rules(players=4), hands, [], trump="c", first_attacker=0)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_role_reads_in_the_second_person_on_the_own_line_only(locale: str) -> None:
+    words, you = ROLE_WORDS[locale], YOU[locale]
+    game = _roles_game()
+    for move, roles in ROLE_STEPS:
+        if move is not None:
+            seat, kind, card = move
+            game.apply(seat, Action(kind, c(card) if card else None), 1.0)
+        for viewer in range(4):
+            lines = _seat_lines(_render(game, viewer, locale))
+            for seat, role in roles.items():
+                name = you if seat == viewer else NAMES[seat]
+                expected = [] if role is None else [words[role][0 if seat == viewer else 1]]
+                assert lines[name] == expected, (move, viewer, seat)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_player_marked_away_reads_so_in_his_own_person(locale: str) -> None:
+    words, you = ROLE_WORDS[locale], YOU[locale]
+    game = _roles_game()
+    game.apply(0, Action("attack", c("7s")), 1.0)
+    for viewer in (1, 2):
+        view = dataclasses.replace(game.view(viewer), away=frozenset({1}))
+        lines = _seat_lines(_render(game, viewer, locale, view=view))
+        own = viewer == 1
+        name, pick = (you, 0) if own else (NAMES[1], 1)
+        assert lines[name] == [words["defending"][pick], words["away"][pick]]
+
+
+# ---- what just happened ------------------------------------------------------------------
+
+def _transfer_game() -> Game:
+    hands = [["8s", "9s", "Qd", "Kc", "9d", "Jh"], ["8c", "7s", "10d", "As", "Qh", "9c"],
+             ["8d", "7c", "Jc", "10s", "Ks", "Ad"]]
+    stock = ["6s", "6c", "7d", "Jd", "10c", "Qs", "9h", "Kh", "Ah", "Js", "Ac", "Qc", "Kd", "6h",
+             "7h", "8h", "6d", "10h"]
+    return Game.from_deal(Rules(variant="transfer", players=3), hands, stock, first_attacker=0)
+
+
+def _history_lines(text: str) -> list[str]:
+    return [m.group(1) for m in re.finditer(r"(?m)^<i>(.*)</i>$", text)]
+
+
+TRANSFERS_TOLD = {  # to Alice, who led: her screen after two transfers
+    "en": ["You led 8♠️", "Bot 1 transferred with 8♣️ to Bot 2",
+           "Bot 2 transferred with 8♦️ to you"],
+    "ru": ["Ты ходишь картой 8♠️", "Бот 1 переводит картой 8♣️ — отбивается Бот 2",
+           "Бот 2 переводит на тебя картой 8♦️"],
+    "uk": ["Ти ходиш картою 8♠️", "Бот 1 переводить картою 8♣️ — відбивається Бот 2",
+           "Бот 2 переводить на тебе картою 8♦️"],
+    "pl": ["Atakujesz kartą 8♠️", "Bot 1 przekazuje atak kartą 8♣️ — broni się Bot 2",
+           "Bot 2 przekazuje ci atak kartą 8♦️"],
+}
+THROW_IN_TOLD = {  # then Alice beats 8♠ and Bot 1 throws in: Bot 1's screen (his own throw-in)
+    "en": ["Bot 2 transferred with 8♦️ to Alice", "Alice beat 8♠️ with 9♠️", "You threw in 9♣️"],
+    "ru": ["Бот 2 переводит картой 8♦️ — отбивается Alice", "Alice бьёт 8♠️ картой 9♠️",
+           "Ты подкидываешь 9♣️"],
+    "uk": ["Бот 2 переводить картою 8♦️ — відбивається Alice", "Alice б’є 8♠️ картою 9♠️",
+           "Ти підкидаєш 9♣️"],
+    "pl": ["Bot 2 przekazuje atak kartą 8♦️ — broni się Alice", "Alice bije 8♠️ kartą 9♠️",
+           "Dorzucasz 9♣️"],
+}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_last_three_events_name_who_and_which_cards(locale: str) -> None:
+    game, history = _transfer_game(), History()
+    for seat, kind, card, target in ((0, "attack", "8s", None), (1, "transfer", "8c", None),
+                                     (2, "transfer", "8d", None)):
+        history.note(game.apply(seat, Action(kind, c(card), target), 1.0))
+    assert _history_lines(_render(game, 0, locale, history, bots=True)) == TRANSFERS_TOLD[locale]
+    for seat, kind, card, target in ((0, "defend", "9s", 0), (1, "attack", "9c", None)):
+        history.note(game.apply(seat, Action(kind, c(card), target), 2.0))
+    assert _history_lines(_render(game, 1, locale, history, bots=True)) == THROW_IN_TOLD[locale]
+
+
+def test_the_table_says_who_played_each_attack_card() -> None:
+    game, history = _transfer_game(), History()
+    for seat, kind, card, target in ((0, "attack", "8s", None), (1, "transfer", "8c", None),
+                                     (2, "transfer", "8d", None), (0, "defend", "9s", 0),
+                                     (1, "attack", "9c", None)):
+        history.note(game.apply(seat, Action(kind, c(card), target), 1.0))
+    text = _render(game, 0, "ru", history, bots=True)
+    table = [line for line in text.splitlines() if "→" in line]
+    assert table == ["8♠️ → 9♠️   <i>Ты</i>", "8♣️ → …   <i>Бот 1</i>", "8♦️ → …   <i>Бот 2</i>",
+                     "9♣️ → …   <i>Бот 1</i>"]
+    unknown = _render(game, 0, "en", History(game.table), bots=True)  # as after a restart
+    assert "8♣️ → …\n" in unknown and "<i>Bot 1</i>" not in unknown
+
+
+# Every kind of event told, by the player himself (.you), by another, and to the player.
+EVERY_TOLD = [
+    ("lead", Told("lead", 1, c("7h"))), ("lead.you", Told("lead", 0, c("7h"))),
+    ("attack", Told("attack", 1, c("7h"))), ("attack.you", Told("attack", 0, c("7h"))),
+    ("defend", Told("defend", 1, c("9h"), beat=c("7h"))),
+    ("defend.you", Told("defend", 0, c("9h"), beat=c("7h"))),
+    ("transfer", Told("transfer", 1, c("7h"), to_seat=2)),
+    ("transfer.you", Told("transfer", 0, c("7h"), to_seat=1)),
+    ("transfer.to_you", Told("transfer", 1, c("7h"), to_seat=0)),
+    ("show_trump", Told("show_trump", 1, c("7c"), to_seat=2)),
+    ("show_trump.you", Told("show_trump", 0, c("7c"), to_seat=1)),
+    ("show_trump.to_you", Told("show_trump", 1, c("7c"), to_seat=0)),
+    ("take", Told("take", 1)), ("take.you", Told("take", 0)),
+    ("taken", Told("taken", 1, count=3)), ("taken.you", Told("taken", 0, count=3)),
+    ("beaten", Told("beaten", 1, count=4)), ("beaten.own", Told("beaten", 0, count=4)),
+    ("timeout", Told("timeout", 1)), ("timeout.you", Told("timeout", 0)),
+    ("out", Told("out", 1)), ("out.you", Told("out", 0)),
+]
+TOLD_WORDS = {
+    "en": {
+        "lead": "Bot 1 led 7♥️", "lead.you": "You led 7♥️",
+        "attack": "Bot 1 threw in 7♥️", "attack.you": "You threw in 7♥️",
+        "defend": "Bot 1 beat 7♥️ with 9♥️", "defend.you": "You beat 7♥️ with 9♥️",
+        "transfer": "Bot 1 transferred with 7♥️ to Bot 2",
+        "transfer.you": "You transferred with 7♥️ to Bot 1",
+        "transfer.to_you": "Bot 1 transferred with 7♥️ to you",
+        "show_trump": "Bot 1 showed 7♣️ and transferred to Bot 2",
+        "show_trump.you": "You showed 7♣️ and transferred to Bot 1",
+        "show_trump.to_you": "Bot 1 showed 7♣️ and transferred to you",
+        "take": "Bot 1 is taking the cards", "take.you": "You are taking the cards",
+        "taken": "Bot 1 picked up 3 cards", "taken.you": "You picked up 3 cards",
+        "beaten": "Beaten: the cards go to the discard pile.",
+        "timeout": "Bot 1 ran out of time", "timeout.you": "Your time ran out",
+        "out": "Bot 1 has no cards left: safe!", "out.you": "You have no cards left: safe!",
+    },
+    "ru": {
+        "lead": "Бот 1 ходит картой 7♥️", "lead.you": "Ты ходишь картой 7♥️",
+        "attack": "Бот 1 подкидывает 7♥️", "attack.you": "Ты подкидываешь 7♥️",
+        "defend": "Бот 1 бьёт 7♥️ картой 9♥️", "defend.you": "Ты бьёшь 7♥️ картой 9♥️",
+        "transfer": "Бот 1 переводит картой 7♥️ — отбивается Бот 2",
+        "transfer.you": "Ты переводишь картой 7♥️ — отбивается Бот 1",
+        "transfer.to_you": "Бот 1 переводит на тебя картой 7♥️",
+        "show_trump": "Бот 1 показывает 7♣️ и переводит — отбивается Бот 2",
+        "show_trump.you": "Ты показываешь 7♣️ и переводишь — отбивается Бот 1",
+        "show_trump.to_you": "Бот 1 показывает 7♣️ и переводит на тебя",
+        "take": "Бот 1 берёт карты", "take.you": "Ты берёшь карты",
+        "taken": "Бот 1 забирает 3 карты", "taken.you": "Ты забираешь 3 карты",
+        "beaten": "Бито: карты уходят в отбой.",
+        "timeout": "Бот 1: время вышло", "timeout.you": "Твоё время вышло",
+        "out": "Бот 1 выходит из игры: карт не осталось!",
+        "out.you": "Ты выходишь из игры: карт не осталось!",
+    },
+    "uk": {
+        "lead": "Бот 1 ходить картою 7♥️", "lead.you": "Ти ходиш картою 7♥️",
+        "attack": "Бот 1 підкидає 7♥️", "attack.you": "Ти підкидаєш 7♥️",
+        "defend": "Бот 1 б’є 7♥️ картою 9♥️", "defend.you": "Ти б’єш 7♥️ картою 9♥️",
+        "transfer": "Бот 1 переводить картою 7♥️ — відбивається Бот 2",
+        "transfer.you": "Ти переводиш картою 7♥️ — відбивається Бот 1",
+        "transfer.to_you": "Бот 1 переводить на тебе картою 7♥️",
+        "show_trump": "Бот 1 показує 7♣️ і переводить — відбивається Бот 2",
+        "show_trump.you": "Ти показуєш 7♣️ і переводиш — відбивається Бот 1",
+        "show_trump.to_you": "Бот 1 показує 7♣️ і переводить на тебе",
+        "take": "Бот 1 бере карти", "take.you": "Ти береш карти",
+        "taken": "Бот 1 забирає 3 карти", "taken.you": "Ти забираєш 3 карти",
+        "beaten": "Побито: карти йдуть у відбій.",
+        "timeout": "Бот 1: час вичерпано", "timeout.you": "Твій час вичерпано",
+        "out": "Бот 1 виходить із гри: карт не лишилося!",
+        "out.you": "Ти виходиш із гри: карт не лишилося!",
+    },
+    "pl": {
+        "lead": "Bot 1 atakuje kartą 7♥️", "lead.you": "Atakujesz kartą 7♥️",
+        "attack": "Bot 1 dorzuca 7♥️", "attack.you": "Dorzucasz 7♥️",
+        "defend": "Bot 1 bije 7♥️ kartą 9♥️", "defend.you": "Bijesz 7♥️ kartą 9♥️",
+        "transfer": "Bot 1 przekazuje atak kartą 7♥️ — broni się Bot 2",
+        "transfer.you": "Przekazujesz atak kartą 7♥️ — broni się Bot 1",
+        "transfer.to_you": "Bot 1 przekazuje ci atak kartą 7♥️",
+        "show_trump": "Bot 1 pokazuje 7♣️ i przekazuje atak — broni się Bot 2",
+        "show_trump.you": "Pokazujesz 7♣️ i przekazujesz atak — broni się Bot 1",
+        "show_trump.to_you": "Bot 1 pokazuje 7♣️ i przekazuje ci atak",
+        "take": "Bot 1 bierze karty", "take.you": "Bierzesz karty",
+        "taken": "Bot 1 zbiera 3 karty", "taken.you": "Zbierasz 3 karty",
+        "beaten": "Pobite: karty trafiają na stos odrzuconych.",
+        "timeout": "Bot 1: koniec czasu", "timeout.you": "Twój czas minął",
+        "out": "Bot 1 nie ma już kart i wychodzi z gry!",
+        "out.you": "Nie masz już kart: wychodzisz z gry!",
+    },
+}
+
+
+def _told(told: Told, locale: str) -> str:
+    game = Game.from_deal(Rules(players=3), [["6s"], ["6d"], ["6h"]], ["Ac"], first_attacker=0)
+    seats = (SeatInfo("Alice", False), SeatInfo("", True), SeatInfo("", True))
+    inp = GameScreenInput(table_id=1, version=0, view=game.view(0), legal=(), seats=seats,
+                          last=(told,), now=0.0)
+    [line] = _history_lines(game_screen(inp, translator(locale)).text)
+    return line
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_kind_of_event_is_told_in_its_person(locale: str) -> None:
+    words = TOLD_WORDS[locale]
+    for name, told in EVERY_TOLD:
+        assert _told(told, locale) == words[name.removesuffix(".own")], name
+
+
+# ---- prompts: only moves that exist ---------------------------------------------------------
+
+def _prompt(game: Game, seat: int, locale: str = "en") -> str:
+    text = _render(game, seat, locale, bots=True)
+    [prompt] = [line for line in text.splitlines()
+                if line.startswith("<b>") and line.endswith("</b>")]
+    return prompt[3:-4]
+
+
+def _three_players(hands: list[list[str]], stock: tuple[str, ...] = ("Ac",)) -> Game:
+    return Game.from_deal(Rules(players=3), hands, list(stock), first_attacker=0)
+
+
+def test_a_thrower_is_asked_to_throw_in_only_with_a_card_that_fits() -> None:
+    game = _three_players([["7s", "Kd"], ["9s", "10s", "Jd"], ["7h", "8d"]])
+    game.apply(0, Action("attack", c("7s")), 1.0)
+    assert _prompt(game, 2) == "Bot 1 is defending. You may throw in."   # 7♥ fits
+    assert _prompt(game, 0) == "Waiting for Bot 1 to beat the cards…"    # K♦ does not
+    assert _prompt(game, 0, "ru") == "Бот 1 отбивается. Ждём…"
+    game.apply(1, Action("defend", c("9s"), 0), 2.0)
+    assert _prompt(game, 2) == "All beaten. Throw in a card or pass."
+    assert _prompt(game, 0) == "All beaten. Waiting for the others to throw in…"
+    assert _prompt(game, 1) == "All beaten. Waiting for the others to throw in…"
+    assert _prompt(game, 0, "pl") == "Wszystko pobite. Czekamy, czy pozostali coś dorzucą…"
+
+
+def test_a_take_asks_to_throw_in_only_who_can() -> None:
+    game = _three_players([["7s", "Kd"], ["9h", "10h", "Jd"], ["7h", "8d"]])
+    game.apply(0, Action("attack", c("7s")), 1.0)
+    game.apply(1, Action("take"), 2.0)
+    assert _prompt(game, 2) == "Bot 1 takes. Throw in more or pass."
+    assert _prompt(game, 0) == "Bot 1 takes. Waiting for the others to throw in…"
+    assert _prompt(game, 0, "uk") == "Бот 1 бере. Чекаємо, чи підкинуть інші…"
+    assert _prompt(game, 1) == "You take. The others may throw in more."
+
+
+@pytest.mark.parametrize(("variant", "hand", "prompt"), [
+    ("throw-in", ["9s", "Jd"], "You defend: beat the cards or take them."),
+    ("throw-in", ["6h", "Jd"], "Nothing of yours beats these cards: take them."),
+    ("transfer", ["9s", "7d"], "You defend: beat the cards, transfer or take."),
+    ("transfer", ["6h", "7d"], "Nothing of yours beats these cards: transfer or take."),
+])
+def test_the_defender_is_offered_the_answers_he_has(variant: str, hand: list[str],
+                                                    prompt: str) -> None:
+    game = Game.from_deal(Rules(variant=variant, players=3), [["7s", "Kd"], hand, ["8h", "8d"]],
+                          ["Ac"], first_attacker=0)
+    game.apply(0, Action("attack", c("7s")), 1.0)
+    assert _prompt(game, 1) == prompt
+
+
+def test_russian_defender_prompts_speak_to_him() -> None:
+    game = _three_players([["7s", "Kd"], ["6h", "Jd"], ["8h", "8d"]])
+    game.apply(0, Action("attack", c("7s")), 1.0)
+    assert _prompt(game, 1, "ru") == "Тебе нечем побить эти карты: бери."
+
+
+# ---- the result -------------------------------------------------------------------------
+
+def _finished(hands: list[list[str]], moves: list[tuple[int, str, str | None, int | None]],
+              **rules) -> Game:
+    game = Game.from_deal(Rules(players=len(hands), **rules), hands, [], trump="c",
+                          first_attacker=0)
+    for seat, kind, card, target in moves:
+        game.apply(seat, Action(kind, c(card) if card else None, target), 1.0)
+    if not game.is_over:
+        game.advance(game.next_deadline)
+    assert game.is_over
+    return game
+
+
+def _result(game: Game, seat: int, locale: str) -> list[str]:
+    lines = _render(game, seat, locale, bots=True, closed=True).splitlines()
+    return lines[-2:]
+
+
+def test_the_result_lists_the_places_and_the_durak() -> None:
+    game = _finished([["6h"], ["7h"], ["6d", "7d"]],
+                     [(0, "attack", "6h", None), (1, "defend", "7h", 0)])
+    assert (game.finished_order, game.durak) == ([0, 1], 2)
+    assert _result(game, 0, "en") == ["<b>Bot 2 is the durak!</b>",
+                                      "Places: 1. You, 2. Bot 1 — durak: Bot 2"]
+    assert _result(game, 2, "en") == ["<b>You are the durak!</b>",
+                                      "Places: 1. Alice, 2. Bot 1 — durak: You"]
+    assert _result(game, 0, "ru")[1] == "Места: 1. Ты, 2. Бот 1 — дурак: Бот 2"
+    assert _result(game, 0, "uk")[1] == "Місця: 1. Ти, 2. Бот 1 — дурень: Бот 2"
+    assert _result(game, 0, "pl")[1] == "Miejsca: 1. Ty, 2. Bot 1 — dureń: Bot 2"
+
+
+def test_a_draw_says_there_is_no_durak_and_lists_the_places() -> None:
+    game = _finished([["6h"], ["7h"]], [(0, "attack", "6h", None), (1, "defend", "7h", 0)])
+    assert game.durak is None
+    assert _result(game, 0, "en") == ["<b>A draw:</b> nobody is the durak.",
+                                      "Places: 1. You, 2. Bot 1"]
+    assert _result(game, 1, "ru") == ["<b>Ничья:</b> дурака нет.", "Места: 1. Alice, 2. Ты"]
+    assert "Bot 1 · 0 cards" not in _render(game, 0, "en", bots=True, closed=True)
+
+
+# ---- cards -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("locale", "letters"), [
+    ("en", "J♠️ Q♥️ K♣️ A♦️"), ("ru", "В♠️ Д♥️ К♣️ Т♦️"), ("uk", "В♠️ Д♥️ К♣️ Т♦️"),
+    ("pl", "W♠️ D♥️ K♣️ A♦️"),
+])
+def test_ranks_are_written_as_the_language_writes_them(locale: str, letters: str) -> None:
+    t = translator(locale)
+    assert " ".join(card_label(c(x), t) for x in ("Js", "Qh", "Kc", "Ad")) == letters
+    assert card_label(c("10h"), t) == "10♥️"
+
+
+RED = set("♥♦")
+
+
+@pytest.mark.parametrize("trump", "♠♥♣♦")
+def test_a_hand_alternates_colours_with_trumps_last(trump: str) -> None:
+    hand = [Card(rank, suit) for suit in "♠♣♦♥" for rank in (14, 6, 10)]
+    ordered = in_hand_order(hand, trump)
+    suits = list(dict.fromkeys(card.suit for card in ordered))
+    assert suits[-1] == trump and sorted(suits) == sorted("♠♣♦♥")
+    assert all((a in RED) != (b in RED) for a, b in pairwise(suits))
+    assert all(a.rank < b.rank for a, b in pairwise(ordered)
+               if a.suit == b.suit)
+    if trump in "♥♦":  # with a red trump, spades can come first
+        assert suits[0] == "♠"
+
+
+def test_the_hand_on_the_keyboard_is_in_that_order_in_every_language() -> None:
+    hands = [["Qs", "6d", "Ah", "7c", "10s", "Jh"], ["6s", "7s", "8s", "9s", "Ks", "As"]]
+    game = Game.from_deal(Rules(players=2), hands, ["6h"], first_attacker=1)
+    for locale, row in (("en", "10♠️ Q♠️ 6♦️ 7♣️ J♥️ A♥️"), ("ru", "10♠️ Д♠️ 6♦️ 7♣️ В♥️ Т♥️"),
+                        ("pl", "10♠️ D♠️ 6♦️ 7♣️ W♥️ A♥️")):
+        inp = GameScreenInput(table_id=1, version=0, view=game.view(0), legal=(),
+                              seats=(SeatInfo("Alice", False), SeatInfo("", True)),
+                              last=(), now=0.0)
+        [cards] = game_screen(inp, translator(locale)).markup.inline_keyboard
+        assert " ".join(b.text for b in cards) == row

@@ -1,0 +1,64 @@
+"""What just happened at a table: the last few events worth telling, and who played each attack
+card of the round. The game screen reads both; the table service keeps one per live table.
+
+Neither is stored: after a restart the history starts empty and the cards already on the table
+have no known player (the stored log holds moves, not what the screens said about them).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from engine import Card, Event, EventKind
+
+KEEP = 3   # a phone shows three lines of history without pushing the hand off the screen
+LEAD = "lead"  # a round's first attack card, told apart from a throw-in
+# A pass shows on the seat's line; drawing and a new round show in the turn line; the end in
+# the result. Everything else is told.
+TOLD = frozenset({EventKind.ATTACK, EventKind.DEFEND, EventKind.TRANSFER, EventKind.SHOW_TRUMP,
+                  EventKind.TAKE, EventKind.TIMEOUT, EventKind.TAKEN, EventKind.BEATEN,
+                  EventKind.OUT})
+
+
+class Told(NamedTuple):
+    """One event as a screen tells it."""
+
+    kind: str                    # an EventKind, or LEAD
+    seat: int | None
+    card: Card | None = None
+    beat: Card | None = None     # the attack card a defence beat
+    to_seat: int | None = None   # who defends after a transfer or a shown trump
+    count: int | None = None     # cards taken or beaten
+
+
+class History:
+    def __init__(self, table: Sequence[tuple[Card, Card | None]] = ()) -> None:
+        """`table`: the cards on the table when the history begins (after a restart)."""
+        self.recent: deque[Told] = deque(maxlen=KEEP)
+        self._round: list[tuple[Card, int | None]] = [(attack, None) for attack, _ in table]
+
+    def note(self, events: Iterable[Event]) -> None:
+        for e in events:
+            kind = e.kind
+            if kind in (EventKind.ATTACK, EventKind.TRANSFER):
+                if kind == EventKind.ATTACK and not self._round:
+                    kind = LEAD
+                self._round.append((e.card, e.seat))
+            elif kind in (EventKind.BEATEN, EventKind.TAKEN):
+                self._round = []
+            if e.kind not in TOLD:
+                continue
+            beat = None
+            if kind == EventKind.DEFEND:
+                # The engine's target indexes the round's attack cards in the order they came.
+                if not 0 <= e.target < len(self._round):
+                    continue  # only if it missed events; better no line than a wrong card
+                beat = self._round[e.target][0]
+            self.recent.append(Told(kind, e.seat, e.card, beat, e.to_seat, e.count))
+
+    def played_by(self, table: Sequence[tuple[Card, Card | None]]) -> tuple[int | None, ...]:
+        """Who played each attack card on `table` (None where it is not known)."""
+        players = dict(self._round)
+        return tuple(players.get(attack) for attack, _ in table)
