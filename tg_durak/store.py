@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 KINDS = ("private", "group")
 OUTCOMES = ("durak", "safe", "draw", "resigned")
 ACTIVE = ("lobby", "running")
+# A person's seat: he plays it, or a computer plays it on after he left or was removed.
+SEAT_STATUSES = ("playing", "left", "kicked")
 
 _BUSY_TIMEOUT_MS = 5000
 _MIGRATION_NAME = re.compile(r"(\d+)_\w+\.sql")
@@ -61,12 +63,29 @@ class CorruptRow(RuntimeError):
     """A stored value cannot be decoded."""
 
 
+class LobbyClosed(RuntimeError):
+    """The lobby has started, expired or been cancelled; nothing was written."""
+
+
+class LobbyFull(RuntimeError):
+    """Every seat of the lobby is taken; nothing was written."""
+
+
+class AlreadySeated(RuntimeError):
+    """The person already has a seat at an open table (this one or another); nothing written."""
+
+    def __init__(self, table_id: int) -> None:
+        super().__init__(f"already seated at table {table_id}")
+        self.table_id = table_id
+
+
 @dataclass(frozen=True)
 class UserRow:
     id: int
     name: str
     language: str | None
     settings: dict
+    reachable: bool = False  # the bot may write to him privately (he has opened it)
 
 
 @dataclass(frozen=True)
@@ -75,6 +94,7 @@ class SeatRow:
     user_id: int | None  # None: a computer player
     name: str
     level: str | None = None  # computer strength
+    status: str = "playing"  # "left" or "kicked": a computer plays the seat on
 
 
 @dataclass(frozen=True)
@@ -89,6 +109,13 @@ class TableRow:
     seats: tuple[SeatRow, ...]
     created_at: float
     updated_at: float
+    # Group tables: who opened the lobby, its forum topic, its deep-link payload, when the
+    # unstarted lobby expires, and the language of the group's message.
+    host_id: int | None = None
+    thread_id: int | None = None
+    invite: str | None = None
+    expires_at: float | None = None
+    language: str | None = None
 
 
 @dataclass(frozen=True)
@@ -335,6 +362,14 @@ class Store:
     async def set_settings(self, user_id: int, settings: dict) -> None:
         await self._update_user(user_id, "settings", _dumps(settings))
 
+    async def set_reachable(self, user_id: int, reachable: bool) -> None:
+        """Whether the bot may write to the user privately (unknown users are left alone)."""
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE users SET reachable = ?, updated_at = ? WHERE id = ? AND reachable <> ?",
+                (int(reachable), time.time(), user_id, int(reachable)),
+            )
+
     async def _update_user(self, user_id: int, column: str, value: object) -> None:
         async with self._transaction() as db:
             cursor = await db.execute(
@@ -347,13 +382,14 @@ class Store:
     @staticmethod
     async def _user(db: aiosqlite.Connection, user_id: int) -> UserRow | None:
         cursor = await db.execute(
-            "SELECT id, name, language, settings FROM users WHERE id = ?", (user_id,)
+            "SELECT id, name, language, settings, reachable FROM users WHERE id = ?", (user_id,)
         )
         row = await cursor.fetchone()
         if row is None:
             return None
         settings = _loads_dict(row[3], f"settings of user {user_id}")
-        return UserRow(id=row[0], name=row[1], language=row[2], settings=settings)
+        return UserRow(id=row[0], name=row[1], language=row[2], settings=settings,
+                       reachable=bool(row[4]))
 
     # -- tables -----------------------------------------------------------------------------
 
@@ -541,6 +577,18 @@ class Store:
             row = await cursor.fetchone()
             return None if row is None else await self._table(db, row[0])
 
+    async def set_seat_status(self, table_id: int, seat: int, status: str) -> None:
+        """A person left ("left") or was removed ("kicked"); his seat row stays, for the results."""
+        _check(status, SEAT_STATUSES, "seat status")
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE seats SET status = ?, left_at = ?"
+                " WHERE table_id = ? AND seat = ? AND user_id IS NOT NULL",
+                (status, None if status == "playing" else time.time(), table_id, seat),
+            )
+            if cursor.rowcount == 0:
+                raise LookupError(f"table {table_id} has no person in seat {seat}")
+
     async def running_tables(self) -> list[TableRow]:
         """Every running table (to resume after a restart); unreadable ones are logged, skipped."""
         tables = []
@@ -555,6 +603,159 @@ class Store:
                 assert table is not None
                 tables.append(table)
         return tables
+
+    # -- lobbies: group tables before their start ----------------------------------------------
+
+    async def create_lobby(
+        self,
+        chat_id: int,
+        host_id: int,
+        options: dict,
+        *,
+        invite: str,
+        expires_at: float,
+        language: str,
+        thread_id: int | None = None,
+    ) -> TableRow:
+        """A new, empty lobby (status 'lobby', kind 'group'); seats come with add_lobby_seat."""
+        now = time.time()
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "INSERT INTO tables (chat_id, kind, status, options, version, created_at,"
+                " updated_at, host_id, thread_id, invite, expires_at, language)"
+                " VALUES (?, 'group', 'lobby', ?, 0, ?, ?, ?, ?, ?, ?, ?)",
+                (chat_id, _dumps(options), now, now, host_id, thread_id, invite, expires_at,
+                 language),
+            )
+            table_id = cursor.lastrowid
+            assert table_id is not None
+            table = await self._table(db, table_id)
+        assert table is not None
+        return table
+
+    async def add_lobby_seat(
+        self, table_id: int, user_id: int | None, name: str, level: str | None, max_seats: int
+    ) -> TableRow:
+        """Seat a person (or a computer, user_id None) after the lobby's last seat.
+
+        LobbyClosed if it is no lobby any more, LobbyFull at `max_seats`, AlreadySeated if the
+        person has a seat at any open table (one table per person).
+        """
+        async with self._transaction() as db:
+            await self._open_lobby(db, table_id)
+            if user_id is not None:
+                await self._check_free(db, user_id)
+            cursor = await db.execute(
+                "SELECT COUNT(*), COALESCE(MAX(seat) + 1, 0) FROM seats WHERE table_id = ?",
+                (table_id,),
+            )
+            count, seat = await cursor.fetchone()
+            if count >= max_seats:
+                raise LobbyFull(f"table {table_id} has {count} of {max_seats} seats taken")
+            await db.execute(
+                "INSERT INTO seats (table_id, seat, user_id, name, level) VALUES (?, ?, ?, ?, ?)",
+                (table_id, seat, user_id, name, level),
+            )
+            return await self._touched(db, table_id)
+
+    async def remove_lobby_seat(self, table_id: int, seat: int) -> TableRow:
+        """Free one seat of a lobby (LobbyClosed if it started or closed meanwhile)."""
+        async with self._transaction() as db:
+            await self._open_lobby(db, table_id)
+            await db.execute("DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat))
+            return await self._touched(db, table_id)
+
+    async def set_lobby_options(self, table_id: int, options: dict) -> TableRow:
+        async with self._transaction() as db:
+            await self._open_lobby(db, table_id)
+            await db.execute("UPDATE tables SET options = ? WHERE id = ?",
+                             (_dumps(options), table_id))
+            return await self._touched(db, table_id)
+
+    async def start_lobby(self, table_id: int, seats: list[SeatRow], snapshot: dict) -> TableRow:
+        """The lobby becomes a running table: its final seats and first snapshot, at once."""
+        _check_seats(seats)
+        async with self._transaction() as db:
+            await self._open_lobby(db, table_id)
+            await db.execute("DELETE FROM seats WHERE table_id = ?", (table_id,))
+            await db.executemany(
+                "INSERT INTO seats (table_id, seat, user_id, name, level) VALUES (?, ?, ?, ?, ?)",
+                [(table_id, s.seat, s.user_id, s.name, s.level) for s in seats],
+            )
+            await db.execute(
+                "UPDATE tables SET status = 'running', snapshot = ?, expires_at = NULL"
+                " WHERE id = ?",
+                (_dumps(snapshot), table_id),
+            )
+            return await self._touched(db, table_id)
+
+    async def close_lobby(self, table_id: int) -> bool:
+        """Cancel or expire a lobby (status 'aborted'); False if it was no lobby any more."""
+        now = time.time()
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE tables SET status = 'aborted', updated_at = ?, finished_at = ?"
+                " WHERE id = ? AND status = 'lobby'",
+                (now, now, table_id),
+            )
+            return cursor.rowcount == 1
+
+    async def open_group_table(self, chat_id: int) -> TableRow | None:
+        """The chat's newest lobby or running group table."""
+        return await self._first_table(
+            "SELECT id FROM tables WHERE chat_id = ? AND kind = 'group'"
+            " AND status IN ('lobby', 'running') ORDER BY id DESC LIMIT 1", (chat_id,))
+
+    async def lobby_by_invite(self, invite: str) -> TableRow | None:
+        """The table whose deep-link payload is `invite`, whatever became of it."""
+        return await self._first_table("SELECT id FROM tables WHERE invite = ?", (invite,))
+
+    async def open_lobbies(self) -> list[TableRow]:
+        """Every lobby not yet started (to re-arm their expiry after a restart)."""
+        async with self._reading() as db:
+            cursor = await db.execute("SELECT id FROM tables WHERE status = 'lobby' ORDER BY id")
+            ids = [table_id for (table_id,) in await cursor.fetchall()]
+            tables = [await self._table(db, table_id) for table_id in ids]
+        return [t for t in tables if t is not None]
+
+    async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
+        """A group became a supergroup: its tables and messages follow it to the new id."""
+        async with self._transaction() as db:
+            await db.execute("UPDATE tables SET chat_id = ? WHERE chat_id = ?",
+                             (new_chat_id, old_chat_id))
+            await db.execute("UPDATE messages SET chat_id = ? WHERE chat_id = ?",
+                             (new_chat_id, old_chat_id))
+
+    async def _first_table(self, sql: str, params: tuple) -> TableRow | None:
+        async with self._reading() as db:
+            cursor = await db.execute(sql, params)
+            row = await cursor.fetchone()
+            return None if row is None else await self._table(db, row[0])
+
+    @staticmethod
+    async def _open_lobby(db: aiosqlite.Connection, table_id: int) -> None:
+        cursor = await db.execute("SELECT status FROM tables WHERE id = ?", (table_id,))
+        row = await cursor.fetchone()
+        if row is None or row[0] != "lobby":
+            raise LobbyClosed(f"table {table_id} is {'gone' if row is None else row[0]}")
+
+    @staticmethod
+    async def _check_free(db: aiosqlite.Connection, user_id: int) -> None:
+        cursor = await db.execute(
+            "SELECT t.id FROM tables t JOIN seats s ON s.table_id = t.id"
+            " WHERE s.user_id = ? AND s.status = 'playing' AND t.status IN ('lobby', 'running')"
+            " ORDER BY t.id DESC LIMIT 1",
+            (user_id,),
+        )
+        row = await cursor.fetchone()
+        if row is not None:
+            raise AlreadySeated(row[0])
+
+    async def _touched(self, db: aiosqlite.Connection, table_id: int) -> TableRow:
+        await db.execute("UPDATE tables SET updated_at = ? WHERE id = ?", (time.time(), table_id))
+        table = await self._table(db, table_id)
+        assert table is not None
+        return table
 
     async def log(self, table_id: int) -> list[dict]:
         """The table's action log, oldest first."""
@@ -576,16 +777,18 @@ class Store:
     @staticmethod
     async def _table(db: aiosqlite.Connection, table_id: int) -> TableRow | None:
         cursor = await db.execute(
-            "SELECT chat_id, kind, status, options, snapshot, version, created_at, updated_at"
-            " FROM tables WHERE id = ?",
+            "SELECT chat_id, kind, status, options, snapshot, version, created_at, updated_at,"
+            " host_id, thread_id, invite, expires_at, language FROM tables WHERE id = ?",
             (table_id,),
         )
         row = await cursor.fetchone()
         if row is None:
             return None
-        chat_id, kind, status, options, snapshot, version, created_at, updated_at = row
+        chat_id, kind, status, options, snapshot, version, created_at, updated_at = row[:8]
+        host_id, thread_id, invite, expires_at, language = row[8:]
         cursor = await db.execute(
-            "SELECT seat, user_id, name, level FROM seats WHERE table_id = ? ORDER BY seat",
+            "SELECT seat, user_id, name, level, status FROM seats WHERE table_id = ?"
+            " ORDER BY seat",
             (table_id,),
         )
         seats = tuple(SeatRow(*seat) for seat in await cursor.fetchall())
@@ -603,6 +806,11 @@ class Store:
             seats=seats,
             created_at=created_at,
             updated_at=updated_at,
+            host_id=host_id,
+            thread_id=thread_id,
+            invite=invite,
+            expires_at=expires_at,
+            language=language,
         )
 
     # -- messages ---------------------------------------------------------------------------
