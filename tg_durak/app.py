@@ -10,11 +10,11 @@ from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
-from aiogram.types import BotCommand
+from aiogram.types import BotCommand, BotCommandScopeAllGroupChats
 
 from tg_durak.computer import ComputerPlayers
 from tg_durak.config import Settings
-from tg_durak.handlers import commands, game, group, menus
+from tg_durak.handlers import commands, game, group, lobby, menus
 from tg_durak.i18n import DEFAULT_LOCALE, LOCALES, make_i18n, translator
 from tg_durak.middlewares import PlayerLocaleMiddleware
 from tg_durak.publisher import Publisher
@@ -24,6 +24,7 @@ from tg_durak.tables import TableService
 log = logging.getLogger(__name__)
 
 COMMANDS = ("play", "quit", "stats", "rules", "lang", "help", "start")
+GROUP_COMMANDS = ("new", "stats", "top", "leave", "kick", "help")
 HEARTBEAT_SECONDS = 5.0
 
 
@@ -43,17 +44,22 @@ def build_dispatcher(store: Store, tables: TableService) -> Dispatcher:
     locale = PlayerLocaleMiddleware(make_i18n(), store, tables)
     dp.message.outer_middleware(locale)
     dp.callback_query.outer_middleware(locale)
-    dp.include_routers(commands.router(), group.router(), commands.group_router(),
+    dp.include_routers(commands.router(), group.router(), lobby.router(),
+                       commands.group_router(),
                        menus.router(), game.router())
     return dp
 
 
 async def register_commands(bot: Bot) -> None:
-    """The command menu in every language we speak (and English for everyone else)."""
+    """The command menus, private and in groups, in every language we speak (and English for
+    everyone else)."""
+    groups = BotCommandScopeAllGroupChats()
     for code in (None, *LOCALES):
         t = translator(code or DEFAULT_LOCALE)
         cmds = [BotCommand(command=c, description=t(f"cmd.{c}")) for c in COMMANDS]
         await bot.set_my_commands(cmds, language_code=code)
+        cmds = [BotCommand(command=c, description=t(f"cmd.group.{c}")) for c in GROUP_COMMANDS]
+        await bot.set_my_commands(cmds, scope=groups, language_code=code)
 
 
 class BotApp:
@@ -78,6 +84,7 @@ class BotApp:
         self.dp = build_dispatcher(self.store, self.tables)
         await self.publisher.start()
         await self.bot.delete_webhook()
+        self.tables.bot_username = (await self.bot.me()).username
         await register_commands(self.bot)
         resumed = await self.tables.resume()
         log.info("resumed %d running tables", resumed)

@@ -93,3 +93,33 @@ class Menu(CallbackData, prefix="u"):
 
     action: MenuAction
     book: RuleBook | None = None   # which rules, for RULES
+
+
+class LobbyVerb(StrEnum):
+    """A tap on a group's lobby or finished-table message."""
+
+    JOIN = "j"
+    LEAVE = "l"
+    COMPUTER = "c"     # value: the computer's strength
+    SETTINGS = "s"     # open the settings on the lobby message
+    BACK = "b"         # from the settings back to the lobby
+    SEATS = "n"        # value: how many seats
+    START = "go"
+    CANCEL = "x"
+    REMATCH = "r"      # on a finished table: a new lobby with the same people and settings
+
+
+class LobbyTap(CallbackData, prefix="g"):
+    """The group message of a lobby (or a finished table): `table` is its table id."""
+
+    table: int
+    verb: LobbyVerb
+    value: str = ""
+
+
+class LobbyOption(CallbackData, prefix="go"):
+    """The lobby's settings: one table option (`value` as play_settings.encode writes it)."""
+
+    table: int
+    field: OptionField
+    value: str

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from aiogram.types import TelegramObject, User
+from aiogram.types import Chat, TelegramObject, User
 from aiogram.utils.i18n import I18n, I18nMiddleware
 
 from tg_durak.i18n import pick_locale, translator
@@ -31,8 +31,13 @@ class PlayerLocaleMiddleware(I18nMiddleware):
         if user is None:
             return self.i18n.default_locale
         row = await self.store.ensure_user(user.id, user.full_name)
+        chat: Chat | None = data.get("event_chat")
+        opened = chat is not None and chat.type == "private" and not row.reachable
+        if opened:   # he writes to the bot privately: from now on it may write to him
+            await self.store.set_reachable(user.id, True)
         if row.language is None:
             await self.store.set_language(user.id, pick_locale(user.language_code))
+        if opened or row.language is None:
             row = await self.store.get_user(user.id)
         data["user"] = row
         self.tables.remember_locale(user.id, row.language)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from engine import Action, Event, EventKind, Game, IllegalMove
 from tg_durak.computer import ComputerPlayers
+from tg_durak.group_tables import GroupTables, LiveLobby
 from tg_durak.history import History
 from tg_durak.i18n import translator
 from tg_durak.play_settings import PlaySettings
@@ -45,7 +46,8 @@ class LiveTable:
     game: Game
     history: History = field(init=False)  # what the screens tell of the last moves
     choosing: dict[int, Choosing] = field(default_factory=dict)
-    messages: dict[int, tuple[int, int]] = field(default_factory=dict)  # user -> chat, message
+    # user -> (chat, message) of his game message; None -> the group's public message
+    messages: dict[int | None, tuple[int, int]] = field(default_factory=dict)
     reactions: dict[int, Reaction] = field(default_factory=dict)  # computer seat -> its next move
     thinking: set[int] = field(default_factory=set)  # seats whose decision is under way
     bar_at: float | None = None
@@ -81,7 +83,7 @@ def _snapshot(game: Game) -> dict:
     return game.to_dict(log=False)
 
 
-class TableService:
+class TableService(GroupTables):
     def __init__(
         self,
         store: Store,
@@ -101,7 +103,9 @@ class TableService:
         self.scheduler = make_scheduler(self._wake, clock)
         self.languages = PlayerLanguages(store)
         self._tables: dict[int, LiveTable] = {}
-        self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+        # per table id; ("chat", chat_id) guards a group chat's one open table
+        self._locks: defaultdict[object, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._lobbies: dict[int, LiveLobby] = {}
 
     # ---- players' languages --------------------------------------------------------------
 
@@ -122,8 +126,12 @@ class TableService:
                      if not t.finished and t.seat_of(user_id) is not None), None)
 
     def running_table_of(self, user_id: int) -> int | None:
+        """The table (a lobby too) where the user has a seat, if any."""
         live = self._live_for(user_id)
-        return None if live is None else live.id
+        if live is not None:
+            return live.id
+        return next((lobby.id for lobby in self._lobbies.values()
+                     if lobby.lobby.seat_of(user_id) is not None), None)
 
     async def start_private(
         self, user_id: int, name: str, settings: PlaySettings,
@@ -133,7 +141,7 @@ class TableService:
 
         `message` (chat, message id) is edited into the game; otherwise a new one is sent.
         """
-        if self._live_for(user_id) is not None:
+        if self.running_table_of(user_id) is not None:
             return None
         rules = settings.to_rules(self.time_scale)
         now = self.clock()
@@ -159,6 +167,7 @@ class TableService:
         now = self.clock()
         alive_at = await self.store.get_meta(HEARTBEAT_KEY)
         downtime = now - alive_at if isinstance(alive_at, int | float) else 0.0
+        await self._resume_lobbies()
         count = 0
         for row in await self.store.running_tables():
             try:
@@ -185,8 +194,7 @@ class TableService:
         live = LiveTable(row, game, round_from=round_start(game))
         self._plan(live, [])
         for m in await self.store.messages(row.id):
-            if m.user_id is not None:
-                live.messages[m.user_id] = (m.chat_id, m.message_id)
+            live.messages[m.user_id] = (m.chat_id, m.message_id)
         await self.languages.load(s.user_id for s in live.humans)
         return live
 
@@ -278,7 +286,11 @@ class TableService:
 
         Each computer seat thinks on its own (one decision in flight per seat, several seats
         at once), out of the lock, so others may move meanwhile; `_react` then re-checks it.
+        A lobby's only timer is its expiry.
         """
+        if table_id in self._lobbies:
+            await self._expire(table_id)
+            return
         live = self._tables.get(table_id)
         if live is None or live.finished:
             return
@@ -441,14 +453,20 @@ class TableService:
             chat_id, message_id = live.messages.get(seat.user_id, (seat.user_id, None))
             self.publisher.show((live.id, seat.user_id), chat_id, message_id, screen,
                                 low_priority=low_priority)
+        # The group's budget is 20 a minute: its message changes with the table, never a bar.
+        if live.row.kind == "group" and only is None and not low_priority:
+            self._publish_group(live)
 
     async def on_new_message(self, key: object, chat_id: int, message_id: int) -> None:
-        """The publisher sent a fresh message for a player: remember it for later edits."""
+        """The publisher sent a fresh message for a player (or the group): remember it for later
+        edits. A private message that went through means the bot may write to him."""
         table_id, user_id = key
-        live = self._tables.get(table_id)
-        if live is not None:
-            live.messages[user_id] = (chat_id, message_id)
+        holder = self._tables.get(table_id) or self._lobbies.get(table_id)
+        if holder is not None:
+            holder.messages[user_id] = (chat_id, message_id)
         await self.store.set_message(table_id, user_id, chat_id, message_id)
+        if user_id is not None:
+            await self.store.set_reachable(user_id, True)
 
     async def close(self) -> None:
         await self.scheduler.close()

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 from aiogram import Bot, F, Router
-from aiogram.filters import Command, CommandStart
+from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
 
+from tg_durak.handlers.lobby import say
 from tg_durak.i18n import Translator
 from tg_durak.play_settings import PlaySettings
 from tg_durak.render.menus import (
@@ -21,6 +22,8 @@ from tg_durak.render.menus import (
 from tg_durak.render.standings import record_screen
 from tg_durak.store import Store, UserRow
 from tg_durak.tables import TableService
+
+GROUP_PAYLOAD = "group"
 
 
 async def _show(message: Message, screen) -> None:
@@ -37,7 +40,7 @@ def group_router() -> Router:
     async def in_group(message: Message, t: Translator, bot: Bot) -> None:
         me = await bot.me()
         button = InlineKeyboardButton(text=t("btn.open_private"),
-                                      url=f"https://t.me/{me.username}?start=group")
+                                      url=f"https://t.me/{me.username}?start={GROUP_PAYLOAD}")
         await message.answer(t("group.private_only"),
                              reply_markup=InlineKeyboardMarkup(inline_keyboard=[[button]]))
 
@@ -47,6 +50,13 @@ def group_router() -> Router:
 def router() -> Router:
     r = Router(name="commands")
     r.message.filter(F.chat.type == "private")
+
+    # A lobby's Join link: "/start <invite>"; the group's "Open the bot" link says "group".
+    @r.message(CommandStart(deep_link=True, magic=F.args != GROUP_PAYLOAD))
+    async def start_invited(message: Message, command: CommandObject, t: Translator,
+                            tables: TableService) -> None:
+        user = message.from_user
+        await say(message, await tables.join_by_invite(command.args, user.id, user.full_name), t)
 
     @r.message(CommandStart())
     async def start(message: Message, t: Translator) -> None:

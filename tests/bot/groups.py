@@ -1,0 +1,101 @@
+"""Driving a group game from the people's side: /new, Join (through the deep link when the bot
+cannot write to a person yet), Add computer, Start, and tapping through the private game messages.
+
+Shared by every E2E test of group games.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from tests.bot.conftest import choose_button, game_message, is_over
+from tg_durak.emulator import FakeTelegram
+from tg_durak.emulator.models import Message
+
+GROUP = -1001234567890   # a supergroup
+BOT = "durak_test_bot"
+JOIN, START = "✋ Join", "▶ Start"
+
+
+def lobby_message(tg: FakeTelegram, chat_id: int = GROUP) -> Message | None:
+    """The newest bot message of the chat with lobby or table buttons (or the table itself)."""
+    for m in reversed(tg.messages(chat_id)):
+        if any(b.callback_data and b.callback_data.startswith("g:")
+               for row in m.buttons for b in row) or "Trump" in m.text:
+            return m
+    return None
+
+
+def group_message(tg: FakeTelegram, message_id: int, chat_id: int = GROUP) -> Message:
+    return tg.message(chat_id, message_id)
+
+
+async def open_lobby(tg: FakeTelegram, host: int, chat_id: int = GROUP) -> Message:
+    """`host` sends /new@bot; returns the lobby message."""
+    before = len(tg.messages(chat_id))
+    await tg.send_text(host, f"/new@{BOT}", chat_id=chat_id)
+    return await tg.wait_for(lambda: len(tg.messages(chat_id)) > before
+                             and lobby_message(tg, chat_id), timeout=10)
+
+
+def seated(tg: FakeTelegram, lobby: Message, name: str) -> bool:
+    """Whether the lobby message lists `name` among its seats now."""
+    text = tg.message(lobby.chat_id, lobby.message_id).text
+    return any(line.split(". ", 1)[-1] == name for line in text.splitlines())
+
+
+async def join(tg: FakeTelegram, user_id: int, lobby: Message, name: str) -> None:
+    """The person taps Join; one who never opened the bot follows the link it answers with."""
+    answer = await tg.press(user_id, tg.message(lobby.chat_id, lobby.message_id), JOIN)
+    if answer.url is not None:
+        assert answer.url.startswith(f"https://t.me/{BOT}?start=")
+        await tg.follow_url(user_id)
+    await tg.wait_for(lambda: seated(tg, lobby, name), timeout=10,
+                      what=f"{name} seated in the lobby")
+
+
+async def add_computer(tg: FakeTelegram, user_id: int, lobby: Message, level: str = "Normal"
+                       ) -> None:
+    before = tg.message(lobby.chat_id, lobby.message_id).edit_count
+    await tg.press(user_id, tg.message(lobby.chat_id, lobby.message_id), f"+🤖 {level}")
+    await tg.wait_for(lambda: tg.message(lobby.chat_id, lobby.message_id).edit_count > before)
+
+
+async def start(tg: FakeTelegram, host: int, lobby: Message, people: list[int]) -> None:
+    """The host taps Start; returns once every person has his game message."""
+    answer = await tg.press(host, tg.message(lobby.chat_id, lobby.message_id), START)
+    assert not answer.show_alert, answer.text
+    await wait_started(tg, lobby, people)
+
+
+async def wait_started(tg: FakeTelegram, lobby: Message, people: list[int]) -> None:
+    await tg.wait_for(lambda: all(game_message(tg, p) is not None for p in people)
+                      and "Trump" in tg.message(lobby.chat_id, lobby.message_id).text,
+                      timeout=10, what="every game message and the public table")
+
+
+async def play_all(tg: FakeTelegram, people: list[int], seed: int = 1,
+                   timeout: float = 180) -> dict[int, Message]:
+    """Every person taps through his own game message at once until each shows the end."""
+    async def one(user_id: int, rng: random.Random) -> Message:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        seen = None
+        while loop.time() < deadline:
+            message = game_message(tg, user_id)
+            if is_over(message):
+                return message
+            state = (message.message_id, message.edit_count)
+            if state != seen:
+                seen = state
+                button = choose_button(message, rng, {"pass": "Pass", "take": "Take"})
+                if button is not None:
+                    await tg.press(user_id, message, button, timeout=10)
+                    continue
+            await tg.wait_for(lambda s=state: (lambda m: (m.message_id, m.edit_count) != s)(
+                game_message(tg, user_id)), timeout=10)
+        raise AssertionError(f"the game of {user_id} did not finish in time")
+
+    finals = await asyncio.gather(*(one(p, random.Random(seed * 1000 + p)) for p in people))
+    return dict(zip(people, finals, strict=True))

@@ -1,0 +1,177 @@
+"""The group's message in every language: the lobby, its settings, the public table and the
+result. Pure renders; the public table never shows a card hidden in a hand (RULES R11)."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from engine import Game, Rules, Variant
+from tg_durak.callbacks import LobbyOption, LobbyTap, LobbyVerb
+from tg_durak.history import History
+from tg_durak.i18n import LOCALES, translator
+from tg_durak.lobbies import LobbySettings
+from tg_durak.play_settings import TableOptions
+from tg_durak.render.cards import card_label
+from tg_durak.render.game import SeatInfo
+from tg_durak.render.group import (
+    GroupScreenInput,
+    LobbyScreenInput,
+    PublicTable,
+    group_screen,
+    lobby_closed_screen,
+    lobby_screen,
+    private_note_screen,
+)
+from tg_durak.store import SeatRow
+
+MAX_TEXT = 4096
+MAX_DATA = 64
+TABLE_ID = 2_000_000_000   # callback data must fit even for a very old bot
+SEATED = (SeatRow(0, 1, "Ann <b>"), SeatRow(1, None, "", "hard"), SeatRow(2, 2, "Bob"))
+
+
+def _buttons(screen) -> list:
+    return [b for row in (screen.markup.inline_keyboard if screen.markup else ()) for b in row]
+
+
+def _check_limits(screen) -> None:
+    assert 0 < len(screen.text) <= MAX_TEXT
+    for b in _buttons(screen):
+        assert len(b.callback_data.encode()) <= MAX_DATA, b.callback_data
+
+
+def _lobby(locale: str, editing: bool = False, settings: LobbySettings | None = None):
+    inp = LobbyScreenInput(TABLE_ID, "Ann <b>", settings or LobbySettings(), SEATED, editing)
+    return lobby_screen(inp, translator(locale))
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_lobby_lists_the_seats_and_the_settings(locale: str) -> None:
+    t = translator(locale)
+    screen = _lobby(locale)
+    _check_limits(screen)
+    lines = screen.text.splitlines()
+    assert "Ann &lt;b&gt;" in lines[0]   # names are escaped
+    assert t("lobby.seats", n=3, seats=4) in lines
+    assert lines[lines.index(t("lobby.seats", n=3, seats=4)) + 1:][:3] == [
+        "1. Ann &lt;b&gt;", f"2. {t('lobby.computer', level=t('level.hard'))}", "3. Bob"]
+    assert t(f"variant.{Variant.THROW_IN}") in lines[1]
+    verbs = [LobbyTap.unpack(b.callback_data).verb for b in _buttons(screen)]
+    assert verbs == [LobbyVerb.JOIN, LobbyVerb.LEAVE, *[LobbyVerb.COMPUTER] * 3,
+                     LobbyVerb.SETTINGS, LobbyVerb.START, LobbyVerb.CANCEL]
+    assert all(LobbyTap.unpack(b.callback_data).table == TABLE_ID for b in _buttons(screen))
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_settings_offer_every_option_and_the_seats(locale: str) -> None:
+    transfer = LobbySettings(TableOptions(variant=Variant.TRANSFER), 5)
+    screen = _lobby(locale, editing=True, settings=transfer)
+    _check_limits(screen)
+    data = [b.callback_data for b in _buttons(screen)]
+    fields = {LobbyOption.unpack(d).field for d in data if d.startswith("go:")}
+    assert len(fields) == 7   # show-trump too: this is the transfer game
+    seats = [(LobbyTap.unpack(d).value, b.text) for d, b in zip(data, _buttons(screen),
+                                                                 strict=True)
+             if d.startswith("g:") and LobbyTap.unpack(d).verb == LobbyVerb.SEATS]
+    assert [v for v, _ in seats] == ["2", "3", "4", "5", "6"]
+    assert [v for v, text in seats if text.startswith("✅")] == ["5"]
+    throw_in = _lobby(locale, editing=True)
+    assert len({LobbyOption.unpack(b.callback_data).field for b in _buttons(throw_in)
+                if b.callback_data.startswith("go:")}) == 6
+    small = _lobby(locale, editing=True, settings=LobbySettings(TableOptions(deck=24), 4))
+    assert [LobbyTap.unpack(b.callback_data).value for b in _buttons(small)
+            if b.callback_data.startswith("g:")
+            and LobbyTap.unpack(b.callback_data).verb == LobbyVerb.SEATS] == ["2", "3", "4"]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_closed_lobbies_and_private_notes_say_so(locale: str) -> None:
+    t = translator(locale)
+    for reason in ("expired", "cancelled"):
+        screen = lobby_closed_screen(reason, t)
+        assert screen.text == t(f"lobby.{reason}") and screen.markup is None
+    assert private_note_screen("lobby.waiting", t).text == t("lobby.waiting")
+
+
+def _positions(seed: int) -> Iterator[tuple[Game, History]]:
+    rng = random.Random(seed)
+    game, history, now = Game.new(Rules(players=4), seed), History(), 0.0
+    while not game.is_over:
+        movers = game.acting_seats
+        if not movers or rng.random() < 0.05:
+            now = game.next_deadline
+            history.note(game.advance(now))
+        else:
+            seat = rng.choice(movers)
+            history.note(game.apply(seat, rng.choice(game.legal_actions(seat)), now))
+        yield game, history
+
+
+def _group(game: Game, history: History, locale: str, closed: bool = False):
+    seats = tuple(SeatInfo(name, not name, "normal") for name in ("Ann", "", "Bob", "Cat"))
+    inp = GroupScreenInput(TABLE_ID, PublicTable.of(game.view(0)), seats,
+                           history.played_by(game.table), tuple(history.recent),
+                           now=(game.next_deadline or 0.0) - 1, closed=closed)
+    return group_screen(inp, translator(locale))
+
+
+def test_the_public_table_holds_no_hand() -> None:
+    names = {f.name for f in dataclasses.fields(PublicTable)}
+    assert not names & {"hand", "known", "discarded", "seat"}
+    game = Game.new(Rules(players=3), 5)
+    assert PublicTable.of(game.view(0)) == PublicTable.of(game.view(2))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_public_table_never_shows_a_hidden_card(seed: int) -> None:
+    """After every change of a whole game, in every language: no card that sits in a hand
+    without being known to all (R11.1) appears; the message fits Telegram."""
+    for game, history in _positions(seed):
+        hidden = {c for s in range(game.rules.players) for c in game.hand(s)} - {
+            c for known in game.view(0).known for c in known}
+        for locale in LOCALES:
+            t = translator(locale)
+            screen = _group(game, history, locale, closed=game.is_over)
+            _check_limits(screen)
+            shown = [card_label(c, t) for c in hidden if card_label(c, t) in screen.text]
+            assert not shown, (shown, screen.text)
+
+
+def test_the_public_table_names_roles_who_played_what_and_the_last_moves() -> None:
+    t = translator("en")
+    game, history = next((g, h) for g, h in _positions(11) if len(g.table) >= 2
+                         and any(d for _, d in g.table) and g.phase == "defend")
+    text = _group(game, history, "en").text
+    names = ("Ann", t("seat.bot", n=1), "Bob", "Cat")
+    defender = names[game.defender]
+    assert f"<b>{defender}</b> · " in text and t("role.defending") in text
+    assert f"<b>{t('group.turn.defends', name=defender)}</b> ⏳" in text
+    for (attack, _), by in zip(game.table, history.played_by(game.table), strict=True):
+        line = next(line for line in text.splitlines() if line.startswith(card_label(attack, t)))
+        if by is not None:
+            assert line.endswith(f"<i>{names[by]}</i>")
+    assert sum(line.startswith("<i>") for line in text.splitlines()) == len(history.recent)
+    assert _buttons(_group(game, history, "en")) == []
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_end_names_the_durak_and_the_places_and_offers_rematch(locale: str) -> None:
+    t = translator(locale)
+    *_, (game, history) = _positions(3)
+    screen = _group(game, history, locale, closed=True)
+    names = ("Ann", t("seat.bot", n=1), "Bob", "Cat")
+    if game.durak is None:
+        assert t("group.over.draw") in screen.text
+    else:
+        assert t("group.over.durak", name=names[game.durak]) in screen.text
+    order = list(game.finished_order) + ([game.durak] if game.durak is not None else [])
+    lines = screen.text.splitlines()
+    start = lines.index(t("group.over.places")) + 1
+    assert lines[start:] == [f"{i}. {names[s]}" for i, s in enumerate(order, 1)]
+    (rematch,) = _buttons(screen)
+    assert LobbyTap.unpack(rematch.callback_data) == LobbyTap(table=TABLE_ID,
+                                                              verb=LobbyVerb.REMATCH)

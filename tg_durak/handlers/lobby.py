@@ -1,0 +1,109 @@
+"""A group's lobby: /new, the lobby's buttons and Rematch. Thin: parse, ask, answer.
+
+Settings, Start and Cancel belong to the host or a chat administrator; whether the tapper
+administers the chat is asked of Telegram (getChatMember) only when he is not the host.
+"""
+
+from __future__ import annotations
+
+from aiogram import Bot, F, Router
+from aiogram.exceptions import TelegramBadRequest
+from aiogram.filters import Command
+from aiogram.types import CallbackQuery, Message, ReplyParameters
+
+from tg_durak.callbacks import LobbyOption, LobbyTap, LobbyVerb
+from tg_durak.group_tables import Admin
+from tg_durak.i18n import Translator
+from tg_durak.lobbies import Answer
+from tg_durak.play_settings import decode
+from tg_durak.store import UserRow
+from tg_durak.tables import TableService
+
+ADMINS = frozenset({"creator", "administrator"})
+
+
+async def say(message: Message, answer: Answer, t: Translator) -> None:
+    """A command's answer in the chat, as a reply to the message it points to, if any."""
+    if answer.key is None:
+        return
+    reply = None if answer.reply_to is None else ReplyParameters(message_id=answer.reply_to)
+    await message.answer(t(answer.key, **answer.params), reply_parameters=reply)
+
+
+async def _answer(query: CallbackQuery, answer: Answer, t: Translator, bot: Bot) -> None:
+    if answer.start is not None:
+        me = await bot.me()
+        await query.answer(url=f"https://t.me/{me.username}?start={answer.start}")
+        return
+    text = t(answer.key, **answer.params) if answer.key else None
+    await query.answer(text, show_alert=answer.alert)
+
+
+def chat_admin(bot: Bot, chat_id: int, user_id: int) -> Admin:
+    """Asks Telegram, when called, whether the user administers the chat."""
+    async def administers() -> bool:
+        try:
+            member = await bot.get_chat_member(chat_id, user_id)
+        except TelegramBadRequest:
+            return False
+        return member.status in ADMINS
+    return administers
+
+
+def _admin(query: CallbackQuery, bot: Bot) -> Admin:
+    return chat_admin(bot, query.message.chat.id, query.from_user.id)
+
+
+async def new(message: Message, t: Translator, user: UserRow, tables: TableService) -> None:
+    thread = message.message_thread_id if message.is_topic_message else None
+    answer = await tables.open_lobby(message.chat.id, user, message.from_user.full_name, thread)
+    await say(message, answer, t)
+
+
+async def help_(message: Message, t: Translator) -> None:
+    await message.answer(t("group.help"))
+
+
+async def lobby_tap(query: CallbackQuery, callback_data: LobbyTap, t: Translator,
+                    user: UserRow, tables: TableService, bot: Bot) -> None:
+    table, verb, value = callback_data.table, callback_data.verb, callback_data.value
+    name = query.from_user.full_name
+    admin = _admin(query, bot)
+    match verb:
+        case LobbyVerb.JOIN:
+            answer = await tables.join(table, user, name)
+        case LobbyVerb.LEAVE:
+            answer = await tables.leave_lobby(table, user.id)
+        case LobbyVerb.COMPUTER:
+            answer = await tables.add_computer(table, value)
+        case LobbyVerb.SETTINGS | LobbyVerb.BACK:
+            answer = await tables.lobby_settings(table, user.id, admin,
+                                                 verb == LobbyVerb.SETTINGS)
+        case LobbyVerb.SEATS:
+            answer = await tables.set_lobby_seats(table, user.id, admin, value)
+        case LobbyVerb.START:
+            answer = await tables.start_lobby(table, user.id, admin)
+        case LobbyVerb.CANCEL:
+            answer = await tables.cancel_lobby(table, user.id, admin)
+        case LobbyVerb.REMATCH:
+            answer = await tables.rematch(table, user, name)
+    await _answer(query, answer, t, bot)
+
+
+async def lobby_option(query: CallbackQuery, callback_data: LobbyOption, t: Translator,
+                       user: UserRow, tables: TableService, bot: Bot) -> None:
+    answer = await tables.set_lobby_option(callback_data.table, user.id, _admin(query, bot),
+                                           callback_data.field, callback_data.value)
+    await _answer(query, answer, t, bot)
+
+
+def router() -> Router:
+    r = Router(name="lobby")
+    in_group = F.chat.type.in_({"group", "supergroup"})
+    r.message.register(new, in_group, Command("new"))
+    r.message.register(help_, in_group, Command("help"))
+    # Taps come from group messages only; a forged one elsewhere finds no lobby or table.
+    r.callback_query.register(lobby_tap, LobbyTap.filter())
+    r.callback_query.register(lobby_option, LobbyOption.filter(
+        F.func(lambda d: decode(d.field, d.value) is not None)))
+    return r

@@ -1,0 +1,272 @@
+"""The group's one message: the lobby, then the public table, then the result. Pure.
+
+Everything here is public (RULES R11.1): the table reaches this module as a `PublicTable`, which
+has no hand in it, and the events it tells are moves everyone watched. The message is edited
+within the group's budget, so nothing here ticks: the turn's clock is a coarse bar drawn when
+the table changes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from html import escape
+
+from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
+
+from engine import Card, EventKind, PlayerView, Rules
+from tg_durak.callbacks import LobbyOption, LobbyTap, LobbyVerb
+from tg_durak.history import Told
+from tg_durak.i18n import Translator
+from tg_durak.lobbies import LobbySettings
+from tg_durak.play_settings import LEVELS, OptionField
+from tg_durak.publisher import Screen
+from tg_durak.render.buttons import button, marked
+from tg_durak.render.cards import card_label, suit_label
+from tg_durak.render.game import SeatInfo
+from tg_durak.render.options import options_rows, options_summary
+from tg_durak.store import SeatRow
+
+BAR_CELLS = 4
+
+
+# ---- the lobby -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LobbyScreenInput:
+    table_id: int
+    host: str                       # the host's name
+    settings: LobbySettings
+    seated: tuple[SeatRow, ...]
+    editing: bool = False           # the settings are open on the message
+
+
+def _seat_label(seat: SeatRow, t: Translator) -> str:
+    if seat.user_id is None:
+        return t("lobby.computer", level=t(f"level.{seat.level}"))
+    return escape(seat.name)
+
+
+def _lobby_text(inp: LobbyScreenInput, t: Translator) -> str:
+    s = inp.settings
+    lines = [t("lobby.title", host=escape(inp.host)), options_summary(s.options, t), "",
+             t("lobby.seats", n=len(inp.seated), seats=s.seats)]
+    lines += [f"{i}. {_seat_label(seat, t)}" for i, seat in enumerate(inp.seated, 1)]
+    lines += ["", t("lobby.hint")]
+    return "\n".join(lines)
+
+
+def _tap(inp: LobbyScreenInput, verb: LobbyVerb, value: str = "") -> LobbyTap:
+    return LobbyTap(table=inp.table_id, verb=verb, value=value)
+
+
+def _lobby_keyboard(inp: LobbyScreenInput, t: Translator) -> list[list[InlineKeyboardButton]]:
+    return [
+        [button(t("btn.lobby.join"), _tap(inp, LobbyVerb.JOIN)),
+         button(t("btn.lobby.leave"), _tap(inp, LobbyVerb.LEAVE))],
+        [button(t("btn.lobby.computer", level=t(f"level.{lv}")),
+                _tap(inp, LobbyVerb.COMPUTER, lv)) for lv in LEVELS],
+        [button(t("btn.setup"), _tap(inp, LobbyVerb.SETTINGS)),
+         button(t("btn.start"), _tap(inp, LobbyVerb.START)),
+         button(t("btn.cancel"), _tap(inp, LobbyVerb.CANCEL))],
+    ]
+
+
+def _settings_keyboard(inp: LobbyScreenInput, t: Translator
+                       ) -> list[list[InlineKeyboardButton]]:
+    s = inp.settings
+
+    def data(field: OptionField, value: str) -> LobbyOption:
+        return LobbyOption(table=inp.table_id, field=field, value=value)
+
+    seats = [button(marked(t("lobby.seats_button", n=n), n == s.seats),
+                    _tap(inp, LobbyVerb.SEATS, str(n))) for n in range(2, s.max_seats + 1)]
+    return [*options_rows(s.options, t, data), seats,
+            [button(t("btn.back"), _tap(inp, LobbyVerb.BACK)),
+             button(t("btn.start"), _tap(inp, LobbyVerb.START))]]
+
+
+def lobby_screen(inp: LobbyScreenInput, t: Translator) -> Screen:
+    """Who sits, the settings in a line, and the lobby's buttons (or its settings)."""
+    rows = _settings_keyboard(inp, t) if inp.editing else _lobby_keyboard(inp, t)
+    return Screen(text=_lobby_text(inp, t), markup=InlineKeyboardMarkup(inline_keyboard=rows))
+
+
+def private_note_screen(key: str, t: Translator) -> Screen:
+    """A seated person's private message before the start: waiting, or what became of it."""
+    return Screen(text=t(key))
+
+
+def lobby_closed_screen(reason: str, t: Translator) -> Screen:
+    """A lobby that will not start: `reason` is "expired" or "cancelled"."""
+    return Screen(text=t(f"lobby.{reason}"))
+
+
+# ---- the public table ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PublicTable:
+    """What every player and onlooker may see of a table (R11.1): never a card in a hand."""
+
+    rules: Rules
+    trump_suit: str
+    trump_card: Card | None
+    stock_count: int
+    discard_count: int
+    hand_counts: tuple[int, ...]
+    table: tuple[tuple[Card, Card | None], ...]
+    phase: str
+    attacker: int
+    defender: int
+    active_seats: tuple[int, ...]
+    finished_order: tuple[int, ...]
+    throwers: tuple[int, ...]
+    taking: bool
+    passed: frozenset[int]
+    away: frozenset[int]
+    turn_due: float | None
+    window_due: float | None
+    is_over: bool
+    durak: int | None
+
+    @classmethod
+    def of(cls, view: PlayerView) -> PublicTable:
+        """The public part of any seat's view: the same whichever seat it is."""
+        return cls(view.rules, view.trump_suit, view.trump_card, view.stock_count,
+                   view.discard_count, view.hand_counts, view.table, str(view.phase),
+                   view.attacker, view.defender, view.active_seats, view.finished_order,
+                   view.throwers, view.taking, view.passed, view.away, view.turn_due,
+                   view.window_due, view.is_over, view.durak)
+
+
+@dataclass(frozen=True)
+class GroupScreenInput:
+    table_id: int
+    public: PublicTable
+    seats: tuple[SeatInfo, ...]
+    played_by: tuple[int | None, ...]   # who put each attack card on the table, if known
+    history: tuple[Told, ...]           # the latest moves, oldest first (all of them public)
+    now: float
+    closed: bool = False            # the table is over for its people
+
+
+def _name(inp: GroupScreenInput, seat: int, t: Translator) -> str:
+    info = inp.seats[seat]
+    return t("seat.bot", n=seat) if info.is_bot else escape(info.name)
+
+
+def _role(p: PublicTable, seat: int, t: Translator) -> str:
+    if seat not in p.active_seats:
+        return t("role.out")
+    if seat == p.defender:
+        role = t("role.taking") if p.taking else t("role.defending")
+    elif p.phase == "lead" and seat == p.attacker:
+        role = t("role.leading")
+    elif seat in p.passed:
+        role = t("role.passed")
+    elif seat in p.throwers and p.phase != "lead":
+        role = t("role.throwing")
+    else:
+        role = ""
+    if seat in p.away:
+        role = f"{role} · {t('role.away')}" if role else t("role.away")
+    return role
+
+
+def _seat_line(inp: GroupScreenInput, seat: int, t: Translator) -> str:
+    p = inp.public
+    parts = [f"<b>{_name(inp, seat, t)}</b>"]
+    if seat in p.active_seats:
+        parts.append(t.plural("game.cards", p.hand_counts[seat], n=p.hand_counts[seat]))
+    role = _role(p, seat, t)
+    if role:
+        parts.append(role)
+    return " · ".join(parts)
+
+
+def _pairs(inp: GroupScreenInput, t: Translator) -> list[str]:
+    p = inp.public
+    if not p.table:
+        return [t("game.table_empty")]
+    players = inp.played_by if len(inp.played_by) == len(p.table) else (None,) * len(p.table)
+    lines = []
+    for (attack, defence), seat in zip(p.table, players, strict=True):
+        line = f"{card_label(attack, t)} → {card_label(defence, t) if defence else '…'}"
+        lines.append(line if seat is None else f"{line}   <i>{_name(inp, seat, t)}</i>")
+    return lines
+
+
+def _turn(inp: GroupScreenInput, t: Translator) -> str:
+    p = inp.public
+    if p.phase == "lead":
+        return t("group.turn.leads", name=_name(inp, p.attacker, t))
+    defender = _name(inp, p.defender, t)
+    if p.phase == "defend":
+        return t("group.turn.defends", name=defender)
+    if p.taking:
+        return t("group.turn.taking", name=defender)
+    return t("group.turn.window")
+
+
+def _bar(inp: GroupScreenInput) -> str | None:
+    """The time left as a few cells, as it stood when the table last changed."""
+    p, rules = inp.public, inp.public.rules
+    if p.phase == "window":
+        due, total = p.window_due, rules.throw_in_seconds
+    else:
+        due, total = p.turn_due, rules.turn_seconds
+    if due is None or total <= 0:
+        return None
+    filled = min(BAR_CELLS, math.ceil(max(0.0, due - inp.now) / total * BAR_CELLS))
+    return "⏳ " + "▰" * filled + "▱" * (BAR_CELLS - filled)
+
+
+def _told_line(inp: GroupScreenInput, told: Told, t: Translator) -> str:
+    """One move, in the third person: the group message speaks to nobody in particular."""
+    params = {
+        "name": _name(inp, told.seat, t) if told.seat is not None else "",
+        "card": card_label(told.card, t) if told.card is not None else "",
+        "target": card_label(told.beat, t) if told.beat is not None else "",
+        "to": _name(inp, told.to_seat, t) if told.to_seat is not None else "",
+    }
+    key = f"last.{told.kind}"
+    if told.kind == EventKind.TAKEN and told.count is not None:
+        return t.plural(key, told.count, n=told.count, **params)
+    return t(key, **params)
+
+
+def _results(inp: GroupScreenInput, t: Translator) -> list[str]:
+    p = inp.public
+    if not p.is_over:
+        lines = [t("group.over.people_out")]
+        order = list(p.finished_order)
+    else:
+        lines = [t("group.over.draw") if p.durak is None
+                 else t("group.over.durak", name=_name(inp, p.durak, t))]
+        order = list(p.finished_order) + ([p.durak] if p.durak is not None else [])
+    lines.append(t("group.over.places"))
+    lines += [f"{place}. {_name(inp, seat, t)}" for place, seat in enumerate(order, 1)]
+    return lines
+
+
+def group_screen(inp: GroupScreenInput, t: Translator) -> Screen:
+    """The public table; once it is over, the durak, the places and Rematch."""
+    p = inp.public
+    trump = (card_label(p.trump_card, t) if p.trump_card is not None
+             else suit_label(p.trump_suit))
+    lines = [t("game.header", trump=trump, stock=p.stock_count, discard=p.discard_count)]
+    lines += [_seat_line(inp, seat, t) for seat in range(len(inp.seats))]
+    lines.append("")
+    lines += _pairs(inp, t)
+    lines.append("")
+    lines += [f"<i>{_told_line(inp, told, t)}</i>" for told in inp.history]
+    if inp.closed:
+        lines += _results(inp, t)
+        rematch = button(t("btn.lobby.rematch"),
+                         LobbyTap(table=inp.table_id, verb=LobbyVerb.REMATCH))
+        return Screen(text="\n".join(lines),
+                      markup=InlineKeyboardMarkup(inline_keyboard=[[rematch]]))
+    turn = f"<b>{_turn(inp, t)}</b>"
+    bar = _bar(inp)
+    lines.append(f"{turn} {bar}" if bar else turn)
+    return Screen(text="\n".join(lines))
