@@ -641,7 +641,9 @@ class Game:
 
     def _update_seating(self) -> None:
         """Recompute who sits next to whom among active players, and who may throw in."""
-        seats = self.active_list = tuple(_seats(self.active) or range(self.players))
+        self.active_list = tuple(_seats(self.active))
+        # With nobody left (a draw) the game is over; any seating keeps next_seat total.
+        seats = self.active_list or tuple(range(self.players))
         self.next_seat = [next((s for s in seats if s > seat), seats[0])
                           for seat in range(self.players)]
         self._update_throwers()

@@ -104,6 +104,7 @@ def test_r8_3_draw_when_last_players_run_out_together() -> None:
     assert game.is_over
     assert game.durak is None
     assert game.finished_order == [0, 1]
+    assert game.active_seats == []  # nobody is left holding cards
 
 
 def test_r8_3_draw_with_three_players() -> None:
