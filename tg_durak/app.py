@@ -78,6 +78,7 @@ class BotApp:
             raise
         self.computers = ComputerPlayers()
         self.publisher = Publisher(self.bot, self._on_new_message,
+                                   on_blocked=self._on_blocked, on_migrated=self._on_migrated,
                                    private_interval=self.settings.edit_interval)
         self.tables = TableService(self.store, self.publisher, self.computers,
                                    time_scale=self.settings.time_scale)
@@ -96,6 +97,12 @@ class BotApp:
 
     async def _on_new_message(self, key: object, chat_id: int, message_id: int) -> None:
         await self.tables.on_new_message(key, chat_id, message_id)
+
+    async def _on_blocked(self, chat_id: int) -> None:
+        await self.tables.chat_refused(chat_id)
+
+    async def _on_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
+        await self.tables.migrate_chat(old_chat_id, new_chat_id)
 
     async def _heartbeat(self) -> None:
         while True:

@@ -80,12 +80,21 @@ class MenuAction(StrEnum):
     RESIGN = "resign"
     KEEP = "keep"        # keep playing: the resignation is called off
     RULES = "rules"      # the full rules of one game
+    LEAVE = "leave"      # Leave on a group game message: asks first
+    LEAVE_SURE = "leave!"   # ... and the answer: a computer plays the seat on
 
 
 class RuleBook(StrEnum):
     THROW_IN = "throw_in"
     TRANSFER = "transfer"
     OPTIONS = "options"    # what a player may set in /play
+
+
+class Kick(CallbackData, prefix="k"):
+    """/kick's list: remove this person (who is away) from the table; host or admin only."""
+
+    table: int
+    user: int
 
 
 class Menu(CallbackData, prefix="u"):

@@ -27,7 +27,6 @@ from tg_durak.lobbies import (
 )
 from tg_durak.play_settings import OptionField, PlaySettings
 from tg_durak.publisher import Screen
-from tg_durak.render.game import SeatInfo
 from tg_durak.render.group import (
     GroupScreenInput,
     LobbyScreenInput,
@@ -357,11 +356,10 @@ class GroupTables:
     def _publish_group(self: TableService, live: LiveTable) -> None:
         """The public table, from nothing but what everyone may see."""
         game = live.game
-        seats = tuple(SeatInfo(s.name, s.user_id is None, s.level) for s in live.row.seats)
         inp = GroupScreenInput(
             table_id=live.id,
-            public=PublicTable.of(game.view(0)),
-            seats=seats,
+            public=PublicTable.of(live.view(0)),
+            seats=live.seat_infos,
             played_by=live.history.played_by(game.table),
             history=tuple(live.history.recent),
             now=self.clock(),
@@ -372,7 +370,7 @@ class GroupTables:
     def _show_group(self: TableService, row: TableRow,
                     messages: dict[int | None, tuple[int, int]], screen: Screen) -> None:
         chat_id, message_id = messages.get(None, (row.chat_id, None))
-        self.publisher.show((row.id, None), chat_id, message_id, screen)
+        self.publisher.show((row.id, None), chat_id, message_id, screen, thread_id=row.thread_id)
 
     def _note_privately(self: TableService, live: LiveLobby, user_id: int, key: str) -> None:
         """A seated person's private message says what became of his seat."""

@@ -15,9 +15,11 @@ import secrets
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from engine import Action, Event, EventKind, Game, IllegalMove
+from engine import Action, Event, EventKind, Game, IllegalMove, PlayerView
+from tg_durak.absent_players import AbsentPlayers
+from tg_durak.chat_lifecycle import ChatLifecycle
 from tg_durak.computer import ComputerPlayers
 from tg_durak.group_tables import GroupTables, LiveLobby
 from tg_durak.history import History
@@ -53,6 +55,12 @@ class LiveTable:
     bar_at: float | None = None
     resigned: int | None = None
     round_from: int = 0  # the version the current round began at (stale taps)
+    # People's seats: tapped again while the engine still counts them away (R10.2); whose
+    # private chat refuses the bot (403); whose absence the group was told of.
+    back: set[int] = field(default_factory=set)
+    unreachable: set[int] = field(default_factory=set)
+    told_unreachable: set[int] = field(default_factory=set)
+    group_gone: bool = False  # the bot left the group: no group message any more
 
     def __post_init__(self) -> None:
         self.history = History(self.game.table)  # after a restart: no moves, the table as it is
@@ -62,17 +70,40 @@ class LiveTable:
         return self.row.id
 
     def seat_of(self, user_id: int) -> int | None:
-        return next((s.seat for s in self.row.seats if s.user_id == user_id), None)
+        """The user's seat, unless he left it or was removed from it."""
+        return next((s.seat for s in self.people if s.user_id == user_id), None)
 
     @property
     def humans(self) -> list[SeatRow]:
         return [s for s in self.row.seats if s.user_id is not None]
 
     @property
+    def people(self) -> list[SeatRow]:
+        """The persons still at the table (those who left or were removed are not)."""
+        return [s for s in self.humans if s.status == "playing"]
+
+    @property
+    def away(self) -> frozenset[int]:
+        """People's seats a computer plays meanwhile: after two time-outs in a row until the
+        person taps again (R10.2), and while his private chat refuses the bot."""
+        mine = {s.seat for s in self.people}
+        return frozenset(((self.game.away - self.back) | self.unreachable) & mine)
+
+    @property
+    def seat_infos(self) -> tuple[SeatInfo, ...]:
+        return tuple(SeatInfo(s.name, s.user_id is None, s.level, left=s.status != "playing")
+                     for s in self.row.seats)
+
+    def view(self, seat: int) -> PlayerView:
+        """What `seat` may see, with everyone a computer plays for meanwhile marked away."""
+        return replace(self.game.view(seat), away=self.away)
+
+    @property
     def nobody_left(self) -> bool:
-        """Every person is out: their places are settled, the computers' fight is nobody's."""
+        """No person is still playing (all out, left or removed): their places are settled,
+        the computers' fight is nobody's."""
         active = self.game.active_seats
-        return not any(s.seat in active for s in self.humans)
+        return not any(s.seat in active for s in self.people)
 
     @property
     def finished(self) -> bool:
@@ -83,7 +114,7 @@ def _snapshot(game: Game) -> dict:
     return game.to_dict(log=False)
 
 
-class TableService(GroupTables):
+class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
     def __init__(
         self,
         store: Store,
@@ -219,6 +250,8 @@ class TableService(GroupTables):
             if live.finished:
                 self._publish(live, only=user_id)
                 return Reply("tap.game_over")
+            if seat in live.away:
+                await self._come_back(live, seat)
             choosing = live.choosing.get(seat, Choosing())
             if version == game.version:
                 outcome = pressed.outcome(
@@ -364,7 +397,8 @@ class TableService(GroupTables):
         return None
 
     def _plan(self, live: LiveTable, events: list[Event]) -> None:
-        people = {s.seat for s in live.humans}
+        live.back -= {e.seat for e in events if e.kind == EventKind.TIMEOUT}   # away again
+        people = {s.seat for s in live.people} - live.away
         live.reactions = plan_reactions(live.game, people, live.reactions, events, self.clock())
 
     def _schedule(self, live: LiveTable) -> None:
@@ -414,7 +448,9 @@ class TableService(GroupTables):
         order = game.finished_order
         out = []
         for seat in live.humans:
-            if seat.seat == game.durak:
+            if seat.status != "playing":
+                outcome = "resigned"   # left the table, or was removed from it
+            elif seat.seat == game.durak:
                 outcome = "durak"
             elif game.is_over and game.durak is None:
                 outcome = "draw"
@@ -428,16 +464,16 @@ class TableService(GroupTables):
                  low_priority: bool = False) -> None:
         now = self.clock()
         game = live.game
-        seats = tuple(SeatInfo(s.name, s.user_id is None, s.level) for s in live.row.seats)
-        for seat in live.humans:
-            if only is not None and seat.user_id != only:
+        seats = live.seat_infos
+        for seat in live.people:
+            if (only is not None and seat.user_id != only) or seat.seat in live.unreachable:
                 continue
             choosing = live.choosing.get(seat.seat, Choosing())
             screen = game_screen(
                 GameScreenInput(
                     table_id=live.id,
                     version=game.version,
-                    view=game.view(seat.seat),
+                    view=live.view(seat.seat),
                     legal=tuple(game.legal_actions(seat.seat)),
                     seats=seats,
                     last=tuple(live.history.recent),
@@ -447,6 +483,7 @@ class TableService(GroupTables):
                     choosing_transfer=choosing.transfer,
                     resigned=live.resigned,
                     closed=live.finished,
+                    leave=live.row.kind == "group",
                 ),
                 translator(self.languages.of(seat.user_id)),
             )
@@ -454,12 +491,14 @@ class TableService(GroupTables):
             self.publisher.show((live.id, seat.user_id), chat_id, message_id, screen,
                                 low_priority=low_priority)
         # The group's budget is 20 a minute: its message changes with the table, never a bar.
-        if live.row.kind == "group" and only is None and not low_priority:
+        if live.row.kind == "group" and not live.group_gone and only is None and not low_priority:
             self._publish_group(live)
 
     async def on_new_message(self, key: object, chat_id: int, message_id: int) -> None:
         """The publisher sent a fresh message for a player (or the group): remember it for later
         edits. A private message that went through means the bot may write to him."""
+        if not (isinstance(key, tuple) and len(key) == 2):
+            return   # a one-off notice (someone out of reach): never edited
         table_id, user_id = key
         holder = self._tables.get(table_id) or self._lobbies.get(table_id)
         if holder is not None:

@@ -58,10 +58,11 @@ def _computer_choices(game: Game, people: Collection[int]
                       ) -> Iterator[tuple[int, tuple[Action, ...]]]:
     """The computer-played seats that have a move to make, with their legal moves.
 
-    `people` are the seats of persons; one marked away is played by a computer (R10.2).
+    `people` are the seats persons play themselves now; a computer plays every other one,
+    a person's too while he is away (R10.2).
     """
     for seat in game.acting_seats:
-        if seat in people and seat not in game.away:
+        if seat in people:
             continue
         options = tuple(game.legal_actions(seat))
         if game.phase != "lead" and seat != game.defender and PASS not in options:

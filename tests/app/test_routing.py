@@ -7,9 +7,10 @@ from aiogram.types import CallbackQuery, InlineKeyboardMarkup, User
 
 from engine import Action, Card, Game, Rules, Variant
 from tg_durak.callbacks import Menu, MenuAction, Move, RuleBook, SetupField, SetupOption, Verb
-from tg_durak.handlers import game, menus
+from tg_durak.handlers import game, group, lobby, menus
 from tg_durak.i18n import translator
 from tg_durak.play_settings import CHOICES, OptionField, PlaySettings, TableOptions, encode
+from tg_durak.render.absent import kick_screen, leave_screen
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 from tg_durak.render.menus import (
     lang_screen,
@@ -19,6 +20,7 @@ from tg_durak.render.menus import (
     rules_screen,
     setup_screen,
 )
+from tg_durak.store import SeatRow
 
 T = translator("en")
 VERB_HANDLERS = {
@@ -37,6 +39,8 @@ MENU_HANDLERS = {
     MenuAction.SETUP: menus.open_setup,
     MenuAction.RESIGN: menus.resign,
     MenuAction.KEEP: menus.keep_playing,
+    MenuAction.LEAVE: group.leave_asked,
+    MenuAction.LEAVE_SURE: group.leave_confirmed,
 }
 
 
@@ -44,7 +48,8 @@ async def handler_for(data: str) -> object:
     """The handler the dispatcher would run: the first whose filters pass, routers in order."""
     query = CallbackQuery(id="1", from_user=User(id=1, is_bot=False, first_name="Ann"),
                           chat_instance="c", data=data)
-    for router in (menus.router(), game.router()):   # as app.build_dispatcher includes them
+    # as app.build_dispatcher includes them
+    for router in (group.router(), lobby.router(), menus.router(), game.router()):
         for handler in router.callback_query.handlers:
             passed, _ = await handler.check(query)
             if passed:
@@ -77,12 +82,14 @@ async def test_every_menu_button_drawn_is_handled() -> None:
     transfer = PlaySettings(TableOptions(variant=Variant.TRANSFER))
     screens = [setup_screen(PlaySettings(), T).markup, options_screen(transfer, T).markup,
                play_buttons(T), quit_screen(T).markup, rules_screen(T).markup,
-               lang_screen("en", T).markup]
+               lang_screen("en", T).markup, leave_screen(T).markup,
+               kick_screen(1, [SeatRow(0, 7, "Ann")], T).markup]
     handled = {await handler_for(data) for markup in screens for data in _data(markup)}
     assert game.unknown not in handled
     assert {menus.choose_option, menus.choose_bots, menus.choose_level, menus.more_options,
             menus.back_to_setup, menus.start_from_setup, menus.choose_language,
-            menus.full_rules} <= handled
+            menus.full_rules, group.leave_confirmed, menus.keep_playing,
+            group.kick_tapped} <= handled
 
 
 @pytest.mark.parametrize("field", list(OptionField))
@@ -105,13 +112,17 @@ async def test_every_game_button_drawn_is_handled() -> None:
     game_.apply(0, Action("attack", Card.parse("6c")), 0.0)
     seats = (SeatInfo("Ann", False), SeatInfo("", True, "normal"))
     verbs = set()
-    for extra in ({}, {"choosing_transfer": True}, {"choosing_card": Card.parse("7h")}):
+    leave = Menu(action=MenuAction.LEAVE).pack()
+    for extra in ({}, {"choosing_transfer": True}, {"choosing_card": Card.parse("7h")},
+                  {"leave": True}):
         inp = GameScreenInput(table_id=1, version=game_.version, view=game_.view(1),
                               legal=tuple(game_.legal_actions(1)), seats=seats, last=(), now=0.0,
                               **extra)
         for data in _data(game_screen(inp, T).markup):
             assert await handler_for(data) is not game.unknown, data
-            verbs.add(Move.unpack(data).verb)
+            if data != leave:
+                verbs.add(Move.unpack(data).verb)
+        assert (leave in _data(game_screen(inp, T).markup)) == ("leave" in extra)
     assert verbs >= {Verb.CARD, Verb.TARGET, Verb.TRANSFER_MODE, Verb.TRANSFER, Verb.TAKE,
                      Verb.SHOW_TRUMP, Verb.CANCEL}
 
@@ -123,7 +134,7 @@ async def test_every_game_button_drawn_is_handled() -> None:
     "s:deck:25", "s:deck:", "s:turn_seconds:31", "s:throw_in:nobody", "s:draws:true",
     "s:first_round_five:2", "s:show_trump:", "s:variant", "s:deck:24:1",
     "u:rules:", "u:rules:poker", "u:dance:",
-    "l:xx", "garbage", "",
+    "l:xx", "garbage", "", "k:1", "k:x:1", "u:leave?:",
 ])
 async def test_forged_values_reach_only_the_unknown_button(data: str) -> None:
     assert await handler_for(data) is game.unknown

@@ -50,6 +50,7 @@ class Shown:
     message_id: int | None
     screen: Screen
     low_priority: bool
+    thread_id: int | None = None
 
 
 @dataclass
@@ -57,8 +58,8 @@ class FakePublisher:
     shown: list[Shown] = field(default_factory=list)
 
     def show(self, key: object, chat_id: int, message_id: int | None, screen: Screen, *,
-             low_priority: bool = False) -> None:
-        self.shown.append(Shown(key, chat_id, message_id, screen, low_priority))
+             low_priority: bool = False, thread_id: int | None = None) -> None:
+        self.shown.append(Shown(key, chat_id, message_id, screen, low_priority, thread_id))
 
 
 @dataclass

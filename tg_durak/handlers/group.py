@@ -8,15 +8,102 @@ the private chat.
 
 from __future__ import annotations
 
-from aiogram import F, Router
+from aiogram import Bot, F, Router
 from aiogram.filters import Command
-from aiogram.types import Message
+from aiogram.types import CallbackQuery, ChatMemberUpdated, Message, User
 
+from tg_durak.callbacks import Kick, Menu, MenuAction
+from tg_durak.handlers.lobby import chat_admin, say
 from tg_durak.i18n import Translator
+from tg_durak.lobbies import Answer
+from tg_durak.publisher import Publisher, Screen
+from tg_durak.render.absent import kick_screen, leave_screen
 from tg_durak.render.standings import leaderboard_screen
 from tg_durak.store import Store, UserRow
+from tg_durak.tables import TableService
 
 TOP = 10  # lines of a chat's table of players (plus the asker's own, if lower)
+GONE = frozenset({"left", "kicked"})   # the bot's own status once it is out of a chat
+
+
+# ---- leaving and removing players ----------------------------------------------------------
+
+async def leave(message: Message, t: Translator, user: UserRow, tables: TableService) -> None:
+    """/leave in the group: a computer plays the sender's seat to the end (or he leaves the
+    lobby)."""
+    await say(message, await tables.leave_game(user.id, message.chat.id), t)
+
+
+async def leave_asked(query: CallbackQuery, t: Translator) -> None:
+    """Leave on the game message: asked once more in a message of its own."""
+    screen = leave_screen(t)
+    await query.message.answer(screen.text, reply_markup=screen.markup)
+    await query.answer()
+
+
+async def leave_confirmed(query: CallbackQuery, t: Translator, user: UserRow,
+                          tables: TableService) -> None:
+    answer = await tables.leave_game(user.id)
+    refused = answer.key if answer.alert else None   # else his game message says it
+    await query.answer(t(refused, **answer.params) if refused else None, show_alert=answer.alert)
+    await query.message.delete()
+
+
+def _replied_to(message: Message) -> User | None:
+    """Whom the command answers. In a forum topic every message replies to the topic's first
+    message unless it replies to another: that implicit reply names nobody."""
+    reply = message.reply_to_message
+    implicit = message.is_topic_message and reply is not None \
+        and reply.message_id == message.message_thread_id
+    return None if reply is None or implicit else reply.from_user
+
+
+async def kick(message: Message, t: Translator, user: UserRow, tables: TableService,
+               bot: Bot) -> None:
+    """/kick as a reply to a player's message removes him if he is away; alone, it lists the
+    players who are away."""
+    chat_id = message.chat.id
+    admin = chat_admin(bot, chat_id, user.id)
+    target = _replied_to(message)
+    if target is not None:
+        await say(message, await tables.kick(chat_id, target.id, user.id, admin), t)
+        return
+    choices = await tables.kick_choices(chat_id, user.id, admin)
+    if isinstance(choices, Answer):
+        await say(message, choices, t)
+        return
+    screen = kick_screen(*choices, t)
+    await message.answer(screen.text, reply_markup=screen.markup)
+
+
+async def kick_tapped(query: CallbackQuery, callback_data: Kick, t: Translator, user: UserRow,
+                      tables: TableService, bot: Bot, publisher: Publisher) -> None:
+    chat_id, message_id = query.message.chat.id, query.message.message_id
+    answer = await tables.kick(chat_id, callback_data.user, user.id,
+                               chat_admin(bot, chat_id, user.id), callback_data.table)
+    text = t(answer.key, **answer.params)
+    if not answer.alert:   # done: the list becomes what happened
+        publisher.show(("kick", chat_id, message_id), chat_id, message_id, Screen(text))
+    await query.answer(text, show_alert=answer.alert)
+
+
+# ---- the chat's lifecycle ------------------------------------------------------------------
+
+async def migrated(message: Message, tables: TableService) -> None:
+    """The group became a supergroup: its lobby or table moves with it."""
+    await tables.migrate_chat(message.chat.id, message.migrate_to_chat_id)
+
+
+async def membership(update: ChatMemberUpdated, tables: TableService) -> None:
+    """The bot's own membership: removed from a group, or blocked / unblocked by a person."""
+    status = update.new_chat_member.status
+    if update.chat.type != "private":
+        if status in GONE:
+            await tables.bot_removed(update.chat.id)
+    elif status == "kicked":
+        await tables.mark_unreachable(update.chat.id)
+    elif status == "member":
+        await tables.mark_reachable(update.chat.id)
 
 
 def router() -> Router:
@@ -28,4 +115,11 @@ def router() -> Router:
         rows = await store.leaderboard(message.chat.id, user.id, top=TOP)
         await message.answer(leaderboard_screen(rows, user.id, t).text)
 
+    r.message.register(leave, Command("leave"))
+    r.message.register(kick, Command("kick"))
+    r.message.register(migrated, F.migrate_to_chat_id)
+    r.my_chat_member.register(membership)
+    r.callback_query.register(kick_tapped, Kick.filter())
+    r.callback_query.register(leave_asked, Menu.filter(F.action == MenuAction.LEAVE))
+    r.callback_query.register(leave_confirmed, Menu.filter(F.action == MenuAction.LEAVE_SURE))
     return r

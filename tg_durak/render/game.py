@@ -26,6 +26,7 @@ class SeatInfo:
     name: str            # a person's name; empty for a computer player
     is_bot: bool
     level: str | None = None
+    left: bool = False   # the person left or was removed: a computer plays the seat on
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class GameScreenInput:
     resigned: int | None = None
     closed: bool = False   # the table is over for people (also before the engine's game is)
     played_by: tuple[int | None, ...] = ()  # who played each attack card on the table, if known
+    leave: bool = False    # a group table: the player may hand his seat to a computer
 
 
 def seat_name(inp: GameScreenInput, seat: int, t: Translator) -> str:
@@ -93,6 +95,8 @@ def _seat_line(inp: GameScreenInput, seat: int, t: Translator) -> str:
     role = _role(v, seat, t)
     if role:
         parts.append(role)
+    if inp.seats[seat].left:
+        parts.append(t("role.left"))
     return " · ".join(parts)
 
 
@@ -257,6 +261,9 @@ def _keyboard(inp: GameScreenInput, t: Translator) -> InlineKeyboardMarkup:
             actions.append(_button(t("btn.pass"), inp, Verb.PASS))
     if actions:
         rows.append(actions)
+    if inp.leave:
+        rows.append([InlineKeyboardButton(text=t("btn.leave"),
+                                          callback_data=Menu(action=MenuAction.LEAVE).pack())])
     return InlineKeyboardMarkup(inline_keyboard=rows)
 
 

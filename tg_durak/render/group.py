@@ -181,6 +181,8 @@ def _seat_line(inp: GroupScreenInput, seat: int, t: Translator) -> str:
     role = _role(p, seat, t)
     if role:
         parts.append(role)
+    if inp.seats[seat].left:
+        parts.append(t("role.left"))
     return " · ".join(parts)
 
 

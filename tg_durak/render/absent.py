@@ -1,0 +1,37 @@
+"""Screens about people who stop playing: out of the bot's reach, leaving, removed (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
+
+from tg_durak.callbacks import Kick, Menu, MenuAction
+from tg_durak.i18n import Translator
+from tg_durak.publisher import Screen
+from tg_durak.render.buttons import button
+from tg_durak.store import SeatRow
+
+
+def unreachable_screen(name: str, bot_username: str, t: Translator) -> Screen:
+    """Told once in the group: the bot cannot write to him; the button opens the bot."""
+    opener = InlineKeyboardButton(text=t("btn.open_private"), url=f"https://t.me/{bot_username}")
+    return Screen(text=t("group.unreachable", name=escape(name)),
+                  markup=InlineKeyboardMarkup(inline_keyboard=[[opener]]))
+
+
+def leave_screen(t: Translator) -> Screen:
+    """Leave, tapped on the game message: asked once more, as resigning is."""
+    return Screen(text=t("leave.confirm"), markup=InlineKeyboardMarkup(inline_keyboard=[[
+        button(t("btn.leave_sure"), Menu(action=MenuAction.LEAVE_SURE)),
+        button(t("btn.keep_playing"), Menu(action=MenuAction.KEEP)),
+    ]]))
+
+
+def kick_screen(table_id: int, away: Sequence[SeatRow], t: Translator) -> Screen:
+    """/kick without a reply: the players who are away, one button each."""
+    if not away:
+        return Screen(text=t("kick.nobody_away"))
+    rows = [[button(s.name, Kick(table=table_id, user=s.user_id))] for s in away]
+    return Screen(text=t("kick.choose"), markup=InlineKeyboardMarkup(inline_keyboard=rows))
