@@ -24,11 +24,14 @@ from tg_durak.app import BotApp
 from tg_durak.config import Settings
 from tg_durak.emulator import Button, Change, FakeTelegram, Message
 from tg_durak.i18n import Translator, pick_locale, translator
+from tg_durak.store import Store
 
 USER_ID = 1001
 # A second message's buttons start at the next 11, 21, ... past the first message's: the game
 # message's hand may change size without moving them.
 NUMBER_BLOCK = 10
+# How long a tap waits for the bot's answer before the terminal gives up on it.
+PRESS_TIMEOUT = 30.0
 
 
 class ChatOrder:
@@ -126,16 +129,31 @@ def read_lines(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None]
 
 
 class Terminal:
-    def __init__(self, tg: FakeTelegram, t: Translator, out=sys.stdout) -> None:
+    """The phone: draws the chat, taps buttons, sends what is typed.
+
+    Its own lines speak the language the bot keeps for the player in `store` (the one chosen
+    with /lang); `t`, from --lang, until the bot has saved one.
+    """
+
+    def __init__(self, tg: FakeTelegram, t: Translator, out=sys.stdout,
+                 store: Store | None = None, press_timeout: float = PRESS_TIMEOUT) -> None:
         self.tg = tg
         self.t = t
         self.out = out
+        self.store = store
+        self.press_timeout = press_timeout
         self.order = ChatOrder()
         self.screen = Screen("", {})
         self.notice: str | None = None
         self.clear = out.isatty()
 
-    def draw(self) -> None:
+    async def follow_language(self) -> None:
+        user = await self.store.get_user(USER_ID) if self.store else None
+        if user is not None and user.language and user.language != self.t.locale:
+            self.t = translator(user.language)
+
+    async def draw(self) -> None:
+        await self.follow_language()
         self.screen = render_screen(self.tg.messages(USER_ID), self.order, self.t, self.notice)
         if self.clear:
             self.out.write("\033[2J\033[H")
@@ -151,17 +169,27 @@ class Terminal:
             return False
         self.notice = None
         if line.isdigit():
-            # The number means the button it labels on the screen the player is looking at.
-            tap = self.screen.buttons.get(int(line))
-            if tap is None:
-                self.notice = self.t("terminal.no_button", number=int(line))
-                self.draw()
-            else:
-                answer = await self.tg.press(USER_ID, *tap, timeout=30)
-                self.notice = answer.text
+            await self.press(int(line))
         elif line:
             await self.tg.send_text(USER_ID, line)
         return True
+
+    async def press(self, number: int) -> None:
+        """Taps the button `number` labels on the screen the player is looking at."""
+        tap = self.screen.buttons.get(number)
+        if tap is None:
+            self.notice = self.t("terminal.no_button", number=number)
+        else:
+            try:
+                answer = await self.tg.press(USER_ID, *tap, timeout=self.press_timeout)
+            except TimeoutError:
+                self.notice = self.t("terminal.no_answer")
+            except LookupError:  # deleted since the screen was drawn
+                self.notice = self.t("terminal.gone")
+            else:
+                self.notice = answer.text
+                return  # the answer is a change in the chat: the screen redraws with it
+        await self.draw()
 
     async def run(self) -> None:
         """Greet the bot, then act on each typed line until q or the end of input."""
@@ -180,7 +208,7 @@ class Terminal:
                 await asyncio.sleep(0.05)  # let a burst of edits settle
                 while not queue.empty():
                     self.order.note(queue.get_nowait())
-                self.draw()
+                await self.draw()
         finally:
             self.tg.unsubscribe(queue)
 
@@ -192,7 +220,7 @@ async def play(db_path: str, time_scale: float, language: str, name: str) -> Non
         app = BotApp(Settings(token=tg.token, db_path=db_path, api_url=tg.url,
                               time_scale=time_scale, log_level="WARNING", edit_interval=0.2))
         await app.start()
-        term = Terminal(tg, translator(pick_locale(language)))
+        term = Terminal(tg, translator(pick_locale(language)), store=app.store)
         redraw = asyncio.create_task(term.redraw_on_changes())
         session = asyncio.create_task(term.run())
         # Ctrl-C ends the session only, whatever it is waiting for, so that the bot still stops

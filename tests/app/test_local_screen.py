@@ -1,11 +1,13 @@
-"""The terminal mode's screen: a button's number depends on its own message alone, and a number
-with no button is answered on the screen, never sent to the bot as chat text."""
+"""The terminal mode's screen: a button's number depends on its own message alone; a number
+with no button is answered on the screen, never sent to the bot as chat text; a tap the bot does
+not answer, or on a message deleted meanwhile, is told on the screen and the session goes on."""
 
 from __future__ import annotations
 
 import io
 
 import pytest
+from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from tg_durak.emulator import Button, Change, FakeTelegram, Message
 from tg_durak.i18n import LOCALES, translator
@@ -92,3 +94,54 @@ async def test_a_number_without_a_button_is_not_sent_as_text(locale: str) -> Non
         assert tg.messages(USER_ID, include_user=True) == [], "nothing reached the chat"
         assert await term.handle("/rules")
         assert [m.text for m in tg.messages(USER_ID, include_user=True)] == ["/rules"]
+
+
+NO_ANSWER = {"en": "the bot did not answer; try again", "ru": "бот не ответил; попробуй ещё раз",
+             "uk": "бот не відповів; спробуй ще раз",
+             "pl": "bot nie odpowiedział; spróbuj jeszcze raz"}
+GONE = {"en": "that message is gone", "ru": "этого сообщения больше нет",
+        "uk": "цього повідомлення вже немає", "pl": "tej wiadomości już nie ma"}
+
+
+async def _menu_from_a_silent_bot(tg: FakeTelegram) -> Message:
+    """A message with a button from a bot that is not running: nobody will answer a tap."""
+    await tg.send_text(USER_ID, "/start")
+    markup = InlineKeyboardMarkup(
+        inline_keyboard=[[InlineKeyboardButton(text="▶ Play", callback_data="u:play")]]
+    )
+    async with tg.create_bot() as bot:
+        sent = await bot.send_message(USER_ID, "Hi!", reply_markup=markup)
+    return tg.message(USER_ID, sent.message_id)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+async def test_a_tap_the_bot_never_answers_is_told_and_the_session_goes_on(locale: str) -> None:
+    async with FakeTelegram() as tg:
+        tg.add_user(USER_ID, "Newcomer", language_code=locale)
+        menu = await _menu_from_a_silent_bot(tg)
+        out = io.StringIO()
+        term = Terminal(tg, translator(locale), out=out, press_timeout=0.2)
+        await term.draw()
+        assert term.screen.buttons == {1: (menu, menu.buttons[0][0])}
+
+        assert await term.handle("1")
+        footer = translator(locale)("terminal.keys")
+        assert out.getvalue().endswith(f"» {NO_ANSWER[locale]}\n{footer}\n")
+        assert [q.data for q in tg.state.callbacks.values()] == ["u:play"], "the tap was sent"
+        assert await term.handle("/rules")
+        assert [m.text for m in tg.messages(USER_ID, include_user=True)][-1] == "/rules"
+
+
+async def test_a_tap_on_a_message_deleted_since_the_screen_was_drawn_is_told() -> None:
+    async with FakeTelegram() as tg:
+        tg.add_user(USER_ID, "Newcomer", language_code="pl")
+        menu = await _menu_from_a_silent_bot(tg)
+        out = io.StringIO()
+        term = Terminal(tg, translator("pl"), out=out, press_timeout=0.2)
+        await term.draw()
+        tg.user_delete_message(USER_ID, menu.message_id)
+
+        assert await term.handle("1")
+        assert f"» {GONE['pl']}\n" in out.getvalue()
+        assert tg.state.callbacks == {}, "no tap on a deleted message"
+        assert term.screen.buttons == {}, "the screen no longer shows it"

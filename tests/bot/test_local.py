@@ -1,5 +1,6 @@
 """`python -m tg_durak local` in a process of its own, typed at as a newcomer would: a whole game,
-numbers that tap what the screen shows, and a Ctrl-C that ends it at once and quietly."""
+numbers that tap what the screen shows, its own lines in the language chosen with /lang, and a
+Ctrl-C that ends it at once and quietly."""
 
 from __future__ import annotations
 
@@ -145,5 +146,21 @@ def test_a_number_taps_the_button_it_labels_or_none(local) -> None:
     # buttons start at 11, out of the way of a hand that grows.
     numbers = run.wait_for(lambda: (n := run.buttons().values()) and "11" in n and n)
     assert "1" in numbers and min(numbers, key=int) == "1"
+    run.type("q")
+    assert run.proc.wait(timeout=30) == 0
+
+
+def test_the_terminals_own_lines_follow_the_language_chosen_with_lang(local) -> None:
+    run = local("--speed", "10", "--lang", "en")
+    run.wait_for(lambda: "▶ Play" in run.screen())
+    assert "number = tap" in run.screen()
+    run.type("/lang")
+    polish = run.wait_for(lambda: run.buttons().get("Polski"))
+    run.type(polish)
+    run.wait_for(lambda: "Język interfejsu: Polski" in run.screen())
+    run.type("99")
+    screen = run.wait_for(lambda: "» nie ma przycisku 99" in (s := run.screen()) and s)
+    assert "numer = naciśnij · /polecenie · q = wyjdź" in screen
+    assert "number = tap" not in screen and "no button" not in screen
     run.type("q")
     assert run.proc.wait(timeout=30) == 0
