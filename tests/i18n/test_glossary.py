@@ -66,3 +66,10 @@ def test_throwing_in_has_one_verb_per_language(catalogs, locale: str) -> None:
 def test_the_check_would_see_the_other_polish_verb() -> None:
     assert re.search(NOT_OUR_WORD["pl"], "Z podrzucaniem", re.IGNORECASE)
     assert not re.search(NOT_OUR_WORD["pl"], "Dorzucany albo przekazywany", re.IGNORECASE)
+
+
+def test_polish_declines_durak_as_players_do(catalogs) -> None:
+    """Dureń loses its e when declined: durnia, durniem (never "dureniem")."""
+    found = [key_of(m) for m in catalogs["pl"] if m.id
+             for text in forms_of(m) if re.search(r"dureni", text, re.IGNORECASE)]
+    assert found == []
