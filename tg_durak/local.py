@@ -45,6 +45,7 @@ class ChatOrder:
         self._count = 0
         self.arrived: dict[int, int] = {}
         self.changed: dict[int, int] = {}
+        self.first_number: dict[int, int] = {}  # the shown messages' first button numbers
 
     def note(self, change: Change) -> None:
         if change.message_id is None or change.kind not in ("message", "edit"):
@@ -85,30 +86,50 @@ def shown_messages(messages: list[Message], order: ChatOrder) -> list[Message]:
     return [latest, newest]
 
 
+def _first_numbers(shown: list[Message], before: dict[int, int]) -> dict[int, int]:
+    """Each shown message's first button number: the one it had while it stays shown, else the
+    lowest block of NUMBER_BLOCK numbers that no other shown message holds."""
+    def blocks(message: Message) -> int:
+        return max(1, -(-sum(map(len, _taps(message))) // NUMBER_BLOCK))
+
+    taken: set[int] = set()
+    firsts: dict[int, int] = {}
+    kept = [m for m in shown if m.message_id in before]
+    for message in kept + [m for m in shown if m.message_id not in before]:
+        wanted = range(blocks(message))
+        first = before.get(message.message_id)
+        if first is None or any(first + k * NUMBER_BLOCK in taken for k in wanted):
+            first = 1
+            while any(first + k * NUMBER_BLOCK in taken for k in wanted):
+                first += NUMBER_BLOCK
+        taken.update(first + k * NUMBER_BLOCK for k in wanted)
+        firsts[message.message_id] = first
+    return firsts
+
+
 def render_screen(messages: list[Message], order: ChatOrder, t: Translator,
                   notice: str | None) -> Screen:
     """The shown messages as text, their buttons numbered message by message.
 
     A message's numbers depend on that message alone: the first message's start at 1, the
     second's at 11 (21, ... if the first has more than ten buttons). A message arriving, leaving
-    or changing below or above another does not renumber it.
+    or changing below or above another does not renumber it: a message keeps its first number
+    for as long as it stays on the screen.
     """
     shown = shown_messages([m for m in messages if m.from_bot], order)
+    order.first_number = _first_numbers(shown, order.first_number)
     lines: list[str] = [] if shown else ["…", ""]
     buttons: dict[int, tuple[Message, Button]] = {}
-    number = 1
     for message in shown:
         lines += [message.text, ""]
-        rows = [row for row in _taps(message) if row]
-        for row in rows:
+        number = order.first_number.get(message.message_id, 1)
+        for row in (row for row in _taps(message) if row):
             cells = []
             for button in row:
                 buttons[number] = (message, button)
                 cells.append(f"[{number}] {button.text}")
                 number += 1
             lines.append("  ".join(cells))
-        if rows:
-            number = -(-(number - 1) // NUMBER_BLOCK) * NUMBER_BLOCK + 1
         lines.append("")
     if notice:
         lines.append(f"» {notice}")

@@ -145,3 +145,21 @@ async def test_a_tap_on_a_message_deleted_since_the_screen_was_drawn_is_told() -
         assert f"» {GONE['pl']}\n" in out.getvalue()
         assert tg.state.callbacks == {}, "no tap on a deleted message"
         assert term.screen.buttons == {}, "the screen no longer shows it"
+
+
+def test_a_chooser_shown_alone_keeps_its_numbers_when_the_game_comes_back_above_it() -> None:
+    """/lang mid-game: the chooser first stands alone as [1]-[4]; when the game message changes
+    and returns above it, the chooser's numbers stay, so a typed 4 still means Polski."""
+    order = ChatOrder()
+    hand = ["7♠", "9♠", "Q♠", "7♦", "J♦", "10♥"]
+    order.note(Change("message", USER_ID, 2))
+    numbers([game(hand)], order)
+    chooser = message(4, "Choose your language:", ["English", "Русский"], ["Українська", "Polski"])
+    order.note(Change("message", USER_ID, 4))
+    alone = numbers([game(hand), chooser], order)
+    assert alone == {1: (4, "English"), 2: (4, "Русский"), 3: (4, "Українська"), 4: (4, "Polski")}
+
+    order.note(Change("edit", USER_ID, 2))  # the timer bar: the game is back on the screen
+    both = numbers([game(hand), chooser], order)
+    assert {n: b for n, b in both.items() if b[0] == 4} == alone
+    assert sorted(n for n, b in both.items() if b[0] == 2) == list(range(11, 18))
