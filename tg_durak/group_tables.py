@@ -26,7 +26,7 @@ from tg_durak.lobbies import (
     refused,
 )
 from tg_durak.play_settings import OptionField, PlaySettings
-from tg_durak.publisher import Screen
+from tg_durak.publisher import Priority, Screen
 from tg_durak.render.group import (
     GroupScreenInput,
     LobbyScreenInput,
@@ -365,12 +365,15 @@ class GroupTables:
             now=self.clock(),
             closed=live.finished,
         )
-        self._show_group(live.row, live.messages, group_screen(inp, self._group_t(live.row)))
+        self._show_group(live.row, live.messages, group_screen(inp, self._group_t(live.row)),
+                         Priority.WATCHER)
 
     def _show_group(self: TableService, row: TableRow,
-                    messages: dict[int | None, tuple[int, int]], screen: Screen) -> None:
+                    messages: dict[int | None, tuple[int, int]], screen: Screen,
+                    priority: Priority = Priority.PLAYER) -> None:
         chat_id, message_id = messages.get(None, (row.chat_id, None))
-        self.publisher.show((row.id, None), chat_id, message_id, screen, thread_id=row.thread_id)
+        self.publisher.show((row.id, None), chat_id, message_id, screen, priority=priority,
+                            thread_id=row.thread_id)
 
     def _note_privately(self: TableService, live: LiveLobby, user_id: int, key: str) -> None:
         """A seated person's private message says what became of his seat."""

@@ -1,15 +1,14 @@
 """Every message send and edit: coalescing, deduplicated, within Telegram's rate limits.
 
 Callers describe what a message should show (a :class:`Screen`) under a key of their choosing
-(say ``(table_id, user_id)``) and move on; a background worker brings Telegram up to date:
+(say ``(table_id, user_id)``) and move on; a background worker brings Telegram up to date. Which
+screen goes when is the :class:`~tg_durak.outbox.Outbox`'s business (latest screen wins, budgets
+per chat and for the bot, priorities, timer bars dropped first); this module talks to Telegram:
 
-- the latest screen per key wins: screens that were superseded before their turn are never sent;
-- a screen equal to the one Telegram last confirmed for the key is never sent;
-- each chat stays within its budget (private chats ~1/s, groups 20/min) and the bot within ~30/s,
-  paced by token buckets on the monotonic clock; a 429 pauses the chat (and the whole bot when
-  two chats are flooded at once) for its ``retry_after``;
-- low-priority screens (timer-bar refreshes) only use spare budget: sent when their chat and
-  the bot are free at that moment, dropped otherwise, and never sent ahead of a normal screen;
+- a command's reply is a one-off message (:meth:`Publisher.send`) in the same budgets; nothing
+  the bot sends bypasses them, and a 429 makes it wait, never fail;
+- a 429 pauses the chat (and the whole bot when two chats are flooded at once) for its
+  ``retry_after``, then the latest screen goes;
 - a message that cannot be edited any more is replaced by a fresh one, reported through
   ``on_new_message(key, chat_id, message_id)`` so that the caller can store its id;
 - a chat that refuses the bot (403: a person blocked it, or the bot left a group) is reported
@@ -28,7 +27,6 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Hashable
-from dataclasses import dataclass
 
 from aiogram import Bot
 from aiogram.exceptions import (
@@ -39,7 +37,9 @@ from aiogram.exceptions import (
     TelegramRetryAfter,
     TelegramServerError,
 )
-from aiogram.types import InlineKeyboardMarkup
+from aiogram.types import ReplyParameters
+
+from tg_durak.outbox import Outbox, Priority, Request, Screen
 
 log = logging.getLogger(__name__)
 
@@ -50,84 +50,10 @@ OnMigrated = Callable[[int, int], Awaitable[None]]
 _NOT_MODIFIED = "message is not modified"
 # Telegram's words for "this message cannot be edited any more": send a fresh one instead.
 _GONE = ("message to edit not found", "message can't be edited")
-# After network or server failures a key waits its chat's interval, doubling up to this cap.
-_MAX_BACKOFF = 30.0
-# Forgetting an idle key or an idle chat costs at most one redundant request later.
-_MAX_SLOTS = 10_000
-_MAX_CHATS = 10_000
 # Seconds the worker waits after an unexpected error in its own bookkeeping.
 _DISPATCH_ERROR_PAUSE = 1.0
 
-
-@dataclass(frozen=True)
-class Screen:
-    """What one message should show."""
-
-    text: str
-    markup: InlineKeyboardMarkup | None = None
-
-
-class TokenBucket:
-    """``rate`` tokens per second, at most ``capacity`` saved up; one request costs one token.
-
-    Pure: the caller passes the time, so the arithmetic can be tested without a clock.
-    """
-
-    def __init__(self, rate: float, capacity: float = 1.0) -> None:
-        if rate <= 0 or capacity < 1:
-            raise ValueError("a bucket needs a positive rate and room for one token")
-        self.rate = rate
-        self.capacity = capacity
-        self._tokens = capacity
-        self._stamp: float | None = None
-
-    def wait(self, now: float) -> float:
-        """Seconds until a token is available (0.0: one is available now)."""
-        self._refill(now)
-        # The epsilon absorbs float error after sleeping exactly the computed time.
-        return 0.0 if self._tokens >= 1 - 1e-9 else (1 - self._tokens) / self.rate
-
-    def take(self, now: float) -> None:
-        self._refill(now)
-        self._tokens -= 1
-
-    def full(self, now: float) -> bool:
-        self._refill(now)
-        return self._tokens >= self.capacity
-
-    def _refill(self, now: float) -> None:
-        if self._stamp is not None:
-            elapsed = max(0.0, now - self._stamp)
-            self._tokens = min(self.capacity, self._tokens + elapsed * self.rate)
-        self._stamp = now
-
-
-@dataclass(eq=False)
-class _Chat:
-    bucket: TokenBucket
-    blocked_until: float = 0.0  # after a 429
-
-    def wait(self, now: float) -> float:
-        return max(self.blocked_until - now, self.bucket.wait(now), 0.0)
-
-
-@dataclass(eq=False)
-class _Slot:
-    """The publisher's knowledge of one key's message."""
-
-    key: Hashable
-    chat_id: int
-    message_id: int | None
-    thread_id: int | None = None  # the forum topic a new message goes to
-    # True once the publisher sent (or decided to replace) the message: from then on its own
-    # message id is right and the caller's is ignored.
-    owns_id: bool = False
-    shown: Screen | None = None  # what Telegram last confirmed
-    pending: Screen | None = None
-    pending_low: bool = False
-    busy: bool = False  # a request for this key is in flight
-    failures: int = 0  # consecutive network or server failures
-    not_before: float = 0.0  # backing off after such failures
+__all__ = ["Priority", "Publisher", "Screen"]
 
 
 class Publisher:
@@ -144,20 +70,15 @@ class Publisher:
         group_per_minute: int = 20,
         global_per_second: int = 30,
         parse_mode: str = "HTML",
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._bot = bot
         self._on_new_message = on_new_message
         self._on_blocked = on_blocked
         self._on_migrated = on_migrated
         self._parse_mode = parse_mode
-        self._private_rate = 1.0 / private_interval
-        self._group_rate = group_per_minute / 60.0
-        self._global = TokenBucket(global_per_second)
-        self._global_blocked_until = 0.0
-        self._last_flood: tuple[int, float] | None = None  # (chat_id, blocked until)
-        self._slots: dict[Hashable, _Slot] = {}  # least recently shown first
-        self._queue: dict[Hashable, None] = {}  # keys with a pending screen, oldest first
-        self._chats: dict[int, _Chat] = {}
+        self._clock = clock
+        self._outbox = Outbox(private_interval, group_per_minute, global_per_second)
         self._sending: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
@@ -173,26 +94,43 @@ class Publisher:
         message_id: int | None,
         screen: Screen,
         *,
-        low_priority: bool = False,
+        priority: Priority = Priority.PLAYER,
         thread_id: int | None = None,
     ) -> None:
         """Make the message ``key`` show ``screen`` soon; returns at once.
 
         ``message_id`` None sends a new message (then ``on_new_message`` is awaited), into the
-        forum topic ``thread_id`` if one is given.
+        forum topic ``thread_id`` if one is given. ``priority`` says who waits for it.
         """
-        slot = self._slots.pop(key, None)
-        if slot is None or slot.chat_id != chat_id:
-            slot = _Slot(key, chat_id, message_id, thread_id)
-        elif not slot.owns_id and slot.message_id != message_id:
-            slot.message_id = message_id
-            slot.shown = None
-        self._slots[key] = slot
-        # Coalescing keeps the newest text; it stays normal if any screen it replaces was.
-        slot.pending_low = low_priority and (slot.pending is None or slot.pending_low)
-        slot.pending = screen
-        self._enqueue(slot)
-        self._evict_slots()
+        self._outbox.put(key, chat_id, message_id, screen, priority, self._clock(), thread_id)
+        self._queued()
+
+    def send(
+        self,
+        chat_id: int,
+        screen: Screen,
+        *,
+        reply_to: int | None = None,
+        thread_id: int | None = None,
+        priority: Priority = Priority.MOVER,
+    ) -> None:
+        """Send a new message once (a command's reply), in turn with every other; returns at
+        once. It answers the message ``reply_to`` if given (and is sent anyway if that is gone)."""
+        self._outbox.put_one_off(chat_id, screen, priority, self._clock(), thread_id, reply_to)
+        self._queued()
+
+    def stats(self) -> dict[str, float]:
+        """Counters since the start: requests by kind, screens coalesced (superseded before
+        their turn), unchanged (never sent), dropped (timer bars without spare budget), 429s,
+        and the longest a message waited for its screen, per priority."""
+        outbox = self._outbox
+        waits = {f"max_wait_s_{p.name.lower()}": round(w, 3) for p, w in outbox.max_wait.items()}
+        return {
+            **{name: outbox.counts[name] for name in _COUNTS},
+            "max_wait_s": round(max(outbox.max_wait.values(), default=0.0), 3),
+            **waits,
+            "queued": outbox.queued,
+        }
 
     async def flush(self, timeout: float = 5.0) -> None:
         """Wait until every pending screen is sent or dropped; TimeoutError after ``timeout``."""
@@ -222,7 +160,9 @@ class Publisher:
         while True:
             self._wake.clear()
             try:
-                delay = self._dispatch(time.monotonic())
+                requests, delay = self._outbox.due(self._clock())
+                for request in requests:
+                    self._start(request)
             except Exception:
                 log.exception("publisher: dispatch failed")
                 delay = _DISPATCH_ERROR_PAUSE
@@ -234,42 +174,10 @@ class Publisher:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), delay)
 
-    def _dispatch(self, now: float) -> float | None:
-        """Start every request the budgets allow now; seconds until the next one may start."""
-        delay: float | None = None
-        for low in (False, True):  # normal screens take the budget first
-            for key in list(self._queue):
-                slot = self._slots[key]
-                if slot.busy or slot.pending_low != low:
-                    continue
-                if slot.message_id is not None and slot.pending == slot.shown:
-                    self._unqueue(slot)
-                    continue
-                chat = self._chat(slot.chat_id)
-                wait = max(
-                    slot.not_before - now,
-                    chat.wait(now),
-                    self._global_blocked_until - now,
-                    self._global.wait(now),
-                )
-                if wait <= 0:
-                    self._start(slot, chat, now)
-                elif low:
-                    self._unqueue(slot)  # only spare budget is spent on low priority
-                else:
-                    delay = wait if delay is None else min(delay, wait)
-        return delay
-
-    def _start(self, slot: _Slot, chat: _Chat, now: float) -> None:
-        chat.bucket.take(now)
-        self._global.take(now)
-        screen, low = slot.pending, slot.pending_low
-        assert screen is not None
-        self._unqueue(slot)
-        slot.busy = True
-        if slot.message_id is None:
-            slot.owns_id = True
-        task = asyncio.create_task(self._deliver(slot, screen, low))
+    def _start(self, request: Request) -> None:
+        method = "sends" if request.slot.message_id is None else "edits"
+        self._outbox.counts[method] += 1
+        task = asyncio.create_task(self._deliver(request))
         self._sending.add(task)
         task.add_done_callback(self._delivered)
 
@@ -277,11 +185,12 @@ class Publisher:
         self._sending.discard(task)
         self._wake.set()
 
-    async def _deliver(self, slot: _Slot, screen: Screen, low: bool) -> None:
+    async def _deliver(self, request: Request) -> None:
+        slot, screen = request.slot, request.screen
         message_id = slot.message_id
         try:
             if message_id is None:
-                await self._send(slot, screen)
+                await self._send(request)
             else:
                 await self._bot.edit_message_text(
                     text=screen.text,
@@ -294,57 +203,62 @@ class Publisher:
             slot.failures = 0
         except TelegramRetryAfter as exc:
             self._flooded(slot.chat_id, exc.retry_after)
-            if not low:
-                self._retry(slot, screen)
+            if request.priority is not Priority.BAR:
+                self._outbox.retry(request)
         except TelegramMigrateToChat as exc:
-            await self._migrated(slot, screen, exc.migrate_to_chat_id)
+            await self._migrated(request, exc.migrate_to_chat_id)
         except TelegramBadRequest as exc:
-            self._refused(slot, screen, message_id, exc)
+            self._refused(request, message_id, exc)
         except TelegramForbiddenError as exc:
-            await self._blocked(slot, exc)
+            await self._blocked(request, exc)
         except (TelegramNetworkError, TelegramServerError) as exc:
             # Retried until it works: the message must end up showing the latest screen.
-            slot.failures += 1
-            interval = 1.0 / self._chat(slot.chat_id).bucket.rate
-            backoff = min(interval * 2 ** (slot.failures - 1), _MAX_BACKOFF)
-            slot.not_before = time.monotonic() + backoff
+            backoff = self._outbox.back_off(slot, self._clock())
+            self._outbox.counts["failures"] += 1
             log.warning("publisher: %r failed (%s), retrying in %.1fs", slot.key, exc, backoff)
-            if not low:
-                self._retry(slot, screen)
+            if request.priority is not Priority.BAR:
+                self._outbox.retry(request)
         except Exception:
             log.exception("publisher: a screen for %r failed", slot.key)
         finally:
-            slot.busy = False
+            self._outbox.finished(request, self._clock())
 
-    async def _send(self, slot: _Slot, screen: Screen) -> None:
+    async def _send(self, request: Request) -> None:
+        slot, screen = request.slot, request.screen
+        reply = None if slot.reply_to is None else ReplyParameters(
+            message_id=slot.reply_to, allow_sending_without_reply=True)
         message = await self._bot.send_message(
             chat_id=slot.chat_id,
             text=screen.text,
             reply_markup=screen.markup,
             parse_mode=self._parse_mode,
             message_thread_id=slot.thread_id,
+            reply_parameters=reply,
         )
         slot.message_id = message.message_id
         slot.shown = screen
+        if slot.one_off:
+            return
         try:
             await self._on_new_message(slot.key, slot.chat_id, message.message_id)
         except Exception:
             log.exception("publisher: on_new_message failed for %r", slot.key)
 
-    async def _migrated(self, slot: _Slot, screen: Screen, new_chat_id: int) -> None:
+    async def _migrated(self, request: Request, new_chat_id: int) -> None:
         """The group is a supergroup now: its old messages cannot be edited under the new id."""
+        slot = request.slot
         old_chat_id = slot.chat_id
         log.info("publisher: chat %s moved to %s", old_chat_id, new_chat_id)
-        slot.chat_id = new_chat_id
-        slot.message_id, slot.shown = None, None
-        self._retry(slot, screen)
+        self._outbox.moved(slot, new_chat_id)
+        self._outbox.retry(request)
         await self._report(self._on_migrated, old_chat_id, new_chat_id)
 
-    async def _blocked(self, slot: _Slot, exc: TelegramForbiddenError) -> None:
+    async def _blocked(self, request: Request, exc: TelegramForbiddenError) -> None:
+        slot = request.slot
         log.info("publisher: dropping screens for %r, chat %s: %s", slot.key, slot.chat_id,
                  exc.message)
-        if self._slots.get(slot.key) is slot:
-            self._unqueue(slot)
+        if self._outbox.is_current(slot):
+            self._outbox.unqueue(slot)
         await self._report(self._on_blocked, slot.chat_id)
 
     @staticmethod
@@ -356,77 +270,36 @@ class Publisher:
         except Exception:
             log.exception("publisher: reporting %r failed", args)
 
-    def _refused(
-        self, slot: _Slot, screen: Screen, message_id: int | None, exc: TelegramBadRequest
-    ) -> None:
+    def _refused(self, request: Request, message_id: int | None,
+                 exc: TelegramBadRequest) -> None:
+        slot = request.slot
         reason = exc.message.lower()
         if _NOT_MODIFIED in reason:
-            slot.shown = screen
+            slot.shown = request.screen
         elif message_id is not None and any(words in reason for words in _GONE):
             log.info("publisher: message %s of %r is gone, sending a new one", message_id, slot.key)
             if slot.message_id == message_id:
                 slot.message_id, slot.shown = None, None
             slot.owns_id = True
-            self._retry(slot, screen)
+            self._outbox.retry(request)
         else:
             log.error("publisher: Telegram refused a screen for %r: %s", slot.key, exc.message)
 
     def _flooded(self, chat_id: int, retry_after: float) -> None:
-        now = time.monotonic()
-        until = now + retry_after
-        chat = self._chat(chat_id)
-        chat.blocked_until = max(chat.blocked_until, until)
-        # One flooded chat is that chat's limit; two at once means the bot-wide limit.
-        if self._last_flood and self._last_flood[0] != chat_id and self._last_flood[1] > now:
-            self._global_blocked_until = max(self._global_blocked_until, until)
+        if self._outbox.flooded(chat_id, retry_after, self._clock()):
             log.warning("publisher: flood control in several chats, pausing %ss", retry_after)
         else:
             log.warning("publisher: flood control in chat %s, pausing %ss", chat_id, retry_after)
-        self._last_flood = (chat_id, until)
 
     # -- bookkeeping ------------------------------------------------------------------------
 
-    def _retry(self, slot: _Slot, screen: Screen) -> None:
-        """Put a screen back unless a newer one arrived for the key meanwhile."""
-        if self._slots.get(slot.key) is slot and slot.pending is None:
-            slot.pending, slot.pending_low = screen, False
-            self._enqueue(slot)
-
-    def _enqueue(self, slot: _Slot) -> None:
-        self._queue.setdefault(slot.key, None)  # an already queued key keeps its turn
+    def _queued(self) -> None:
         self._idle.clear()
         self._wake.set()
 
-    def _unqueue(self, slot: _Slot) -> None:
-        slot.pending, slot.pending_low = None, False
-        self._queue.pop(slot.key, None)
-
     def _is_idle(self) -> bool:
-        return not self._queue and not self._sending
+        return self._outbox.empty and not self._sending
 
-    def _chat(self, chat_id: int) -> _Chat:
-        chat = self._chats.get(chat_id)
-        if chat is None:
-            if len(self._chats) >= _MAX_CHATS:
-                self._evict_chats()
-            rate = self._private_rate if chat_id > 0 else self._group_rate
-            chat = self._chats[chat_id] = _Chat(TokenBucket(rate))
-        return chat
 
-    def _evict_chats(self) -> None:
-        # A rested, unblocked chat is indistinguishable from a new one.
-        now = time.monotonic()
-        for chat_id, chat in list(self._chats.items()):
-            if chat.blocked_until <= now and chat.bucket.full(now):
-                del self._chats[chat_id]
-
-    def _evict_slots(self) -> None:
-        excess = len(self._slots) - _MAX_SLOTS
-        if excess <= 0:
-            return
-        for key, slot in list(self._slots.items()):
-            if excess <= 0:
-                break
-            if slot.pending is None and not slot.busy:
-                del self._slots[key]
-                excess -= 1
+_COUNTS = ("sends", "edits", "replies", "coalesced", "unchanged", "dropped", "errors_429",
+           "failures")

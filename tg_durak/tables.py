@@ -26,7 +26,7 @@ from tg_durak.history import History
 from tg_durak.i18n import translator
 from tg_durak.play_settings import PlaySettings
 from tg_durak.player_languages import PlayerLanguages
-from tg_durak.publisher import Publisher
+from tg_durak.publisher import Priority, Publisher
 from tg_durak.ratings import rate
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 from tg_durak.scheduler import Scheduler
@@ -465,6 +465,8 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         now = self.clock()
         game = live.game
         seats = live.seat_infos
+        # Under a tight budget whoever may act (or just tapped: `only`) sees his screen first.
+        acting = game.acting_seats
         for seat in live.people:
             if (only is not None and seat.user_id != only) or seat.seat in live.unreachable:
                 continue
@@ -488,8 +490,11 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
                 translator(self.languages.of(seat.user_id)),
             )
             chat_id, message_id = live.messages.get(seat.user_id, (seat.user_id, None))
+            mover = only is not None or seat.seat in acting
+            priority = Priority.BAR if low_priority else (
+                Priority.MOVER if mover else Priority.PLAYER)
             self.publisher.show((live.id, seat.user_id), chat_id, message_id, screen,
-                                low_priority=low_priority)
+                                priority=priority)
         # The group's budget is 20 a minute: its message changes with the table, never a bar.
         if live.row.kind == "group" and not live.group_gone and only is None and not low_priority:
             self._publish_group(live)

@@ -18,7 +18,7 @@ from engine import Action, Card, Game, PlayerView, Rules
 from tg_durak.callbacks import Menu, MenuAction, Verb
 from tg_durak.i18n import translator
 from tg_durak.play_settings import PlaySettings
-from tg_durak.publisher import Screen
+from tg_durak.publisher import Priority, Screen
 from tg_durak.render.cards import card_label
 from tg_durak.store import SeatRow, Store, TableRow
 from tg_durak.tables import HEARTBEAT_KEY, Reply, TableService
@@ -49,7 +49,7 @@ class Shown:
     chat_id: int
     message_id: int | None
     screen: Screen
-    low_priority: bool
+    priority: Priority
     thread_id: int | None = None
 
 
@@ -58,8 +58,8 @@ class FakePublisher:
     shown: list[Shown] = field(default_factory=list)
 
     def show(self, key: object, chat_id: int, message_id: int | None, screen: Screen, *,
-             low_priority: bool = False, thread_id: int | None = None) -> None:
-        self.shown.append(Shown(key, chat_id, message_id, screen, low_priority, thread_id))
+             priority: Priority = Priority.PLAYER, thread_id: int | None = None) -> None:
+        self.shown.append(Shown(key, chat_id, message_id, screen, priority, thread_id))
 
 
 @dataclass
@@ -332,7 +332,7 @@ async def test_timer_bars_are_redrawn_with_low_priority(
     table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
     bar_at = world.timer.armed[table_id]
     await world.timer.ring(table_id, bar_at)
-    assert world.publisher.shown[-1].low_priority
+    assert world.publisher.shown[-1].priority is Priority.BAR
     assert (await world.store.get_table(table_id)).version == 0
 
 

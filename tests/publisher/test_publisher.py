@@ -4,6 +4,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import pairwise
 
 import pytest
 from aiogram.exceptions import (
@@ -14,9 +15,16 @@ from aiogram.exceptions import (
     TelegramRetryAfter,
 )
 from aiogram.methods import EditMessageText, SendMessage
-from aiogram.types import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message
+from aiogram.types import (
+    Chat,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Message,
+    ReplyParameters,
+)
 
-from tg_durak.publisher import Publisher, Screen, TokenBucket
+from tg_durak.outbox import TokenBucket
+from tg_durak.publisher import Priority, Publisher, Screen
 
 # Small budgets keep the tests fast; tests about a budget set that one large.
 FAST = {"private_interval": 0.01, "group_per_minute": 6000, "global_per_second": 1000}
@@ -33,6 +41,7 @@ class Call:
     parse_mode: str | None
     at: float
     thread_id: int | None = None  # the forum topic a message was sent to
+    reply_to: int | None = None  # the message a new one answers
 
 
 class FakeBot:
@@ -53,9 +62,11 @@ class FakeBot:
         reply_markup: InlineKeyboardMarkup | None = None,
         parse_mode: str | None = None,
         message_thread_id: int | None = None,
+        reply_parameters: ReplyParameters | None = None,
     ) -> Message:
+        reply_to = None if reply_parameters is None else reply_parameters.message_id
         await self._arrive("send", chat_id, None, text, reply_markup, parse_mode,
-                           message_thread_id)
+                           message_thread_id, reply_to)
         self._next_id += 1
         self.messages[chat_id, self._next_id] = (text, reply_markup)
         kind = "private" if chat_id > 0 else "group"
@@ -88,10 +99,10 @@ class FakeBot:
 
     async def _arrive(self, method: str, chat_id: int, message_id: int | None, text: str,
                       markup: InlineKeyboardMarkup | None, parse_mode: str | None,
-                      thread_id: int | None = None) -> None:
+                      thread_id: int | None = None, reply_to: int | None = None) -> None:
         self.calls.append(
             Call(method, chat_id, message_id, text, markup, parse_mode, time.monotonic(),
-                 thread_id)
+                 thread_id, reply_to)
         )
         if self.gate is not None:
             await self.gate.wait()
@@ -457,8 +468,8 @@ async def test_low_priority_is_dropped_when_the_chat_is_busy(make: Factory, bot:
     publisher = await make(private_interval=60)
     publisher.show("hand", 1, existing(bot, 1, 7), Screen("move"))
     await until(lambda: len(bot.calls) == 1)
-    publisher.show("bar 1", 1, existing(bot, 1, 8), Screen("timer ▓▓░"), low_priority=True)
-    publisher.show("bar 2", 2, existing(bot, 2, 8), Screen("timer ▓▓░"), low_priority=True)
+    publisher.show("bar 1", 1, existing(bot, 1, 8), Screen("timer ▓▓░"), priority=Priority.BAR)
+    publisher.show("bar 2", 2, existing(bot, 2, 8), Screen("timer ▓▓░"), priority=Priority.BAR)
     await publisher.flush()
 
     assert [(c.chat_id, c.text) for c in bot.calls] == [(1, "move"), (2, "timer ▓▓░")]
@@ -468,7 +479,7 @@ async def test_low_priority_never_goes_ahead_of_a_normal_screen(
     make: Factory, bot: FakeBot
 ) -> None:
     publisher = await make(global_per_second=1)
-    publisher.show("bar", 1, existing(bot, 1, 7), Screen("timer"), low_priority=True)
+    publisher.show("bar", 1, existing(bot, 1, 7), Screen("timer"), priority=Priority.BAR)
     publisher.show("hand", 2, existing(bot, 2, 7), Screen("move"))
     await publisher.flush()
 
@@ -482,10 +493,61 @@ async def test_a_pending_normal_screen_is_not_downgraded(make: Factory, bot: Fak
     await until(lambda: len(bot.calls) == 1)
     # The chat is busy: a lone timer refresh would be dropped, but it replaces a real move.
     publisher.show("k", 1, message_id, Screen("move 2"))
-    publisher.show("k", 1, message_id, Screen("move 2, timer"), low_priority=True)
+    publisher.show("k", 1, message_id, Screen("move 2, timer"), priority=Priority.BAR)
     await publisher.flush()
 
     assert bot.texts() == ["move 1", "move 2, timer"]
+
+
+# -- one-off messages (command replies) ------------------------------------------------------
+
+
+async def test_a_reply_is_sent_once_in_turn_and_never_edited(make: Factory, bot: FakeBot,
+                                                             news: list) -> None:
+    publisher = await make(private_interval=0.2)
+    publisher.show("game", 1, existing(bot, 1, 7), Screen("table"))
+    publisher.send(1, Screen("hello", None), reply_to=40)
+    publisher.send(1, Screen("hello", None))
+    await publisher.flush()
+
+    # The person who wrote waits for the answer: it goes before a screen of who only watches.
+    assert [(c.method, c.text, c.reply_to) for c in bot.calls] == [
+        ("send", "hello", 40), ("send", "hello", None), ("edit", "table", None)]
+    assert all(b.at - a.at >= 0.19 for a, b in pairwise(bot.calls)), "the chat's budget"
+    assert news == [], "nobody stores a reply's id"
+    assert publisher.stats()["replies"] == 2
+
+
+async def test_a_reply_refused_with_429_waits_and_goes(make: Factory, bot: FakeBot) -> None:
+    publisher = await make()
+    bot.failures.append(
+        TelegramRetryAfter(method=send_method(), message="Too Many Requests: retry after 1",
+                           retry_after=1)
+    )
+    publisher.send(1, Screen("welcome"))
+    await publisher.flush()
+
+    assert bot.texts() == ["welcome", "welcome"]
+    assert bot.calls[1].at - bot.calls[0].at >= 0.999
+    assert publisher.stats()["errors_429"] == 1
+
+
+async def test_the_counters(make: Factory, bot: FakeBot) -> None:
+    publisher = await make(global_per_second=1)
+    publisher.show("a", 1, existing(bot, 1, 7), Screen("a1"))
+    await until(lambda: len(bot.calls) == 1)
+    publisher.show("a", 1, 7, Screen("a2"))
+    publisher.show("a", 1, 7, Screen("a3"), priority=Priority.MOVER)
+    publisher.show("bar", 2, existing(bot, 2, 7), Screen("▓░"), priority=Priority.BAR)
+    publisher.send(3, Screen("hi"))
+    await publisher.flush()
+
+    stats = publisher.stats()
+    assert bot.texts() == ["a1", "a3", "hi"] or bot.texts() == ["a1", "hi", "a3"]
+    assert {k: stats[k] for k in ("edits", "sends", "replies", "coalesced", "dropped")} == {
+        "edits": 2, "sends": 1, "replies": 1, "coalesced": 1, "dropped": 1}
+    assert 0.9 < stats["max_wait_s"] == stats["max_wait_s_mover"] < 3
+    assert stats["queued"] == 0
 
 
 # -- life cycle -----------------------------------------------------------------------------

@@ -1,0 +1,55 @@
+"""Which screens the table service marks urgent for the publisher (issue 11): the person who may
+act now, or who just tapped, first; the others at the table next; the group's public message
+after them; timer-bar refreshes last (dropped without spare budget)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.app.test_table_service import (
+    ANN,
+    BOB,
+    CID,
+    ONE_COMPUTER,
+    START,
+    FakeClock,
+    World,
+    deal_where,
+    person_leads,
+    service,
+    three_people,
+)
+from tg_durak.publisher import Priority
+from tg_durak.store import Store
+from tg_durak.tables import Reply
+from tg_durak.taps import Take
+
+
+@pytest.fixture
+def world(store: Store) -> World:
+    return service(store, FakeClock(START))
+
+
+def latest(world: World) -> dict[object, Priority]:
+    return {shown.key[1]: shown.priority for shown in world.publisher.shown}
+
+
+async def test_the_mover_first_then_the_others_then_the_group(world: World) -> None:
+    table_id = await three_people(world)   # Ann leads against Bob; nobody else may act yet
+    assert latest(world) == {ANN: Priority.MOVER, BOB: Priority.PLAYER, CID: Priority.PLAYER,
+                             None: Priority.WATCHER}
+
+    world.publisher.shown.clear()
+    # A tap on a screen the table has left behind: his fresh screen goes first in line.
+    assert await world.tables.tap(BOB, table_id, 99, Take()) == Reply("tap.stale")
+    assert latest(world) == {BOB: Priority.MOVER}
+
+
+async def test_a_timer_bar_is_the_least_urgent(world: World,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    deal_where(monkeypatch, person_leads)
+    table_id = await world.tables.start_private(ANN, "Ann", ONE_COMPUTER)
+    assert latest(world) == {ANN: Priority.MOVER}
+    await world.timer.ring(table_id, world.timer.armed[table_id])
+    assert latest(world) == {ANN: Priority.BAR}
+

@@ -1,0 +1,391 @@
+"""What the publisher has to send, and when each request may go: pure bookkeeping, time passed in.
+
+- A key names one message; its latest screen waits there, replacing (coalescing) any screen not
+  yet sent. A screen equal to the one the message already shows is never sent.
+- Budgets: each chat (private ~1/s, groups 20/min) and the bot (~30/s) allow so many requests in
+  any window, paced evenly by a token bucket. A request holds its place in a window until its
+  answer arrives, so however late it reaches Telegram it is never counted in a later window than
+  ours (no 429 from jitter). A 429 pauses its chat (two chats at once: the bot) for ``retry_after``.
+- When the bot's budget is the limit, screens go by priority (:class:`Priority`): the mover's
+  first, then other players', then watchers'; a screen waiting longer overtakes more urgent newer
+  ones (``AGING`` seconds a class), so none waits for ever. Timer bars (``BAR``) use only spare
+  budget: sent when their chat and the bot are free that moment, dropped otherwise.
+- A one-off message (a command's reply) waits in the same queue under a key of its own and is
+  forgotten once sent.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter, deque
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import NamedTuple
+
+from aiogram.types import InlineKeyboardMarkup
+
+# Seconds of waiting worth one priority class: a player's screen that waited this much longer
+# than a mover's goes first.
+AGING = 1.0
+# After network or server failures a key waits its chat's interval, doubling up to this cap.
+MAX_BACKOFF = 30.0
+# Forgetting an idle key or an idle chat costs at most one redundant request later.
+MAX_SLOTS = 10_000
+MAX_CHATS = 10_000
+
+
+class Priority(IntEnum):
+    """Who waits for a screen, the most urgent first."""
+
+    MOVER = 0  # a person who may act now, or who waits for the answer to his own tap or command
+    PLAYER = 1  # a seated person who only watches the others for now
+    WATCHER = 2  # a group's public message
+    BAR = 3  # a timer bar's refresh: spare budget only, else dropped
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What one message should show."""
+
+    text: str
+    markup: InlineKeyboardMarkup | None = None
+
+
+class TokenBucket:
+    """``rate`` tokens per second, at most ``capacity`` saved up; one request costs one token."""
+
+    def __init__(self, rate: float, capacity: float = 1.0) -> None:
+        if rate <= 0 or capacity < 1:
+            raise ValueError("a bucket needs a positive rate and room for one token")
+        self.rate = rate
+        self.capacity = capacity
+        self._tokens = capacity
+        self._stamp: float | None = None
+
+    def wait(self, now: float) -> float:
+        """Seconds until a token is available (0.0: one is available now)."""
+        self._refill(now)
+        # The epsilon absorbs float error after sleeping exactly the computed time.
+        return 0.0 if self._tokens >= 1 - 1e-9 else (1 - self._tokens) / self.rate
+
+    def take(self, now: float) -> None:
+        self._refill(now)
+        self._tokens -= 1
+
+    def full(self, now: float) -> bool:
+        self._refill(now)
+        return self._tokens >= self.capacity
+
+    def _refill(self, now: float) -> None:
+        if self._stamp is not None:
+            elapsed = max(0.0, now - self._stamp)
+            self._tokens = min(self.capacity, self._tokens + elapsed * self.rate)
+        self._stamp = now
+
+
+class Budget:
+    """At most ``limit`` requests in any ``seconds``, paced evenly.
+
+    A request counts from its start until ``seconds`` after its answer: Telegram counts it when it
+    arrives, somewhere in between.
+    """
+
+    def __init__(self, limit: int, seconds: float) -> None:
+        self.limit = limit
+        self.seconds = seconds
+        self.pace = TokenBucket(limit / seconds)
+        self._ends: deque[float] = deque()  # answers within the last window, oldest first
+        self._open = 0  # requests awaiting their answer
+
+    def wait(self, now: float) -> float:
+        """Seconds until a request may start; ``math.inf`` until an answer comes."""
+        ends = self._expire(now)
+        if len(ends) + self._open < self.limit:
+            return self.pace.wait(now)
+        return ends[0] + self.seconds - now if ends else math.inf
+
+    def take(self, now: float) -> None:
+        self.pace.take(now)
+        self._open += 1
+
+    def release(self, now: float) -> None:
+        """A request's answer came (or it failed): it leaves the window ``seconds`` from now."""
+        self._open -= 1
+        # Answers may come out of order; a later stamp only keeps the request a little longer.
+        self._ends.append(max(now, self._ends[-1]) if self._ends else now)
+
+    def rested(self, now: float) -> bool:
+        """Nothing open and nothing counted: the same as a new budget."""
+        return not self._open and not self._expire(now) and self.pace.full(now)
+
+    def _expire(self, now: float) -> deque[float]:
+        ends = self._ends
+        # The same sum as in wait(): a request still counted has a wait above zero.
+        while ends and ends[0] + self.seconds <= now:
+            ends.popleft()
+        return ends
+
+
+@dataclass(eq=False)
+class Chat:
+    budget: Budget
+    blocked_until: float = 0.0  # after a 429
+
+    def wait(self, now: float) -> float:
+        return max(self.blocked_until - now, self.budget.wait(now), 0.0)
+
+
+@dataclass(eq=False)
+class Slot:
+    """What the publisher knows of one key's message."""
+
+    key: Hashable
+    chat_id: int
+    message_id: int | None
+    thread_id: int | None = None  # the forum topic a new message goes to
+    # True once the publisher sent (or decided to replace) the message: from then on its own
+    # message id is right and the caller's is ignored.
+    owns_id: bool = False
+    shown: Screen | None = None  # what Telegram last confirmed
+    pending: Screen | None = None
+    priority: Priority = Priority.PLAYER  # the pending screen's
+    since: float = 0.0  # when the message began to wait for its pending screen
+    busy: bool = False  # a request for this key is in flight
+    failures: int = 0  # consecutive network or server failures
+    not_before: float = 0.0  # backing off after such failures
+    one_off: bool = False  # a message sent once and never edited (a reply)
+    reply_to: int | None = None  # the message a one-off answers
+
+
+class Request(NamedTuple):
+    """A request the budgets let start: its screen as it was taken, and the chat it counted in."""
+
+    slot: Slot
+    screen: Screen
+    priority: Priority
+    since: float
+    chat: Chat
+
+
+class OneOff(NamedTuple):
+    """The key of a one-off message."""
+
+    chat_id: int
+    number: int
+
+
+class Outbox:
+    """The screens waiting per key, the budgets, and which requests may start now."""
+
+    def __init__(self, private_interval: float, group_per_minute: int,
+                 global_per_second: int) -> None:
+        self._private = (1, private_interval)
+        self._group = (group_per_minute, 60.0)
+        self._global = Budget(global_per_second, 1.0)
+        self._global_blocked_until = 0.0
+        self._last_flood: tuple[int, float] | None = None  # (chat_id, blocked until)
+        self._slots: dict[Hashable, Slot] = {}  # least recently shown first
+        self._queue: dict[Hashable, Slot] = {}  # keys with a pending screen
+        self._bars = 0  # queued slots whose pending screen is a bar
+        self._chats: dict[int, Chat] = {}
+        self._numbers = itertools.count(1)
+        self.counts: Counter[str] = Counter()
+        self.max_wait: dict[Priority, float] = {}
+
+    # -- what to send -----------------------------------------------------------------------
+
+    def put(self, key: Hashable, chat_id: int, message_id: int | None, screen: Screen,
+            priority: Priority, now: float, thread_id: int | None = None) -> None:
+        """The message ``key`` should show ``screen``."""
+        slot = self._slots.pop(key, None)
+        if slot is None or slot.chat_id != chat_id:
+            slot = Slot(key, chat_id, message_id, thread_id)
+        elif not slot.owns_id and slot.message_id != message_id:
+            slot.message_id = message_id
+            slot.shown = None
+        self._slots[key] = slot
+        if slot.pending is not None:
+            self.counts["coalesced"] += 1
+            # The newest text goes, as urgently as any screen it replaces.
+            priority = min(priority, slot.priority)
+        self._enqueue(slot, screen, priority, now)
+        self._evict_slots()
+
+    def put_one_off(self, chat_id: int, screen: Screen, priority: Priority, now: float,
+                    thread_id: int | None = None, reply_to: int | None = None) -> None:
+        """A new message, sent once and never edited."""
+        key = OneOff(chat_id, next(self._numbers))
+        slot = Slot(key, chat_id, None, thread_id, owns_id=True, one_off=True, reply_to=reply_to)
+        self._slots[key] = slot
+        self.counts["replies"] += 1
+        self._enqueue(slot, screen, priority, now)
+
+    def due(self, now: float) -> tuple[list[Request], float | None]:
+        """Start every request the budgets allow now, the most urgent first; and the seconds until
+        the next may start (None: not before a request in flight ends or a screen arrives)."""
+        spent = self._global_wait(now)
+        if spent > 0:   # nothing goes: no need to order the queue
+            self._drop_bars(list(self._queue.values()))
+            return [], _delay(spent)
+        requests: list[Request] = []
+        delay = math.inf
+        order = sorted(self._queue.values(), key=_rank)
+        for n, slot in enumerate(order):
+            spent = self._global_wait(now)
+            if spent > 0:
+                self._drop_bars(order[n:])
+                return requests, _delay(min(delay, spent))
+            if slot.busy:
+                continue
+            if slot.message_id is not None and slot.pending == slot.shown:
+                self.counts["unchanged"] += 1
+                self.unqueue(slot)
+                continue
+            chat = self.chat(slot.chat_id, now)
+            wait = max(slot.not_before - now, chat.wait(now))
+            if wait <= 0:
+                requests.append(self._start(slot, chat, now))
+            elif slot.priority is Priority.BAR:
+                self._drop_bars([slot])
+            else:
+                delay = min(delay, wait)
+        return requests, _delay(delay)
+
+    def _start(self, slot: Slot, chat: Chat, now: float) -> Request:
+        chat.budget.take(now)
+        self._global.take(now)
+        screen, priority, since = slot.pending, slot.priority, slot.since
+        assert screen is not None
+        self.unqueue(slot)
+        slot.busy = True
+        if slot.message_id is None:
+            slot.owns_id = True
+        waited = now - since
+        self.max_wait[priority] = max(self.max_wait.get(priority, 0.0), waited)
+        return Request(slot, screen, priority, since, chat)
+
+    def finished(self, request: Request, now: float) -> None:
+        """A request's answer came, whatever it was."""
+        request.chat.budget.release(now)
+        self._global.release(now)
+        slot = request.slot
+        slot.busy = False
+        if slot.one_off and slot.pending is None:
+            self.forget(slot)
+
+    # -- after Telegram's answer ------------------------------------------------------------
+
+    def retry(self, request: Request) -> None:
+        """Put a screen back unless a newer one arrived for the key meanwhile; it keeps its
+        place (the time it began to wait), a bar is no bar any more."""
+        slot = request.slot
+        if self._slots.get(slot.key) is slot and slot.pending is None:
+            priority = Priority.PLAYER if request.priority is Priority.BAR else request.priority
+            self._enqueue(slot, request.screen, priority, request.since)
+
+    def back_off(self, slot: Slot, now: float) -> float:
+        """After a network or server failure: the key waits, longer each time in a row."""
+        slot.failures += 1
+        interval = 1.0 / self.chat(slot.chat_id, now).budget.pace.rate
+        backoff = min(interval * 2 ** (slot.failures - 1), MAX_BACKOFF)
+        slot.not_before = now + backoff
+        return backoff
+
+    def flooded(self, chat_id: int, retry_after: float, now: float) -> bool:
+        """A 429: pause the chat, and the whole bot when another chat was flooded meanwhile
+        (True: the bot is paused)."""
+        self.counts["errors_429"] += 1
+        until = now + retry_after
+        chat = self.chat(chat_id, now)
+        chat.blocked_until = max(chat.blocked_until, until)
+        everywhere = bool(self._last_flood and self._last_flood[0] != chat_id
+                          and self._last_flood[1] > now)
+        if everywhere:
+            self._global_blocked_until = max(self._global_blocked_until, until)
+        self._last_flood = (chat_id, until)
+        return everywhere
+
+    def moved(self, slot: Slot, new_chat_id: int) -> None:
+        """The group became a supergroup: the message goes afresh to the new chat."""
+        slot.chat_id = new_chat_id
+        slot.message_id, slot.shown = None, None
+
+    def is_current(self, slot: Slot) -> bool:
+        return self._slots.get(slot.key) is slot
+
+    def forget(self, slot: Slot) -> None:
+        self.unqueue(slot)
+        if self._slots.get(slot.key) is slot:
+            del self._slots[slot.key]
+
+    # -- bookkeeping ------------------------------------------------------------------------
+
+    @property
+    def empty(self) -> bool:
+        return not self._queue
+
+    @property
+    def queued(self) -> int:
+        return len(self._queue)
+
+    def _enqueue(self, slot: Slot, screen: Screen, priority: Priority, since: float) -> None:
+        if slot.pending is None:
+            slot.since = since
+        elif slot.priority is Priority.BAR:
+            self._bars -= 1
+        slot.pending, slot.priority = screen, priority
+        if priority is Priority.BAR:
+            self._bars += 1
+        self._queue[slot.key] = slot
+
+    def unqueue(self, slot: Slot) -> None:
+        if self._queue.pop(slot.key, None) is not None and slot.priority is Priority.BAR:
+            self._bars -= 1
+        slot.pending = None
+
+    def _drop_bars(self, slots: Iterable[Slot]) -> None:
+        if not self._bars:
+            return
+        for slot in slots:
+            if slot.priority is Priority.BAR and slot.pending is not None and not slot.busy:
+                self.counts["dropped"] += 1
+                self.unqueue(slot)
+
+    def _global_wait(self, now: float) -> float:
+        return max(self._global_blocked_until - now, self._global.wait(now), 0.0)
+
+    def chat(self, chat_id: int, now: float) -> Chat:
+        chat = self._chats.get(chat_id)
+        if chat is None:
+            if len(self._chats) >= MAX_CHATS:
+                self._evict_chats(now)
+            limit, seconds = self._private if chat_id > 0 else self._group
+            chat = self._chats[chat_id] = Chat(Budget(limit, seconds))
+        return chat
+
+    def _evict_chats(self, now: float) -> None:
+        # A rested, unblocked chat is indistinguishable from a new one.
+        for chat_id, chat in list(self._chats.items()):
+            if chat.blocked_until <= now and chat.budget.rested(now):
+                del self._chats[chat_id]
+
+    def _evict_slots(self) -> None:
+        excess = len(self._slots) - MAX_SLOTS
+        if excess <= 0:
+            return
+        for key, slot in list(self._slots.items()):
+            if excess <= 0:
+                break
+            if slot.pending is None and not slot.busy:
+                del self._slots[key]
+                excess -= 1
+
+
+def _rank(slot: Slot) -> float:
+    return slot.since + slot.priority * AGING
+
+
+def _delay(seconds: float) -> float | None:
+    return None if seconds == math.inf else seconds
