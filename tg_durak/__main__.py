@@ -1,5 +1,6 @@
 """`python -m tg_durak` runs the bot; `python -m tg_durak local` plays in this terminal;
-`python -m tg_durak ratings --rebuild` recomputes the ratings."""
+`python -m tg_durak ratings --rebuild` recomputes the ratings; `python -m tg_durak check` verifies
+the database and `python -m tg_durak backup PATH` copies it (both safe while the bot runs)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,10 @@ def main(argv: list[str]) -> int:
         from tg_durak.ratings_cli import main as ratings_main
 
         return ratings_main(argv[1:])
+    if argv[:1] in (["check"], ["backup"]):
+        from tg_durak.maintenance_cli import main as maintenance_main
+
+        return maintenance_main(argv)
     from tg_durak.config import ConfigError, Settings
 
     try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from aiogram.utils.token import TokenValidationError, validate_token
 from dotenv import load_dotenv
 
 
@@ -35,6 +34,10 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        # Here, not at the top: aiogram takes seconds to import, and the operator's tools
+        # (check, backup, ratings) read the database path from this module without it.
+        from aiogram.utils.token import TokenValidationError, validate_token
+
         if env is None:
             load_dotenv()
             env = dict(os.environ)

@@ -41,6 +41,13 @@ ACTIVE = ("lobby", "running")
 SEAT_STATUSES = ("playing", "left", "kicked")
 
 _BUSY_TIMEOUT_MS = 5000
+# SQLite's primary result codes for a database that cannot take a write at the moment.
+_UNAVAILABLE = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_FULL,
+                          sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY})
+# Telegram update ids remembered as handled (a restart may be offered the last few again);
+# the oldest are forgotten every _FORGET_EVERY updates.
+_KEEP_UPDATES = 10_000
+_FORGET_EVERY = 1_000
 _MIGRATION_NAME = re.compile(r"(\d+)_\w+\.sql")
 # The group's public message has no user; a primary key cannot hold NULL, so it is stored as 0.
 _GROUP_VIEWER = 0
@@ -53,6 +60,11 @@ RateTable = Callable[[Sequence[Result], Mapping[int, Rating]], Mapping[int, Rati
 
 class SchemaTooNew(RuntimeError):
     """The database was written by a newer bot than this one."""
+
+
+class StoreUnavailable(RuntimeError):
+    """The database refused a write for now (disk full, locked by another process, an I/O
+    error); nothing was written, and the same write may succeed later."""
 
 
 class StaleVersion(RuntimeError):
@@ -116,6 +128,15 @@ class TableRow:
     invite: str | None = None
     expires_at: float | None = None
     language: str | None = None
+
+
+@dataclass(frozen=True)
+class TableRecord:
+    """Everything stored about one table, read at one moment."""
+
+    row: TableRow
+    log: list[list]
+    results: list[Result]
 
 
 @dataclass(frozen=True)
@@ -244,19 +265,24 @@ class Store:
 
     def __init__(self, db: aiosqlite.Connection) -> None:
         self._db = db
+        self.pending = 0  # migrations not applied (a read-only store cannot apply them)
         # Transactions span several awaits on one connection; the lock keeps tasks from
         # interleaving statements inside each other's transactions.
         self._lock = asyncio.Lock()
 
     @classmethod
     async def open(
-        cls, path: str, *, migrations: Traversable | os.PathLike | str | None = None
+        cls, path: str, *, migrations: Traversable | os.PathLike | str | None = None,
+        readonly: bool = False,
     ) -> Store:
         """Open (creating if needed) the database at ``path`` and bring its schema up to date.
 
         ``":memory:"`` gives a private in-memory database. ``migrations`` overrides the folder
-        of migration files (tests).
+        of migration files (tests). ``readonly`` opens an existing database for reading only,
+        beside a running bot, and changes nothing (no migration either: see ``pending``).
         """
+        if readonly:
+            return await cls._open_readonly(path, migrations)
         db = await aiosqlite.connect(path, isolation_level=None)
         try:
             await db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
@@ -272,26 +298,76 @@ class Store:
             raise
         return store
 
+    @classmethod
+    async def _open_readonly(
+        cls, path: str, migrations: Traversable | os.PathLike | str | None
+    ) -> Store:
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"no database at {path}")
+        uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+        db = await aiosqlite.connect(uri, uri=True, isolation_level=None)
+        try:
+            await db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            store = cls(db)
+            newest = max((m.version for m in _load_migrations(migrations)), default=0)
+            current = await store.schema_version()
+            if current > newest:
+                raise SchemaTooNew(f"database schema {current} is newer than this bot "
+                                   f"({newest}); upgrade the bot")
+            store.pending = newest - current
+        except BaseException:
+            await db.close()
+            raise
+        return store
+
     async def close(self) -> None:
         async with self._lock:
             await self._db.close()
+
+    async def backup(self, path: str) -> None:
+        """A consistent copy of the whole database at ``path``, taken with SQLite's online
+        backup while others go on writing; ``path`` appears only once the copy is complete."""
+        target = Path(path)
+        partial = target.with_name(target.name + ".partial")
+        partial.unlink(missing_ok=True)
+        # The copy runs on the store's own thread, so its connection must accept that thread.
+        copy = sqlite3.connect(partial, check_same_thread=False)
+        try:
+            async with self._reading() as db:
+                await db.backup(copy)
+        finally:
+            copy.close()
+        os.replace(partial, target)
+
+    async def integrity_problems(self) -> list[str]:
+        """What ``PRAGMA integrity_check`` finds wrong in the file (empty: nothing)."""
+        async with self._reading() as db:
+            cursor = await db.execute("PRAGMA integrity_check")
+            lines = [line for (line,) in await cursor.fetchall()]
+        return [] if lines == ["ok"] else lines
 
     # -- plumbing ---------------------------------------------------------------------------
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         async with self._lock:
-            # IMMEDIATE takes the write lock up front, so a second process waits (busy_timeout)
-            # instead of failing half-way through.
-            await self._db.execute("BEGIN IMMEDIATE")
             try:
-                yield self._db
-            except BaseException:
-                # Some errors (disk full, I/O) make SQLite roll back on its own.
-                if self._db.in_transaction:
-                    await self._db.execute("ROLLBACK")
+                # IMMEDIATE takes the write lock up front, so a second process waits
+                # (busy_timeout) instead of failing half-way through.
+                await self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                    await self._db.execute("COMMIT")
+                except BaseException:
+                    # Some errors (disk full, I/O) make SQLite roll back on its own; a COMMIT
+                    # that failed leaves the transaction open, and the next BEGIN would fail.
+                    if self._db.in_transaction:
+                        await self._db.execute("ROLLBACK")
+                    raise
+            except sqlite3.OperationalError as exc:
+                if getattr(exc, "sqlite_errorcode", 0) & 0xFF in _UNAVAILABLE:
+                    raise StoreUnavailable(f"the database refused a write: {exc}") from exc
                 raise
-            await self._db.execute("COMMIT")
 
     @asynccontextmanager
     async def _reading(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -604,6 +680,46 @@ class Store:
                 tables.append(table)
         return tables
 
+    async def table_ids(self) -> list[int]:
+        """Every table's id, whatever its status (to check them all, one at a time)."""
+        async with self._reading() as db:
+            cursor = await db.execute("SELECT id FROM tables ORDER BY id")
+            return [table_id for (table_id,) in await cursor.fetchall()]
+
+    async def table_record(self, table_id: int) -> TableRecord | None:
+        """The table, its log and its results as one consistent reading (a bot may be writing
+        meanwhile); None if there is no such table. CorruptRow if stored JSON cannot be read."""
+        async with self._reading() as db:
+            await db.execute("BEGIN")
+            try:
+                row = await self._table(db, table_id)
+                if row is None:
+                    return None
+                cursor = await db.execute(
+                    "SELECT user_id, outcome, place FROM results WHERE table_id = ?"
+                    " ORDER BY user_id", (table_id,))
+                results = [(user_id, outcome, place)
+                           for user_id, outcome, place in await cursor.fetchall()]
+                return TableRecord(row, await self._log(db, table_id), results)
+            finally:
+                await db.execute("COMMIT")
+
+    # -- Telegram updates handled -----------------------------------------------------------
+
+    async def claim_update(self, update_id: int) -> bool:
+        """True the first time a Telegram update is offered: it is recorded as handled, so that
+        a bot restarted after a crash, offered it again, leaves it alone (False)."""
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "INSERT OR IGNORE INTO handled_updates (update_id) VALUES (?)", (update_id,)
+            )
+            if cursor.rowcount == 0:
+                return False
+            if update_id % _FORGET_EVERY == 0:
+                await db.execute("DELETE FROM handled_updates WHERE update_id <= ?",
+                                 (update_id - _KEEP_UPDATES,))
+            return True
+
     # -- lobbies: group tables before their start ----------------------------------------------
 
     async def create_lobby(
@@ -760,10 +876,14 @@ class Store:
     async def log(self, table_id: int) -> list[dict]:
         """The table's action log, oldest first."""
         async with self._reading() as db:
-            cursor = await db.execute(
-                "SELECT seq, entry FROM actions WHERE table_id = ? ORDER BY seq", (table_id,)
-            )
-            rows = await cursor.fetchall()
+            return await self._log(db, table_id)
+
+    @staticmethod
+    async def _log(db: aiosqlite.Connection, table_id: int) -> list[dict]:
+        cursor = await db.execute(
+            "SELECT seq, entry FROM actions WHERE table_id = ? ORDER BY seq", (table_id,)
+        )
+        rows = await cursor.fetchall()
         return [_loads(entry, f"action {seq} of table {table_id}") for seq, entry in rows]
 
     @staticmethod

@@ -1,0 +1,213 @@
+"""`python -m tg_durak check` and `backup`: every kind of damage is reported on one line, a sound
+database passes, nothing is written; the backup is a complete, consistent copy."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import Game, Rules
+from tg_durak.maintenance import check
+from tg_durak.store import SeatRow, Store, StoreUnavailable
+
+ANN, BOB = 7, 8
+START = 1_700_000_000.0
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> str:
+    return str(tmp_path / "durak.sqlite3")
+
+
+def raw(db_path: str, sql: str, params: tuple = ()) -> list[tuple]:
+    """SQL behind the store's back, to damage the file."""
+    with sqlite3.connect(db_path) as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def outcome(game: Game, seat: int) -> tuple[str, int]:
+    order = game.finished_order
+    place = order.index(seat) + 1 if seat in order else len(order) + 1
+    if seat == game.durak:
+        return "durak", place
+    return ("draw" if game.is_over and game.durak is None else "safe"), place
+
+
+async def played(store: Store, seed: int, steps: int, user: int = ANN) -> int:
+    """A private table against one computer, played at random as the bot would store it:
+    one transaction per change, log entries and snapshot together, results at the end."""
+    game = Game.new(Rules(players=2), seed, START)
+    row = await store.create_table(user, "private", "running", {},
+                                   [SeatRow(0, user, "Ann"), SeatRow(1, None, "", "normal")],
+                                   game.to_dict(log=False))
+    rng, now = random.Random(seed), START
+    while not game.is_over and game.version < steps:
+        old, now = game.version, now + 0.5
+        seats = game.acting_seats
+        if seats and rng.random() < 0.9:
+            seat = rng.choice(seats)
+            game.apply(seat, rng.choice(game.legal_actions(seat)), now)
+        else:
+            now = max(now, game.next_deadline)
+            game.advance(now)
+        results = [(user, *outcome(game, 0))] if game.is_over else []
+        await store.record(row.id, old, [Game.entry_to_json(e) for e in game.log[old:]],
+                           game.to_dict(log=False), "finished" if game.is_over else "running",
+                           results)
+    return row.id
+
+
+async def sound_database(db_path: str) -> dict[str, int]:
+    """A finished game, a running one, an open lobby and a cancelled one."""
+    store = await Store.open(db_path)
+    try:
+        finished = await played(store, seed=3, steps=10_000)
+        running = await played(store, seed=4, steps=12, user=BOB)
+        lobby = await store.create_lobby(-100, ANN + 100, {}, invite="abc", expires_at=START,
+                                         language="en")
+        await store.add_lobby_seat(lobby.id, ANN + 100, "Cid", None, 6)
+        await store.add_lobby_seat(lobby.id, None, "", "hard", 6)
+        cancelled = await store.create_lobby(-200, ANN + 200, {}, invite="def",
+                                             expires_at=START, language="ru")
+        await store.close_lobby(cancelled.id)
+    finally:
+        await store.close()
+    return {"finished": finished, "running": running, "lobby": lobby.id}
+
+
+async def problems(db_path: str) -> list[str]:
+    store = await Store.open(db_path, readonly=True)
+    try:
+        return [str(p) for p in (await check(store)).problems]
+    finally:
+        await store.close()
+
+
+def digest(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+async def test_a_sound_database_has_no_problems_and_is_left_as_it_was(db_path: str) -> None:
+    await sound_database(db_path)
+    before = digest(db_path)
+    store = await Store.open(db_path, readonly=True)
+    try:
+        report = await check(store)
+        with pytest.raises(StoreUnavailable, match="readonly"):
+            await store.set_meta("x", 1)
+    finally:
+        await store.close()
+    assert (report.tables, report.problems) == (4, [])
+    assert digest(db_path) == before
+
+
+def damage_snapshot(db_path: str, table_id: int, change) -> None:
+    (text,) = raw(db_path, "SELECT snapshot FROM tables WHERE id = ?", (table_id,))[0]
+    snapshot = json.loads(text)
+    change(snapshot["state"])
+    raw(db_path, "UPDATE tables SET snapshot = ? WHERE id = ?", (json.dumps(snapshot), table_id))
+
+
+def lose_a_card(state: dict) -> None:
+    hand = next(h for h in state["hands"] if h)
+    hand.pop()
+
+
+def move_a_card_to_the_discard(state: dict) -> None:
+    hand = next(h for h in state["hands"] if h)
+    state["discard"].append(hand.pop())
+
+
+async def test_each_kind_of_damage_is_one_line(db_path: str) -> None:
+    ids = await sound_database(db_path)
+    running, finished, lobby = ids["running"], ids["finished"], ids["lobby"]
+    damage_snapshot(db_path, running, move_a_card_to_the_discard)
+    assert await problems(db_path) == [
+        f"table {running}: the snapshot is not the replay of its log (differs in discard, "
+        "hands)"]
+
+    damage_snapshot(db_path, running, lose_a_card)
+    found = await problems(db_path)
+    assert f"table {running}: 1 card(s) of the deck are nowhere" in found
+
+    raw(db_path, "UPDATE tables SET version = version + 1 WHERE id = ?", (finished,))
+    raw(db_path, "UPDATE results SET outcome = 'durak' WHERE table_id = ?", (finished,))
+    raw(db_path, "INSERT INTO results VALUES (?, ?, 'safe', 1)", (running, BOB))
+    raw(db_path, "INSERT INTO seats (table_id, seat, user_id, name) VALUES (?, 2, ?, 'Bob')",
+        (lobby, BOB))
+    found = await problems(db_path)
+    (finished_entries,) = raw(db_path, "SELECT COUNT(*) FROM actions WHERE table_id = ?",
+                              (finished,))[0]
+    assert f"table {finished}: version {finished_entries + 1} but {finished_entries} log " \
+           "entries" in found
+    assert any(p.startswith(f"table {finished}: user {ANN} is durak but the durak is seat")
+               for p in found)
+    assert f"table {running}: a running table has results" in found
+    assert f"user {BOB} is seated at open tables {running}, {lobby}" in found
+    assert all("\n" not in p for p in found)
+
+
+async def test_a_log_that_does_not_replay_and_unreadable_rows(db_path: str) -> None:
+    ids = await sound_database(db_path)
+    running = ids["running"]
+    raw(db_path, "DROP TRIGGER actions_no_update")
+    raw(db_path, "UPDATE actions SET entry = '[\"act\", 1, \"take\", null, null, 0, false]'"
+                 " WHERE table_id = ? AND seq = 1", (running,))
+    [line] = await problems(db_path)
+    assert line.startswith(f"table {running}: its log does not replay: IllegalMove")
+
+    raw(db_path, "UPDATE tables SET snapshot = '{\"format\": 1, \"state\": [' WHERE id = ?",
+        (running,))
+    [line] = await problems(db_path)
+    assert line.startswith(f"table {running}: unreadable: snapshot of table {running} is not "
+                           "valid JSON")
+
+
+async def test_a_database_behind_the_bots_schema_is_reported_not_migrated(db_path: str
+                                                                          ) -> None:
+    await sound_database(db_path)
+    raw(db_path, "DELETE FROM schema_migrations WHERE version = (SELECT MAX(version) FROM"
+                 " schema_migrations)")
+    before = digest(db_path)
+    assert await problems(db_path) == [
+        "the schema lacks 1 migration(s) of this bot: start the bot once to upgrade it"]
+    assert digest(db_path) == before
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tg_durak", *args], capture_output=True,
+                          text=True, timeout=60)
+
+
+async def test_the_command_line_exit_codes_and_lines(db_path: str, tmp_path: Path) -> None:
+    ids = await sound_database(db_path)
+    done = cli("check", "--db", db_path)
+    assert (done.returncode, done.stdout) == (0, "")
+    assert done.stderr.strip() == f"checked 4 tables in {db_path}: no problems"
+
+    copy = str(tmp_path / "copy.sqlite3")
+    done = cli("backup", copy, "--db", db_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"backed up {db_path} (4 tables) to {copy}"
+    assert not Path(copy + ".partial").exists()
+    assert raw(copy, "PRAGMA integrity_check") == [("ok",)]
+    for table in ("tables", "seats", "actions", "results", "schema_migrations"):
+        assert raw(copy, f"SELECT * FROM {table}") == raw(db_path, f"SELECT * FROM {table}")
+
+    damage_snapshot(db_path, ids["running"], lose_a_card)
+    done = cli("check", "--db", db_path)
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert lines and all(line.startswith(f"table {ids['running']}: ") for line in lines)
+    assert done.stderr.strip().endswith(f"{len(lines)} problem(s)")
+
+    assert cli("check", "--db", str(tmp_path / "none.sqlite3")).returncode == 2
+    refused = cli("backup", db_path, "--db", db_path)
+    assert refused.returncode == 2 and "cannot replace the database itself" in refused.stderr
