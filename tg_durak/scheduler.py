@@ -35,6 +35,11 @@ class Scheduler:
         delay = max(0.0, at - self._clock())
         self._timers[table_id] = loop.call_later(delay, self._fire, table_id)
 
+    @property
+    def armed(self) -> int:
+        """How many tables have a timer set."""
+        return len(self._timers)
+
     def _fire(self, table_id: int) -> None:
         self._timers.pop(table_id, None)
         task = asyncio.get_running_loop().create_task(self._run(table_id))

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -137,6 +137,11 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         # per table id; ("chat", chat_id) guards a group chat's one open table
         self._locks: defaultdict[object, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._lobbies: dict[int, LiveLobby] = {}
+        self._counts: Counter[str] = Counter()   # taps by outcome, resume time (`stats`)
+
+    def stats(self) -> dict[str, float]:
+        """What the service counted (tg_durak/stats.py): taps by outcome, tables, timers."""
+        return {**self._counts, "running": len(self._tables), "timers": self.scheduler.armed}
 
     # ---- players' languages --------------------------------------------------------------
 
@@ -195,6 +200,7 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
 
     async def resume(self) -> int:
         """After a start: load running tables, give humans back the downtime (R10.4), re-arm."""
+        started = time.perf_counter()
         now = self.clock()
         alive_at = await self.store.get_meta(HEARTBEAT_KEY)
         downtime = now - alive_at if isinstance(alive_at, int | float) else 0.0
@@ -216,6 +222,8 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
                     self._publish(live)
                     self._schedule(live)
             count += 1
+        self._counts["resumed"] = count
+        self._counts["resume_s"] = time.perf_counter() - started
         return count
 
     async def _load(self, row: TableRow) -> LiveTable:
@@ -239,6 +247,11 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
 
         A stale, foreign, forged or refused tap changes nothing; the reply says why.
         """
+        reply = await self._tap(user_id, table_id, version, pressed)
+        self._counts[f"tap:{reply.key or 'ok'}"] += 1
+        return reply
+
+    async def _tap(self, user_id: int, table_id: int, version: int, pressed: Tap) -> Reply:
         live = self._tables.get(table_id)
         if live is None:
             return await self._reply_for_closed(table_id)

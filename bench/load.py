@@ -1,0 +1,795 @@
+"""Load: the real bot process against the emulator, driven by simulated people at a human pace.
+
+    python bench/load.py --tables M --seconds S [--group-tables G]
+    python bench/load.py --restart-tables N
+
+A load run starts `python -m tg_durak` (a temporary database, real timers: DURAK_TIME_SCALE=1)
+against the emulator, which runs in this process and enforces Telegram's limits (1 message a
+second per private chat, 20 a minute per group, 30 a second per bot). M private tables get one
+person and one computer (normal) each, G group tables three people and a computer. People arrive
+at a steady rate, open the bot, start their game and then tap every 1.5 ± 0.5 s: a random move
+among the buttons their chat shows now (a card marked •, a target, Take, Pass, Transfer), Play
+again after a private game ends, Rematch after a group game. Once every table runs, the taps of
+the next S seconds are measured: tap -> answer and tap -> newer screen, Bot API requests by
+method, 429s, the bot's CPU (from /proc) and memory, and the bot's own counters (publisher,
+computer players, table service; read with SIGUSR1, see tg_durak/stats.py).
+
+A restart run writes N running private tables into a fresh database through the store (each with
+its game message in the emulator), starts the bot on it after a few seconds of "downtime" and
+reports how long `resume` took to re-arm every table's timer (`rearm_s`, measured by the bot).
+
+The last line printed is one JSON object, a contract other tools rely on: at least `tables`,
+`taps`, `taps_per_s`, `p50_answer_ms`, `p99_answer_ms`, `p99_edit_ms`, `requests_per_tap`,
+`kb_per_table`, `errors_429` (and `rearm_s` for a restart run). The lines before it say the
+same for people. Everything runs on 127.0.0.1 and stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import os
+import random
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine import Game
+from tg_durak.emulator import Button, Change, FakeTelegram, Message, RateLimits
+from tg_durak.i18n import translator
+from tg_durak.play_settings import PlaySettings
+from tg_durak.stats import PREFIX as STATS_PREFIX
+from tg_durak.store import SeatRow, Store
+from tg_durak.tables import HEARTBEAT_KEY
+
+TELEGRAM = RateLimits(private_per_second=1, group_per_minute=20, global_per_second=30)
+BOT_USERNAME = "durak_test_bot"
+TAP_EVERY = (1.0, 2.0)         # seconds between a person's taps: 1.5 ± 0.5
+ARRIVALS_PER_S = 10.0          # people opening the bot, per second, before the measured window
+ANSWER_TIMEOUT = 10.0          # a tap unanswered this long counts as unanswered
+SETUP_TIMEOUT = 60.0           # a person's /start and Play, or a group's lobby, at most
+EDIT_GRACE = 10.0              # after the window: how long taps may still wait for their screen
+FIRST_USER = 100_000
+FIRST_GROUP = -1_001_000_000_000
+GROUP_PEOPLE = 3
+CARD_SHARE = 0.8               # a person plays a card rather than Take/Pass this often
+MOVE_VERBS = frozenset("ctxXkps")   # callbacks.Verb values that make or prepare a move
+CARD_VERBS = frozenset("cX")        # a card from the hand: legal only when marked •
+CANCEL, PLAYABLE = "n", "•"
+DOWNTIME = 5.0                 # seconds the restart run pretends the bot was down
+
+
+# ---- the bot process --------------------------------------------------------------------------
+
+def _proc_stat(pid: int) -> list[str] | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text.rsplit(")", 1)[1].split()   # [state, ppid, ...]; the name may hold spaces
+
+
+def _cpu_of(pid: int) -> float:
+    fields = _proc_stat(pid)
+    if fields is None:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")   # utime + stime
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            fields = _proc_stat(int(entry))
+            if fields is not None and int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+class BotProcess:
+    """`python -m tg_durak` against the emulator, its stderr in a file (the stats lines too)."""
+
+    def __init__(self, tg: FakeTelegram, db_path: str, workdir: str) -> None:
+        self.tg = tg
+        self.db_path = db_path
+        self.log_path = Path(workdir) / "bot.log"
+        self.proc: subprocess.Popen | None = None
+        self.started_at = 0.0
+
+    def start(self) -> None:
+        env = {**os.environ, "BOT_TOKEN": self.tg.token, "TELEGRAM_API_URL": str(self.tg.url),
+               "DURAK_DB": self.db_path, "DURAK_TIME_SCALE": "1", "DURAK_EDIT_INTERVAL": "1",
+               "LOG_LEVEL": "WARNING"}
+        self.started_at = time.monotonic()
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen([sys.executable, "-m", "tg_durak"], env=env,
+                                         stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    async def ready(self, timeout: float) -> float:
+        """Seconds from the start until the bot polls (resumed, idle); RuntimeError if it died."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not self.tg.polling:
+            if self.proc is None or self.proc.poll() is not None:
+                raise RuntimeError(f"the bot exited; its log:\n{self.log_tail()}")
+            if loop.time() > deadline:
+                raise RuntimeError(f"the bot did not start in {timeout}s:\n{self.log_tail()}")
+            await asyncio.sleep(0.05)
+        return time.monotonic() - self.started_at
+
+    def cpu(self) -> tuple[float, float]:
+        """CPU seconds so far: the bot's own, and its children's (the computer players)."""
+        return _cpu_of(self.pid), sum(_cpu_of(child) for child in _children(self.pid))
+
+    def rss_kb(self) -> int:
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+
+    async def stats(self, timeout: float = 10.0) -> dict:
+        """The bot's counters: SIGUSR1, then its next stats line."""
+        before = self._stats_lines()
+        os.kill(self.pid, signal.SIGUSR1)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while loop.time() < deadline:
+            lines = self._stats_lines()
+            if len(lines) > len(before):
+                return json.loads(lines[-1][len(STATS_PREFIX):])
+            await asyncio.sleep(0.05)
+        return {}
+
+    def _stats_lines(self) -> list[str]:
+        text = self.log_path.read_text(errors="replace")
+        return [line for line in text.splitlines() if line.startswith(STATS_PREFIX)]
+
+    def log_tail(self, lines: int = 30) -> str:
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+    def problems(self) -> Counter[str]:
+        """Tracebacks and log lines by level in the bot's stderr."""
+        found: Counter[str] = Counter()
+        for line in self.log_path.read_text(errors="replace").splitlines():
+            if line.startswith("Traceback"):
+                found["tracebacks"] += 1
+            for level in ("WARNING", "ERROR", "CRITICAL"):
+                if f" {level} " in line:
+                    found[level.lower()] += 1
+        return found
+
+    async def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        for _ in range(100):
+            if self.proc.poll() is not None:
+                return
+            await asyncio.sleep(0.1)
+        self.proc.kill()
+        self.proc.wait()
+
+
+# ---- people -----------------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class Tap:
+    """One tap and what became of it (times on the monotonic clock)."""
+
+    at: float
+    version: float          # the table version the tapped screen showed
+    game: bool              # a move on the game message (not Play again, Join, Rematch)
+    query: object = None    # the emulator's CallbackQuery
+    answered_at: float | None = None
+    outcome: str = "unanswered"   # applied, stale, refused
+    edited_at: float | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+def _flat(message: Message | None) -> list[Button]:
+    if message is None:
+        return []
+    return [b for row in message.buttons for b in row if b.callback_data]
+
+
+def _is_game(message: Message) -> bool:
+    return any(b.callback_data.startswith(("m:", "u:again")) for b in _flat(message))
+
+
+def _version(message: Message) -> float:
+    """The table version the message shows; a finished game's screen is newer than any."""
+    for b in _flat(message):
+        if b.callback_data.startswith("m:"):
+            return int(b.callback_data.split(":")[2])
+    return math.inf
+
+
+def _verb(button: Button) -> str:
+    return button.callback_data.split(":")[3]
+
+
+def choose(message: Message, rng: random.Random) -> Button | None:
+    """A random legal move among the buttons shown; None if the screen offers none."""
+    moves = [b for b in _flat(message) if b.callback_data.startswith("m:")
+             and _verb(b) in MOVE_VERBS
+             and (_verb(b) not in CARD_VERBS or b.text.startswith(PLAYABLE))]
+    if not moves:
+        cancel = [b for b in _flat(message) if b.callback_data.startswith("m:")
+                  and _verb(b) == CANCEL]
+        return cancel[0] if cancel else None
+    cards = [b for b in moves if _verb(b) in CARD_VERBS | {"t"}]
+    if cards and (len(cards) == len(moves) or rng.random() < CARD_SHARE):
+        return rng.choice(cards)
+    return rng.choice([b for b in moves if b not in cards] or cards)
+
+
+@dataclass(eq=False)
+class Person:
+    user_id: int
+    rng: random.Random
+    group: GroupTable | None = None
+    message_id: int | None = None       # his game message
+    greeted: asyncio.Event = field(default_factory=asyncio.Event)
+    playing: asyncio.Event = field(default_factory=asyncio.Event)
+    pending: Tap | None = None          # awaiting its answer
+    unseen: list[Tap] = field(default_factory=list)   # applied, awaiting a newer screen
+
+    @property
+    def name(self) -> str:
+        return f"P{self.user_id}"
+
+
+@dataclass(eq=False)
+class GroupTable:
+    chat_id: int
+    people: list[Person]
+    message_id: int | None = None       # the lobby, then the public table
+
+
+class Crowd:
+    """Every simulated person, the taps they made, and the Changes that answer them."""
+
+    def __init__(self, tg: FakeTelegram) -> None:
+        self.tg = tg
+        self.stale_text = translator("en")("tap.stale")   # the answer to an outdated screen
+        self.people: dict[int, Person] = {}
+        self.groups: dict[int, GroupTable] = {}
+        self.taps: list[Tap] = []
+        self.setup_failures: Counter[str] = Counter()
+
+    def add(self, person: Person) -> None:
+        self.tg.add_user(person.user_id, person.name, language_code="en")
+        self.people[person.user_id] = person
+
+    async def watch(self) -> None:
+        """Read every Change as it comes (answers, new messages, edits)."""
+        queue = self.tg.subscribe()
+        while True:
+            self.on_change(await queue.get(), time.monotonic())
+
+    def on_change(self, change: Change, now: float) -> None:
+        group = self.groups.get(change.chat_id)
+        if group is not None:
+            self._group_change(group, change)
+            return
+        person = self.people.get(change.chat_id)
+        if person is None:
+            return
+        if change.kind == "answer":
+            self._answered(person, change, now)
+        elif change.kind in ("message", "edit") and change.detail.from_bot:
+            self._shown(person, change.detail, now)
+
+    def _answered(self, person: Person, change: Change, now: float) -> None:
+        tap = person.pending
+        if tap is None or tap.query.answer is None:
+            return
+        person.pending = None
+        tap.answered_at = now
+        answer = change.detail
+        if answer.text is None:
+            tap.outcome = "applied"
+            if tap.game:
+                person.unseen.append(tap)
+        else:
+            tap.outcome = "stale" if answer.text == self.stale_text else "refused"
+        tap.done.set()
+
+    def _shown(self, person: Person, message: Message, now: float) -> None:
+        if any(b.callback_data.startswith("u:quick") for b in _flat(message)):
+            person.greeted.set()
+        if not _is_game(message):
+            return
+        if person.message_id is None or message.message_id >= person.message_id:
+            person.message_id = message.message_id
+            person.playing.set()
+        version = _version(message)
+        waiting = []
+        for tap in person.unseen:
+            if version > tap.version:
+                tap.edited_at = now
+            else:
+                waiting.append(tap)
+        person.unseen = waiting
+
+    def _group_change(self, group: GroupTable, change: Change) -> None:
+        message = change.detail
+        if change.kind in ("message", "edit") and isinstance(message, Message) and \
+                message.from_bot and any(b.callback_data.startswith("g:") for b in _flat(message)):
+            group.message_id = message.message_id
+
+    # ---- what a person does ---------------------------------------------------------------
+
+    async def press(self, person: Person, chat_id: int, message: Message, button: Button,
+                    game: bool) -> Tap:
+        tap = Tap(time.monotonic(), _version(message), game)
+        person.pending = tap
+        tap.query = self.tg.state.press(person.user_id, chat_id, message.message_id,
+                                        button.callback_data)
+        self.taps.append(tap)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(tap.done.wait(), ANSWER_TIMEOUT)
+        if person.pending is tap:
+            person.pending = None
+        return tap
+
+    async def open_bot(self, person: Person) -> bool:
+        """/start, until the greeting comes (a reply lost to a 429 is asked for again)."""
+        for _ in range(3):
+            await self.tg.send_text(person.user_id, "/start")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(person.greeted.wait(), SETUP_TIMEOUT / 3)
+                return True
+        self.setup_failures["no greeting"] += 1
+        return False
+
+    async def start_private(self, person: Person) -> None:
+        if not await self.open_bot(person):
+            return
+        await asyncio.sleep(1.1)   # a person reads the greeting (and the chat's budget refills)
+        greeting = next(m for m in reversed(self.tg.messages(person.user_id))
+                        if any(b.callback_data.startswith("u:quick") for b in _flat(m)))
+        play = next(b for b in _flat(greeting) if b.callback_data.startswith("u:quick"))
+        await self.press(person, person.user_id, greeting, play, game=False)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(person.playing.wait(), SETUP_TIMEOUT)
+            return
+        self.setup_failures["no game message"] += 1
+
+    async def start_group(self, group: GroupTable) -> None:
+        """Everyone opens the bot; the host sends /new, two join, the host adds a computer: the
+        fourth seat starts the table."""
+        opened = await asyncio.gather(*(self.open_bot(p) for p in group.people))
+        if not all(opened):
+            return
+        host, *guests = group.people
+        await self.tg.send_text(host.user_id, f"/new@{BOT_USERNAME}", chat_id=group.chat_id)
+        if not await self._lobby_shown(group):
+            return
+        for guest in guests:
+            await self._lobby_tap(group, guest, "j")
+        await self._lobby_tap(group, host, "c", "normal")
+        await self._all_playing(group)
+
+    async def rematch(self, group: GroupTable) -> None:
+        """The host taps Rematch on the finished table: everyone is seated again at once."""
+        for person in group.people:
+            person.playing.clear()
+        if await self._lobby_tap(group, group.people[0], "r"):
+            await self._all_playing(group)
+
+    async def _lobby_shown(self, group: GroupTable) -> bool:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SETUP_TIMEOUT
+        while group.message_id is None and loop.time() < deadline:
+            await asyncio.sleep(0.1)
+        if group.message_id is None:
+            self.setup_failures["no lobby"] += 1
+        return group.message_id is not None
+
+    async def _lobby_tap(self, group: GroupTable, person: Person, verb: str, value: str = ""
+                         ) -> bool:
+        message = self.tg.message(group.chat_id, group.message_id)
+        found = [b for b in _flat(message) if b.callback_data.split(":")[2:] == [verb, value]]
+        if not found:
+            self.setup_failures[f"no lobby button {verb}"] += 1
+            return False
+        await self.press(person, group.chat_id, message, found[0], game=False)
+        return True
+
+    async def _all_playing(self, group: GroupTable) -> None:
+        waits = [asyncio.wait_for(p.playing.wait(), SETUP_TIMEOUT) for p in group.people]
+        try:
+            await asyncio.gather(*waits)
+        except TimeoutError:
+            self.setup_failures["group did not start"] += 1
+
+    async def play(self, person: Person, until: float) -> None:
+        """Tap at a human pace until `until`: a move, Play again, or (the host) Rematch."""
+        await person.playing.wait()
+        while time.monotonic() < until:
+            await asyncio.sleep(person.rng.uniform(*TAP_EVERY))
+            message = self.tg.message(person.user_id, person.message_id)
+            if _version(message) == math.inf:
+                await self._after_game(person, message)
+                continue
+            button = choose(message, person.rng)
+            if button is not None:
+                await self.press(person, person.user_id, message, button, game=True)
+
+    async def _after_game(self, person: Person, message: Message) -> None:
+        group = person.group
+        if group is None:
+            again = next(b for b in _flat(message) if b.callback_data.startswith("u:again"))
+            await self.press(person, person.user_id, message, again, game=False)
+        elif person is group.people[0] and group.message_id is not None:
+            finished = self.tg.message(group.chat_id, group.message_id)
+            if any(b.callback_data.split(":")[2:3] == ["r"] for b in _flat(finished)):
+                await self.rematch(group)
+
+
+# ---- measuring --------------------------------------------------------------------------------
+
+def _percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def _ms(value: float | None) -> float | None:
+    return None if value is None else round(value * 1000, 1)
+
+
+def _latencies(taps: Iterable[Tap], end: float) -> dict:
+    taps = list(taps)
+    answers = [t.answered_at - t.at for t in taps if t.answered_at is not None]
+    applied = [t for t in taps if t.outcome == "applied"]
+    # A screen not seen by the end stands for at least the time waited (censored, not dropped).
+    edits = [(t.edited_at if t.edited_at is not None else end) - t.at for t in applied]
+    out = {}
+    for name, values in (("answer", answers), ("edit", edits)):
+        for q in (50, 95, 99):
+            out[f"p{q}_{name}_ms"] = _ms(_percentile(values, q))
+    out["max_edit_ms"] = _ms(max(edits, default=None))
+    out["edits_unseen"] = sum(t.edited_at is None for t in applied)
+    return out
+
+
+def _requests(tg: FakeTelegram, start: float, end: float) -> tuple[Counter[str], int, int]:
+    """Requests by method in the window (getUpdates left out), 429s in it and in the whole run."""
+    by_method: Counter[str] = Counter()
+    in_window = total = 0
+    for call in tg.calls:
+        if call.error_code == 429:
+            total += 1
+            in_window += start <= call.time < end
+        if call.method != "getUpdates" and start <= call.time < end:
+            by_method[call.method] += 1
+    return by_method, in_window, total
+
+
+def _delta(before: dict, after: dict) -> dict:
+    """after - before for every number counted in both (nested by component)."""
+    out = {}
+    for key, value in after.items():
+        old = before.get(key)
+        if isinstance(value, dict) and isinstance(old, dict):
+            out[key] = _delta(old, value)
+        elif isinstance(value, int | float) and isinstance(old, int | float):
+            out[key] = round(value - old, 6)
+    return out
+
+
+class LagMonitor:
+    """How late this process's own event loop runs (the load generator skewing the figures)."""
+
+    STEP = 0.05
+
+    def __init__(self) -> None:
+        self.lags: list[float] = []
+
+    async def run(self) -> None:
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(self.STEP)
+            self.lags.append(time.monotonic() - before - self.STEP)
+
+
+def _own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+# ---- the load run -----------------------------------------------------------------------------
+
+async def _arrive(crowd: Crowd, tables: list[Person | GroupTable]) -> None:
+    async def one(index: int, table: Person | GroupTable) -> None:
+        await asyncio.sleep(index / ARRIVALS_PER_S)
+        if isinstance(table, GroupTable):
+            await crowd.start_group(table)
+        else:
+            await crowd.start_private(table)
+    await asyncio.gather(*(one(i, t) for i, t in enumerate(tables)))
+
+
+def _cast(crowd: Crowd, private: int, groups: int, seed: int) -> list[Person | GroupTable]:
+    tables: list[Person | GroupTable] = []
+    user_id = FIRST_USER
+    for _ in range(private):
+        person = Person(user_id, random.Random(seed * 1_000_003 + user_id))
+        crowd.add(person)
+        tables.append(person)
+        user_id += 1
+    for g in range(groups):
+        people = []
+        for _ in range(GROUP_PEOPLE):
+            people.append(Person(user_id, random.Random(seed * 1_000_003 + user_id)))
+            crowd.add(people[-1])
+            user_id += 1
+        group = GroupTable(FIRST_GROUP - g, people)
+        for person in people:
+            person.group = group
+        crowd.groups[group.chat_id] = group
+        crowd.tg.add_group(group.chat_id, f"Table {g + 1}", members=[p.user_id for p in people],
+                           creator=people[0].user_id)
+        tables.append(group)
+    # Arrivals interleave private and group tables, so both kinds meet the same load.
+    random.Random(seed).shuffle(tables)
+    return tables
+
+
+@contextlib.contextmanager
+def _workdir(keep: str | None) -> Iterator[str]:
+    """A temporary folder for the database and the bot's log, or `keep` (left in place)."""
+    if keep is not None:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        yield keep
+        return
+    with tempfile.TemporaryDirectory(prefix="durak-load-") as workdir:
+        yield workdir
+
+
+async def load_run(private: int, groups: int, seconds: float, seed: int,
+                   keep: str | None = None, profile: str | None = None) -> dict:
+    with _workdir(keep) as workdir:
+        async with FakeTelegram(rate_limits=TELEGRAM, bot_username=BOT_USERNAME) as tg:
+            bot = BotProcess(tg, str(Path(workdir) / "durak.sqlite3"), workdir)
+            bot.start()
+            try:
+                return await _drive(tg, bot, private, groups, seconds, seed, profile)
+            finally:
+                await bot.stop()
+
+
+async def _drive(tg: FakeTelegram, bot: BotProcess, private: int, groups: int, seconds: float,
+                 seed: int, profile: str | None) -> dict:
+    crowd = Crowd(tg)
+    background = [asyncio.create_task(crowd.watch())]
+    try:
+        ready_s = await bot.ready(60)
+        rss_idle = bot.rss_kb()
+        tables = _cast(crowd, private, groups, seed)
+        arrived = asyncio.create_task(_arrive(crowd, tables))
+        # Nobody stops tapping before the window ends; the window opens once every table runs.
+        players = {p: asyncio.create_task(crowd.play(p, math.inf)) for p in crowd.people.values()}
+        await arrived
+        lag = LagMonitor()
+        background.append(asyncio.create_task(lag.run()))
+        running = sum(p.playing.is_set() for p in crowd.people.values())
+        stats_before = await bot.stats()
+        profiler = _profile(bot, profile, seconds)
+        cpu_before, own_before = bot.cpu(), _own_cpu()
+        start, wall_start = time.monotonic(), time.time()
+        first_tap = len(crowd.taps)
+        await asyncio.sleep(seconds)
+        end, wall_end = time.monotonic(), time.time()
+        cpu_after, own_after = bot.cpu(), _own_cpu()
+        rss_busy = bot.rss_kb()
+        stats_after = await bot.stats()
+        if profiler is not None:
+            await asyncio.to_thread(profiler.wait)
+        for task in players.values():
+            task.cancel()
+        window = [t for t in crowd.taps[first_tap:] if t.at < end]
+        await _grace(crowd, window)
+        return _report(tg, bot, crowd, window, {
+            "private": private, "groups": groups, "seconds": end - start, "start": start,
+            "end": end, "wall": (wall_start, wall_end), "ready_s": ready_s,
+            "running_people": running, "rss": (rss_idle, rss_busy),
+            "cpu": (cpu_before, cpu_after), "own_cpu": own_after - own_before,
+            "stats": (stats_before, stats_after), "lag": lag.lags,
+        })
+    finally:
+        for task in background:
+            task.cancel()
+
+
+def _profile(bot: BotProcess, path: str | None, seconds: float) -> subprocess.Popen | None:
+    """py-spy sampling the bot through the window: a flame graph (.svg), else collapsed stacks
+    (one line per stack with its sample count, for reading as text); only samples that hold
+    the GIL count, so the figures are CPU, not waiting."""
+    if path is None:
+        return None
+    kind = "flamegraph" if path.endswith(".svg") else "raw"
+    return subprocess.Popen(["py-spy", "record", "--pid", str(bot.pid), "--output", path,
+                             "--format", kind, "--duration", str(max(1, int(seconds))),
+                             "--rate", "200", "--gil", "--nonblocking"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+async def _grace(crowd: Crowd, window: list[Tap]) -> None:
+    """Let the window's applied taps see their newer screens (bounded)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + EDIT_GRACE
+    while loop.time() < deadline and any(
+            t.outcome == "applied" and t.edited_at is None and t.game for t in window):
+        await asyncio.sleep(0.2)
+
+
+def _report(tg: FakeTelegram, bot: BotProcess, crowd: Crowd, window: list[Tap], run: dict
+            ) -> dict:
+    seconds = run["seconds"]
+    game_taps = [t for t in window if t.game]
+    outcomes = Counter(t.outcome for t in game_taps)
+    by_method, window_429, total_429 = _requests(tg, *run["wall"])
+    requests = sum(by_method.values())
+    (bot_before, workers_before), (bot_after, workers_after) = run["cpu"]
+    tables = run["private"] + run["groups"]
+    rss_idle, rss_busy = run["rss"]
+    lags = run["lag"]
+    taps = len(game_taps)
+    stats_before, stats_after = run["stats"]
+    return {
+        "tables": tables,
+        "private_tables": run["private"],
+        "group_tables": run["groups"],
+        "people_playing": run["running_people"],
+        "seconds": round(seconds, 1),
+        "taps": taps,
+        "taps_per_s": round(taps / seconds, 1),
+        "applied_per_s": round(outcomes["applied"] / seconds, 1),
+        "stale_share": round(outcomes["stale"] / taps, 3) if taps else None,
+        "outcomes": dict(outcomes),
+        **_latencies(game_taps, run["end"] + EDIT_GRACE),
+        "requests_per_tap": round(requests / taps, 2) if taps else None,
+        "requests_by_method": dict(by_method.most_common()),
+        "requests_per_s": round(requests / seconds, 1),
+        "errors_429": total_429,
+        "errors_429_window": window_429,
+        "bot_cpu_ms_per_tap": round((bot_after - bot_before) / taps * 1000, 2) if taps else None,
+        "bot_cpu_share": round((bot_after - bot_before) / seconds, 2),
+        "computer_cpu_share": round((workers_after - workers_before) / seconds, 2),
+        "load_cpu_share": round(run["own_cpu"] / seconds, 2),
+        "load_loop_lag_p99_ms": _ms(_percentile(lags, 99)),
+        "kb_per_table": round((rss_busy - rss_idle) / tables, 1) if tables else None,
+        "bot_rss_mb": round(rss_busy / 1024, 1),
+        "ready_s": round(run["ready_s"], 2),
+        "setup_failures": dict(crowd.setup_failures),
+        "bot_log": dict(bot.problems()),
+
+        "bot": _delta(stats_before, stats_after),
+        "bot_now": stats_after,
+    }
+
+
+# ---- the restart run --------------------------------------------------------------------------
+
+async def _write_tables(tg: FakeTelegram, db_path: str, count: int, seed: int) -> None:
+    """`count` running private tables, each with its game message, as a running bot leaves them."""
+    settings = PlaySettings()
+    rules = settings.to_rules(1.0)
+    rng = random.Random(seed)
+    store = await Store.open(db_path)
+    try:
+        for i in range(count):
+            user_id = FIRST_USER + i
+            tg.add_user(user_id, f"P{user_id}")
+            await tg.send_text(user_id, "/start")   # opens the chat: the bot may write there
+            message = tg.api.call("sendMessage", {"chat_id": user_id, "text": "…"})
+            game = Game.new(rules, rng.getrandbits(63), time.time())
+            seats = [SeatRow(0, user_id, f"P{user_id}"), SeatRow(1, None, "", settings.level)]
+            row = await store.create_table(user_id, "private", "running", settings.to_dict(),
+                                           seats, game.to_dict(log=False))
+            await store.set_message(row.id, user_id, user_id, message["message_id"])
+        await store.set_meta(HEARTBEAT_KEY, time.time() - DOWNTIME)
+    finally:
+        await store.close()
+    tg.state.updates.clear()   # the /starts above were the setup's, not the bot's to answer
+
+
+async def restart_run(count: int, seed: int, keep: str | None = None) -> dict:
+    with _workdir(keep) as workdir:
+        async with FakeTelegram(bot_username=BOT_USERNAME) as tg:
+            idle = BotProcess(tg, str(Path(workdir) / "empty.sqlite3"), workdir)
+            idle.start()
+            try:
+                await idle.ready(60)
+                rss_idle = idle.rss_kb()
+            finally:
+                await idle.stop()
+            db_path = str(Path(workdir) / "durak.sqlite3")
+            written = time.monotonic()
+            await _write_tables(tg, db_path, count, seed)
+            write_s = time.monotonic() - written
+            tg.rate_limits = TELEGRAM
+            bot = BotProcess(tg, db_path, workdir)
+            bot.start()
+            try:
+                ready_s = await bot.ready(120)
+                rss = bot.rss_kb()
+                stats = await bot.stats()
+            finally:
+                await bot.stop()
+            tables = stats.get("tables", {})
+            return {
+                "tables": count, "taps": 0, "taps_per_s": 0.0, "p50_answer_ms": None,
+                "p99_answer_ms": None, "p99_edit_ms": None, "requests_per_tap": None,
+                "kb_per_table": round((rss - rss_idle) / count, 1) if count else None,
+                "errors_429": _requests(tg, 0, math.inf)[2],
+                "rearm_s": tables.get("resume_s"),
+                "resumed": tables.get("resumed"), "timers": tables.get("timers"),
+                "ready_s": round(ready_s, 2), "write_s": round(write_s, 1),
+                "bot_rss_mb": round(rss / 1024, 1), "bot_log": dict(bot.problems()),
+            }
+
+
+# ---- the command line -------------------------------------------------------------------------
+
+def _summary(result: dict) -> str:
+    if "rearm_s" in result:
+        return (f"{result['tables']} running tables re-armed in {result['rearm_s']} s "
+                f"(bot ready after {result['ready_s']} s, {result['kb_per_table']} KB a table)")
+    return (f"{result['tables']} tables ({result['group_tables']} group), "
+            f"{result['taps_per_s']} taps/s, answer p50/p99 {result['p50_answer_ms']}/"
+            f"{result['p99_answer_ms']} ms, tap->screen p50/p99 {result['p50_edit_ms']}/"
+            f"{result['p99_edit_ms']} ms (worst {result['max_edit_ms']}), stale "
+            f"{result['stale_share']}, {result['requests_per_tap']} requests a tap, bot CPU "
+            f"{result['bot_cpu_ms_per_tap']} ms a tap ({result['bot_cpu_share']} of a core), "
+            f"{result['kb_per_table']} KB a table, 429s {result['errors_429']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=0, help="private tables (one person each)")
+    parser.add_argument("--group-tables", type=int, default=0,
+                        help="group tables (three people and a computer each)")
+    parser.add_argument("--seconds", type=float, default=30.0, help="the measured window")
+    parser.add_argument("--restart-tables", type=int, default=None,
+                        help="instead: N running tables in a database, and the time to resume")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", metavar="FILE",
+                        help="sample the bot with py-spy through the window: FILE.svg is a flame "
+                             "graph, any other name collapsed stacks")
+    parser.add_argument("--keep", metavar="DIR",
+                        help="keep the database and the bot's log (bot.log) in DIR")
+    args = parser.parse_args(argv)
+    if args.restart_tables is not None:
+        result = asyncio.run(restart_run(args.restart_tables, args.seed, args.keep))
+    elif args.tables + args.group_tables > 0:
+        result = asyncio.run(load_run(args.tables, args.group_tables, args.seconds, args.seed,
+                                      args.keep, args.profile))
+    else:
+        parser.error("give --tables and/or --group-tables, or --restart-tables")
+    print(_summary(result))
+    print(json.dumps(result, separators=(",", ":")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
