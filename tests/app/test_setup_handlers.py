@@ -21,13 +21,9 @@ CHAT, MESSAGE = 7, 70
 @dataclass
 class Query:
     answers: list[tuple[str | None, bool]] = field(default_factory=list)
-    sent: list[tuple[str, object]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        async def answer(text: str, reply_markup: object = None) -> None:
-            self.sent.append((text, reply_markup))
-        self.message = SimpleNamespace(chat=SimpleNamespace(id=CHAT), message_id=MESSAGE,
-                                       answer=answer)
+        self.message = SimpleNamespace(chat=SimpleNamespace(id=CHAT), message_id=MESSAGE)
 
     async def answer(self, text: str | None = None, show_alert: bool = False) -> None:
         self.answers.append((text, show_alert))
@@ -44,9 +40,13 @@ class Store:
 @dataclass
 class Publisher:
     shown: list = field(default_factory=list)
+    sent: list = field(default_factory=list)
 
     def show(self, key: object, chat_id: int, message_id: int, screen: object) -> None:
         self.shown.append((chat_id, message_id, screen))
+
+    def send(self, chat_id: int, screen: object, **where: object) -> None:
+        self.sent.append((chat_id, screen))
 
 
 def user(settings: PlaySettings | dict) -> UserRow:
@@ -123,7 +123,6 @@ async def test_more_options_and_back_switch_the_screen_in_place() -> None:
 async def test_settings_button_opens_the_options() -> None:
     """⚙ Settings on the greeting: the options themselves, not a copy of the setup."""
     settings = PlaySettings(TableOptions(throw_in="neighbours"), bots=2)
-    query = Query()
-    await menus.open_setup(query, T, user(settings))
-    screen = options_screen(settings, T)
-    assert query.sent == [(screen.text, screen.markup)]
+    query, publisher = Query(), Publisher()
+    await menus.open_setup(query, T, user(settings), publisher)
+    assert publisher.sent == [(CHAT, options_screen(settings, T))], "a message of its own"

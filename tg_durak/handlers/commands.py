@@ -9,8 +9,10 @@ from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
 
 from tg_durak.handlers.lobby import say
+from tg_durak.handlers.replies import respond
 from tg_durak.i18n import Translator
 from tg_durak.play_settings import PlaySettings
+from tg_durak.publisher import Publisher, Screen
 from tg_durak.render.menus import (
     lang_screen,
     play_buttons,
@@ -26,10 +28,6 @@ from tg_durak.tables import TableService
 GROUP_PAYLOAD = "group"
 
 
-async def _show(message: Message, screen) -> None:
-    await message.answer(screen.text, reply_markup=screen.markup)
-
-
 def group_router() -> Router:
     """Games are played in private chats; a command in a group points there."""
     r = Router(name="group")
@@ -37,12 +35,12 @@ def group_router() -> Router:
     r.message.filter(F.chat.type.in_({"group", "supergroup"}), Command(re.compile(".+")))
 
     @r.message()
-    async def in_group(message: Message, t: Translator, bot: Bot) -> None:
+    async def in_group(message: Message, t: Translator, bot: Bot, publisher: Publisher) -> None:
         me = await bot.me()
         button = InlineKeyboardButton(text=t("btn.open_private"),
                                       url=f"https://t.me/{me.username}?start={GROUP_PAYLOAD}")
-        await message.answer(t("group.private_only"),
-                             reply_markup=InlineKeyboardMarkup(inline_keyboard=[[button]]))
+        respond(publisher, message, Screen(t("group.private_only"),
+                                          InlineKeyboardMarkup(inline_keyboard=[[button]])))
 
     return r
 
@@ -54,48 +52,50 @@ def router() -> Router:
     # A lobby's Join link: "/start <invite>"; the group's "Open the bot" link says "group".
     @r.message(CommandStart(deep_link=True, magic=F.args != GROUP_PAYLOAD))
     async def start_invited(message: Message, command: CommandObject, t: Translator,
-                            tables: TableService) -> None:
+                            tables: TableService, publisher: Publisher) -> None:
         user = message.from_user
-        await say(message, await tables.join_by_invite(command.args, user.id, user.full_name), t)
+        joined = await tables.join_by_invite(command.args, user.id, user.full_name)
+        say(publisher, message, joined, t)
 
     @r.message(CommandStart())
-    async def start(message: Message, t: Translator) -> None:
-        await _show(message, start_screen(message.from_user.first_name, t))
+    async def start(message: Message, t: Translator, publisher: Publisher) -> None:
+        respond(publisher, message, start_screen(message.from_user.first_name, t))
 
     @r.message(Command("help"))
-    async def help_(message: Message, t: Translator) -> None:
-        await message.answer(t("help.text"), reply_markup=play_buttons(t))
+    async def help_(message: Message, t: Translator, publisher: Publisher) -> None:
+        respond(publisher, message, Screen(t("help.text"), play_buttons(t)))
 
     @r.message(Command("rules"))
-    async def rules(message: Message, t: Translator) -> None:
-        await _show(message, rules_screen(t))
+    async def rules(message: Message, t: Translator, publisher: Publisher) -> None:
+        respond(publisher, message, rules_screen(t))
 
     @r.message(Command("play"))
-    async def play(message: Message, t: Translator, user: UserRow,
-                   tables: TableService) -> None:
+    async def play(message: Message, t: Translator, user: UserRow, tables: TableService,
+                   publisher: Publisher) -> None:
         if tables.running_table_of(user.id) is not None:
-            await message.answer(t("play.already"))
+            respond(publisher, message, t("play.already"))
             return
-        await _show(message, setup_screen(PlaySettings.from_dict(user.settings), t))
+        respond(publisher, message, setup_screen(PlaySettings.from_dict(user.settings), t))
 
     @r.message(Command("quit"))
-    async def quit_(message: Message, t: Translator, user: UserRow,
-                    tables: TableService) -> None:
+    async def quit_(message: Message, t: Translator, user: UserRow, tables: TableService,
+                    publisher: Publisher) -> None:
         if tables.running_table_of(user.id) is None:
-            await message.answer(t("quit.none"))
+            respond(publisher, message, t("quit.none"))
             return
-        await _show(message, quit_screen(t))
+        respond(publisher, message, quit_screen(t))
 
     @r.message(Command("stats"))
-    async def stats(message: Message, t: Translator, user: UserRow, store: Store) -> None:
-        await _show(message, record_screen(await store.player_record(user.id), t))
+    async def stats(message: Message, t: Translator, user: UserRow, store: Store,
+                    publisher: Publisher) -> None:
+        respond(publisher, message, record_screen(await store.player_record(user.id), t))
 
     @r.message(Command("lang"))
-    async def lang(message: Message, t: Translator, locale: str) -> None:
-        await _show(message, lang_screen(locale, t))
+    async def lang(message: Message, t: Translator, locale: str, publisher: Publisher) -> None:
+        respond(publisher, message, lang_screen(locale, t))
 
     @r.message()
-    async def anything_else(message: Message, t: Translator) -> None:
-        await message.answer(t("unknown.command"))
+    async def anything_else(message: Message, t: Translator, publisher: Publisher) -> None:
+        respond(publisher, message, t("unknown.command"))
 
     return r

@@ -14,6 +14,7 @@ from aiogram.types import CallbackQuery, ChatMemberUpdated, Message, User
 
 from tg_durak.callbacks import Kick, Menu, MenuAction
 from tg_durak.handlers.lobby import chat_admin, say
+from tg_durak.handlers.replies import respond
 from tg_durak.i18n import Translator
 from tg_durak.lobbies import Answer
 from tg_durak.publisher import Publisher, Screen
@@ -28,16 +29,16 @@ GONE = frozenset({"left", "kicked"})   # the bot's own status once it is out of 
 
 # ---- leaving and removing players ----------------------------------------------------------
 
-async def leave(message: Message, t: Translator, user: UserRow, tables: TableService) -> None:
+async def leave(message: Message, t: Translator, user: UserRow, tables: TableService,
+                publisher: Publisher) -> None:
     """/leave in the group: a computer plays the sender's seat to the end (or he leaves the
     lobby)."""
-    await say(message, await tables.leave_game(user.id, message.chat.id), t)
+    say(publisher, message, await tables.leave_game(user.id, message.chat.id), t)
 
 
-async def leave_asked(query: CallbackQuery, t: Translator) -> None:
+async def leave_asked(query: CallbackQuery, t: Translator, publisher: Publisher) -> None:
     """Leave on the game message: asked once more in a message of its own."""
-    screen = leave_screen(t)
-    await query.message.answer(screen.text, reply_markup=screen.markup)
+    respond(publisher, query.message, leave_screen(t))
     await query.answer()
 
 
@@ -59,21 +60,20 @@ def _replied_to(message: Message) -> User | None:
 
 
 async def kick(message: Message, t: Translator, user: UserRow, tables: TableService,
-               bot: Bot) -> None:
+               bot: Bot, publisher: Publisher) -> None:
     """/kick as a reply to a player's message removes him if he is away; alone, it lists the
     players who are away."""
     chat_id = message.chat.id
     admin = chat_admin(bot, chat_id, user.id)
     target = _replied_to(message)
     if target is not None:
-        await say(message, await tables.kick(chat_id, target.id, user.id, admin), t)
+        say(publisher, message, await tables.kick(chat_id, target.id, user.id, admin), t)
         return
     choices = await tables.kick_choices(chat_id, user.id, admin)
     if isinstance(choices, Answer):
-        await say(message, choices, t)
+        say(publisher, message, choices, t)
         return
-    screen = kick_screen(*choices, t)
-    await message.answer(screen.text, reply_markup=screen.markup)
+    respond(publisher, message, kick_screen(*choices, t))
 
 
 async def kick_tapped(query: CallbackQuery, callback_data: Kick, t: Translator, user: UserRow,
@@ -111,9 +111,10 @@ def router() -> Router:
     r.message.filter(F.chat.type.in_({"group", "supergroup"}))
 
     @r.message(Command("stats", "top"))
-    async def standings(message: Message, t: Translator, user: UserRow, store: Store) -> None:
+    async def standings(message: Message, t: Translator, user: UserRow, store: Store,
+                        publisher: Publisher) -> None:
         rows = await store.leaderboard(message.chat.id, user.id, top=TOP)
-        await message.answer(leaderboard_screen(rows, user.id, t).text)
+        respond(publisher, message, leaderboard_screen(rows, user.id, t).text)
 
     r.message.register(leave, Command("leave"))
     r.message.register(kick, Command("kick"))

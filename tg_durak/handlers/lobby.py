@@ -9,25 +9,25 @@ from __future__ import annotations
 from aiogram import Bot, F, Router
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.filters import Command
-from aiogram.types import CallbackQuery, Message, ReplyParameters
+from aiogram.types import CallbackQuery, Message
 
 from tg_durak.callbacks import LobbyOption, LobbyTap, LobbyVerb
 from tg_durak.group_tables import Admin
+from tg_durak.handlers.replies import respond
 from tg_durak.i18n import Translator
 from tg_durak.lobbies import Answer
 from tg_durak.play_settings import decode
+from tg_durak.publisher import Publisher
 from tg_durak.store import UserRow
 from tg_durak.tables import TableService
 
 ADMINS = frozenset({"creator", "administrator"})
 
 
-async def say(message: Message, answer: Answer, t: Translator) -> None:
+def say(publisher: Publisher, message: Message, answer: Answer, t: Translator) -> None:
     """A command's answer in the chat, as a reply to the message it points to, if any."""
-    if answer.key is None:
-        return
-    reply = None if answer.reply_to is None else ReplyParameters(message_id=answer.reply_to)
-    await message.answer(t(answer.key, **answer.params), reply_parameters=reply)
+    if answer.key is not None:
+        respond(publisher, message, t(answer.key, **answer.params), reply_to=answer.reply_to)
 
 
 async def _answer(query: CallbackQuery, answer: Answer, t: Translator, bot: Bot) -> None:
@@ -54,14 +54,15 @@ def _admin(query: CallbackQuery, bot: Bot) -> Admin:
     return chat_admin(bot, query.message.chat.id, query.from_user.id)
 
 
-async def new(message: Message, t: Translator, user: UserRow, tables: TableService) -> None:
+async def new(message: Message, t: Translator, user: UserRow, tables: TableService,
+              publisher: Publisher) -> None:
     thread = message.message_thread_id if message.is_topic_message else None
     answer = await tables.open_lobby(message.chat.id, user, message.from_user.full_name, thread)
-    await say(message, answer, t)
+    say(publisher, message, answer, t)
 
 
-async def help_(message: Message, t: Translator) -> None:
-    await message.answer(t("group.help"))
+async def help_(message: Message, t: Translator, publisher: Publisher) -> None:
+    respond(publisher, message, t("group.help"))
 
 
 async def lobby_tap(query: CallbackQuery, callback_data: LobbyTap, t: Translator,

@@ -12,6 +12,7 @@ from aiogram import F, Router
 from aiogram.types import CallbackQuery
 
 from tg_durak.callbacks import Lang, Menu, MenuAction, Setup, SetupField, SetupOption
+from tg_durak.handlers.replies import respond
 from tg_durak.i18n import LANGUAGE_NAMES, LOCALES, Translator, translator
 from tg_durak.play_settings import LEVELS, MAX_OPPONENTS, PlaySettings, decode
 from tg_durak.publisher import Publisher, Screen
@@ -99,10 +100,10 @@ async def quick_play(query: CallbackQuery, t: Translator, user: UserRow,
     await _start_game(query, t, user, tables, edit=False)
 
 
-async def open_setup(query: CallbackQuery, t: Translator, user: UserRow) -> None:
+async def open_setup(query: CallbackQuery, t: Translator, user: UserRow,
+                     publisher: Publisher) -> None:
     """⚙ Settings: the table's options, as a setup message of its own (Back leads to the rest)."""
-    screen = options_screen(PlaySettings.from_dict(user.settings), t)
-    await query.message.answer(screen.text, reply_markup=screen.markup)
+    respond(publisher, query.message, options_screen(PlaySettings.from_dict(user.settings), t))
     await query.answer()
 
 
@@ -118,8 +119,9 @@ async def keep_playing(query: CallbackQuery) -> None:
     await query.message.delete()
 
 
-async def full_rules(query: CallbackQuery, callback_data: Menu, t: Translator) -> None:
-    await query.message.answer(t(f"rules.{callback_data.book}.full"))
+async def full_rules(query: CallbackQuery, callback_data: Menu, t: Translator,
+                     publisher: Publisher) -> None:
+    respond(publisher, query.message, t(f"rules.{callback_data.book}.full"))
     await query.answer()
 
 
