@@ -20,6 +20,7 @@ import os
 import re
 import sqlite3
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ ACTIVE = ("lobby", "running")
 SEAT_STATUSES = ("playing", "left", "kicked")
 
 _BUSY_TIMEOUT_MS = 5000
+_USERS_KEPT = 10_000   # users' rows kept in memory, the least recently used forgotten first
 # SQLite's primary result codes for a database that cannot take a write at the moment.
 _UNAVAILABLE = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_FULL,
                           sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY})
@@ -269,6 +271,7 @@ class Store:
         # Transactions span several awaits on one connection; the lock keeps tasks from
         # interleaving statements inside each other's transactions.
         self._lock = asyncio.Lock()
+        self._users: OrderedDict[int, UserRow] = OrderedDict()   # least recently used first
 
     @classmethod
     async def open(
@@ -412,12 +415,37 @@ class Store:
 
     # -- users ------------------------------------------------------------------------------
 
+    # Every update reads its sender's row (language, settings): they are kept in memory, read
+    # once, changed only through the methods below (this process is the only one writing
+    # users), and cached or forgotten under the store's lock, so no write slips in between.
+
+    def _cached_user(self, user_id: int) -> UserRow | None:
+        user = self._users.get(user_id)
+        if user is not None:
+            self._users.move_to_end(user_id)
+        return user
+
+    def _keep_user(self, user: UserRow) -> None:
+        self._users[user.id] = user
+        self._users.move_to_end(user.id)
+        if len(self._users) > _USERS_KEPT:
+            self._users.popitem(last=False)
+
     async def get_user(self, user_id: int) -> UserRow | None:
+        cached = self._cached_user(user_id)
+        if cached is not None:
+            return cached
         async with self._reading() as db:
-            return await self._user(db, user_id)
+            user = await self._user(db, user_id)
+            if user is not None:
+                self._keep_user(user)
+        return user
 
     async def ensure_user(self, user_id: int, name: str) -> UserRow:
         """The user's row, created if new; the stored name follows their Telegram name."""
+        cached = self._cached_user(user_id)
+        if cached is not None and cached.name == name:
+            return cached
         now = time.time()
         async with self._transaction() as db:
             await db.execute(
@@ -429,7 +457,8 @@ class Store:
                 (user_id, name, now, now),
             )
             user = await self._user(db, user_id)
-        assert user is not None
+            assert user is not None
+            self._keep_user(user)
         return user
 
     async def set_language(self, user_id: int, language: str) -> None:
@@ -440,7 +469,11 @@ class Store:
 
     async def set_reachable(self, user_id: int, reachable: bool) -> None:
         """Whether the bot may write to the user privately (unknown users are left alone)."""
+        cached = self._cached_user(user_id)
+        if cached is not None and cached.reachable == reachable:
+            return
         async with self._transaction() as db:
+            self._users.pop(user_id, None)
             await db.execute(
                 "UPDATE users SET reachable = ?, updated_at = ? WHERE id = ? AND reachable <> ?",
                 (int(reachable), time.time(), user_id, int(reachable)),
@@ -448,6 +481,7 @@ class Store:
 
     async def _update_user(self, user_id: int, column: str, value: object) -> None:
         async with self._transaction() as db:
+            self._users.pop(user_id, None)
             cursor = await db.execute(
                 f"UPDATE users SET {column} = ?, updated_at = ? WHERE id = ?",
                 (value, time.time(), user_id),
