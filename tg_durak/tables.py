@@ -23,10 +23,10 @@ from tg_durak.chat_lifecycle import ChatLifecycle
 from tg_durak.computer import ComputerPlayers
 from tg_durak.group_tables import GroupTables, LiveLobby
 from tg_durak.history import History
-from tg_durak.i18n import translator
+from tg_durak.i18n import Translator, translator
 from tg_durak.play_settings import PlaySettings
 from tg_durak.player_languages import PlayerLanguages
-from tg_durak.publisher import Priority, Publisher
+from tg_durak.publisher import Priority, Publisher, Screen
 from tg_durak.ratings import rate
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 from tg_durak.scheduler import Scheduler
@@ -61,9 +61,17 @@ class LiveTable:
     unreachable: set[int] = field(default_factory=set)
     told_unreachable: set[int] = field(default_factory=set)
     group_gone: bool = False  # the bot left the group: no group message any more
+    # What each seat sees and may do, built once per version of the game (and set of seats
+    # away); each person's last screen with what it was drawn from, so that a change leaving
+    # his screen as it was (a stale or refused tap) draws nothing.
+    _seen: dict[int, tuple[PlayerView, tuple[Action, ...]]] = field(default_factory=dict)
+    _seen_at: tuple = ()
+    drawn: dict[int, tuple[GameScreenInput, Translator, Screen]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.history = History(self.game.table)  # after a restart: no moves, the table as it is
+        # The live game is the table's state: the stored snapshot is not kept beside it.
+        self.row = replace(self.row, snapshot=None)
 
     @property
     def id(self) -> int:
@@ -94,9 +102,20 @@ class LiveTable:
         return tuple(SeatInfo(s.name, s.user_id is None, s.level, left=s.status != "playing")
                      for s in self.row.seats)
 
+    def seen_by(self, seat: int) -> tuple[PlayerView, tuple[Action, ...]]:
+        """What `seat` may see (everyone a computer plays for meanwhile marked away) and do."""
+        game, away = self.game, self.away
+        stamp = (game, game.version, away)
+        if stamp != self._seen_at:
+            self._seen, self._seen_at = {}, stamp
+        seen = self._seen.get(seat)
+        if seen is None:
+            seen = self._seen[seat] = (replace(game.view(seat), away=away),
+                                       tuple(game.legal_actions(seat)))
+        return seen
+
     def view(self, seat: int) -> PlayerView:
-        """What `seat` may see, with everyone a computer plays for meanwhile marked away."""
-        return replace(self.game.view(seat), away=self.away)
+        return self.seen_by(seat)[0]
 
     @property
     def nobody_left(self) -> bool:
@@ -267,8 +286,7 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
                 await self._come_back(live, seat)
             choosing = live.choosing.get(seat, Choosing())
             if version == game.version:
-                outcome = pressed.outcome(
-                    Position(game.view(seat), game.legal_actions(seat), choosing))
+                outcome = pressed.outcome(Position(*live.seen_by(seat), choosing))
             else:
                 outcome = still_meant(game, live.round_from, version, seat, pressed, choosing)
                 if outcome is None:
@@ -475,33 +493,18 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
 
     def _publish(self, live: LiveTable, only: int | None = None,
                  low_priority: bool = False) -> None:
-        now = self.clock()
         game = live.game
-        seats = live.seat_infos
+        common = {  # what every seat's screen shows alike
+            "table_id": live.id, "version": game.version, "seats": live.seat_infos,
+            "last": tuple(live.history.recent), "played_by": live.history.played_by(game.table),
+            "now": self.clock(), "resigned": live.resigned, "closed": live.finished,
+            "leave": live.row.kind == "group"}
         # Under a tight budget whoever may act (or just tapped: `only`) sees his screen first.
         acting = game.acting_seats
         for seat in live.people:
             if (only is not None and seat.user_id != only) or seat.seat in live.unreachable:
                 continue
-            choosing = live.choosing.get(seat.seat, Choosing())
-            screen = game_screen(
-                GameScreenInput(
-                    table_id=live.id,
-                    version=game.version,
-                    view=live.view(seat.seat),
-                    legal=tuple(game.legal_actions(seat.seat)),
-                    seats=seats,
-                    last=tuple(live.history.recent),
-                    played_by=live.history.played_by(game.table),
-                    now=now,
-                    choosing_card=choosing.card,
-                    choosing_transfer=choosing.transfer,
-                    resigned=live.resigned,
-                    closed=live.finished,
-                    leave=live.row.kind == "group",
-                ),
-                translator(self.languages.of(seat.user_id)),
-            )
+            screen = self._screen(live, seat, common, redraw=low_priority)
             chat_id, message_id = live.messages.get(seat.user_id, (seat.user_id, None))
             mover = only is not None or seat.seat in acting
             priority = Priority.BAR if low_priority else (
@@ -511,6 +514,22 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         # The group's budget is 20 a minute: its message changes with the table, never a bar.
         if live.row.kind == "group" and not live.group_gone and only is None and not low_priority:
             self._publish_group(live)
+
+    def _screen(self, live: LiveTable, seat: SeatRow, common: dict, redraw: bool) -> Screen:
+        """The person's game screen, drawn anew only if what it shows changed (or `redraw`:
+        the timer bar)."""
+        view, legal = live.seen_by(seat.seat)
+        choosing = live.choosing.get(seat.seat, Choosing())
+        inp = GameScreenInput(**common, view=view, legal=legal, choosing_card=choosing.card,
+                              choosing_transfer=choosing.transfer)
+        t = translator(self.languages.of(seat.user_id))
+        drawn = live.drawn.get(seat.seat)
+        if (not redraw and drawn is not None and drawn[1] is t
+                and drawn[0] == replace(inp, now=drawn[0].now)):
+            return drawn[2]
+        screen = game_screen(inp, t)
+        live.drawn[seat.seat] = (inp, t, screen)
+        return screen
 
     async def on_new_message(self, key: object, chat_id: int, message_id: int) -> None:
         """The publisher sent a fresh message for a player (or the group): remember it for later
