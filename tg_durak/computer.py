@@ -1,4 +1,11 @@
-"""Computer players' decisions, made in worker processes so no search ever blocks the bot."""
+"""Computer players' decisions, made in worker processes so no search ever blocks the bot.
+
+Under load the pool sheds work rather than fall behind: `hard` thinks 0.3 s a move when the pool
+is free, less the more decisions wait (its budget divided by one plus the queue), and plays as
+`normal` (a fraction of a millisecond) once that is below `MIN_HARD_BUDGET`. A worker also cuts a
+budget to what is left of `ANSWER_WITHIN` since the decision was asked for, so no computer misses
+its reaction window (R10.3's pause is up to 3 s; the table's loop needs some of it too).
+"""
 
 from __future__ import annotations
 
@@ -10,24 +17,54 @@ import os
 import random
 import signal
 import threading
+import time
+from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import wait
 
 from engine import Action, PlayerView
-from engine.ai import get_player
+from engine.ai import Player, get_player
+from engine.ai.search import DEFAULT_BUDGET as HARD_BUDGET
 
 log = logging.getLogger(__name__)
-_players: dict[str, object] = {}
+_players: dict[str, Player] = {}
+
+SEARCHING = "hard"   # the one level whose time is a budget to shed
+MIN_HARD_BUDGET = 0.02   # seconds; a search this short is no better than `normal`
+ANSWER_WITHIN = 1.0   # seconds from asking to the answer, queue included
+WAITS_KEPT = 2_000   # recent queue waits behind the p99
 
 
-def _choose(level: str, view: PlayerView, legal: list[Action], seed: str) -> Action:
-    player = _players.get(level)
+def shed_budget(waiting: int) -> float | None:
+    """Seconds a `hard` decision may think with `waiting` decisions queued ahead of it (None:
+    play as `normal`). The queue's total thinking stays about one full budget."""
+    budget = HARD_BUDGET / (1 + waiting)
+    return budget if budget >= MIN_HARD_BUDGET else None
+
+
+def _choose(level: str, view: PlayerView, legal: list[Action], seed: str,
+            budget: float | None, answer_by: float) -> tuple[Action, float, float | None]:
+    """In a worker: the decision, when the worker took it up (wall time), and the budget the
+    search was given in the end (None: it played as `normal`)."""
+    started = time.time()
+    if budget is not None:
+        budget = min(budget, answer_by - started)
+        if budget < MIN_HARD_BUDGET:
+            budget = None
+    action = _player(level, budget).choose(view, legal, random.Random(seed))
+    return (action if action in legal else legal[0]), started, budget
+
+
+def _player(level: str, budget: float | None) -> Player:
+    if level == SEARCHING and budget is not None:
+        return get_player(level, budget=budget)
+    name = "normal" if level == SEARCHING else level
+    player = _players.get(name)
     if player is None:
-        player = _players[level] = get_player(level)
-    action = player.choose(view, legal, random.Random(seed))
-    return action if action in legal else legal[0]
+        player = _players[name] = get_player(name)
+    return player
 
 
 def _start_worker() -> None:
@@ -65,6 +102,16 @@ class ComputerPlayers:
     def __init__(self, workers: int = 1) -> None:
         self._workers = workers
         self._executor = self._new_pool()
+        self._in_flight = 0
+        self._searching = 0   # hard decisions in flight
+        self._decisions = 0
+        self._searches = 0   # hard decisions: how many, their budgets, how many got less
+        self._given = 0.0
+        self._shed = 0
+        self._as_normal = 0
+        self._waits: deque[float] = deque(maxlen=WAITS_KEPT)
+        self._first_ask: float | None = None
+        self._last_answer = 0.0
 
     def _new_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(max_workers=self._workers, initializer=_start_worker,
@@ -76,14 +123,59 @@ class ComputerPlayers:
             return self._executor.submit(_choose, *args)
 
     async def choose(self, level: str, view: PlayerView, legal: list[Action], seed: str) -> Action:
+        asked = time.time()
+        searching = level == SEARCHING
+        # Only searches queue for long: other decisions take a fraction of a millisecond.
+        budget = shed_budget(max(0, self._searching - self._workers + 1)) if searching else None
+        args = (level, view, legal, seed, budget, asked + ANSWER_WITHIN)
+        self._in_flight += 1
+        self._searching += searching
         try:
-            return await asyncio.wrap_future(self._submit(level, view, legal, seed))
-        except BrokenProcessPool:
-            # A worker died (killed, out of memory): start a fresh pool and ask once more.
-            log.warning("computer player pool broke; starting a new one")
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = self._new_pool()
-            return await asyncio.wrap_future(self._submit(level, view, legal, seed))
+            try:
+                action, started, given = await asyncio.wrap_future(self._submit(*args))
+            except BrokenProcessPool:
+                # A worker died (killed, out of memory): start a fresh pool and ask once more.
+                log.warning("computer player pool broke; starting a new one")
+                self._executor.shutdown(wait=False, cancel_futures=True)
+                self._executor = self._new_pool()
+                action, started, given = await asyncio.wrap_future(self._submit(*args))
+        finally:
+            self._in_flight -= 1
+            self._searching -= searching
+        self._count(level, asked, started, given)
+        return action
+
+    def _count(self, level: str, asked: float, started: float, given: float | None) -> None:
+        self._decisions += 1
+        if self._first_ask is None:
+            self._first_ask = asked
+        self._last_answer = time.time()
+        self._waits.append(max(0.0, started - asked))
+        if level == SEARCHING:
+            self._searches += 1
+            self._given += given or 0.0
+            self._shed += given is None or given < HARD_BUDGET
+            self._as_normal += given is None
+
+    def stats(self) -> dict[str, float]:
+        """Decisions made (and per second while the pool was in use), hard ones given less than
+        the full budget or played as normal, the queue's p99 wait over the recent decisions and
+        the mean budget hard decisions were given."""
+        span = self._last_answer - (self._first_ask or self._last_answer)
+        waits = sorted(self._waits)
+        searches = self._searches
+        return {
+            "decisions": self._decisions,
+            "decisions_per_s": round(self._decisions / span, 2) if span > 0 else 0.0,
+            "hard_decisions": searches,
+            "shed": self._shed,
+            "normal_instead": self._as_normal,
+            "queue_wait_p99_ms": round(waits[int(0.99 * (len(waits) - 1))] * 1000, 1)
+            if waits else 0.0,
+            "mean_budget_s": round(self._given / searches, 4) if searches else 0.0,
+            "workers": self._workers,
+            "in_flight": self._in_flight,
+        }
 
     async def close(self) -> None:
         """Stop the workers and wait until they are gone (a decision under way runs to its end,
