@@ -22,7 +22,7 @@ import sqlite3
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -355,16 +355,19 @@ class Store:
     async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         async with self._lock:
             try:
-                # IMMEDIATE takes the write lock up front, so a second process waits
-                # (busy_timeout) instead of failing half-way through.
-                await self._db.execute("BEGIN IMMEDIATE")
                 try:
+                    # IMMEDIATE takes the write lock up front, so a second process waits
+                    # (busy_timeout) instead of failing half-way through.
+                    await self._db.execute("BEGIN IMMEDIATE")
                     yield self._db
                     await self._db.execute("COMMIT")
                 except BaseException:
                     # Some errors (disk full, I/O) make SQLite roll back on its own; a COMMIT
                     # that failed leaves the transaction open, and the next BEGIN would fail.
-                    if self._db.in_transaction:
+                    # A call whose task was cancelled meanwhile (a timer at shutdown) still
+                    # reaches SQLite later, in order, so `in_transaction` may not show it yet:
+                    # roll back in any case ("no transaction is active" is fine).
+                    with suppress(sqlite3.OperationalError):
                         await self._db.execute("ROLLBACK")
                     raise
             except sqlite3.OperationalError as exc:
