@@ -12,10 +12,11 @@ import random
 from tests.bot.conftest import choose_button, game_message, is_over
 from tg_durak.emulator import FakeTelegram
 from tg_durak.emulator.models import Message
+from tg_durak.i18n import translator
 
 GROUP = -1001234567890   # a supergroup
 BOT = "durak_test_bot"
-JOIN, START = "✋ Join", "▶ Start"
+JOIN, START, REMATCH = "✋ Join", "▶ Start", "🔁 Rematch"
 
 
 def lobby_message(tg: FakeTelegram, chat_id: int = GROUP) -> Message | None:
@@ -75,26 +76,43 @@ async def wait_started(tg: FakeTelegram, lobby: Message, people: list[int]) -> N
                       timeout=10, what="every game message and the public table")
 
 
+def shows_result(tg: FakeTelegram, lobby: Message) -> bool:
+    """The group message shows the end: the places and Rematch."""
+    m = tg.message(lobby.chat_id, lobby.message_id)
+    return any(b.text == REMATCH for row in m.buttons for b in row)
+
+
 async def play_all(tg: FakeTelegram, people: list[int], seed: int = 1,
-                   timeout: float = 180) -> dict[int, Message]:
-    """Every person taps through his own game message at once until each shows the end."""
+                   timeout: float = 180, pause: float = 0.0,
+                   taps: list[tuple[float, int]] | None = None,
+                   languages: dict[int, str] | None = None) -> dict[int, Message]:
+    """Every person taps through his own game message at once until each shows the end, each
+    tap `pause` seconds after he sees the screen (a person's pace); `taps` collects (time,
+    user) of each tap. `languages`: who reads another language than English."""
     async def one(user_id: int, rng: random.Random) -> Message:
+        t = translator((languages or {}).get(user_id, "en"))
+        texts = {"pass": t("btn.pass"), "take": t("btn.take")}
+        chat_id, message_id = user_id, game_message(tg, user_id).message_id
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         seen = None
         while loop.time() < deadline:
-            message = game_message(tg, user_id)
+            message = tg.message(chat_id, message_id)
             if is_over(message):
                 return message
             state = (message.message_id, message.edit_count)
             if state != seen:
                 seen = state
-                button = choose_button(message, rng, {"pass": "Pass", "take": "Take"})
+                button = choose_button(message, rng, texts)
                 if button is not None:
+                    if pause:
+                        await asyncio.sleep(pause * (0.5 + rng.random()))
+                    if taps is not None:
+                        taps.append((tg.clock(), user_id))
                     await tg.press(user_id, message, button, timeout=10)
                     continue
-            await tg.wait_for(lambda s=state: (lambda m: (m.message_id, m.edit_count) != s)(
-                game_message(tg, user_id)), timeout=10)
+            await tg.wait_for(lambda s=state: tg.message(chat_id, message_id).edit_count != s[1],
+                              timeout=10)
         raise AssertionError(f"the game of {user_id} did not finish in time")
 
     finals = await asyncio.gather(*(one(p, random.Random(seed * 1000 + p)) for p in people))

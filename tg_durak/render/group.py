@@ -60,10 +60,14 @@ def _tap(inp: LobbyScreenInput, verb: LobbyVerb, value: str = "") -> LobbyTap:
     return LobbyTap(table=inp.table_id, verb=verb, value=value)
 
 
+def _seat_row(inp: LobbyScreenInput, t: Translator) -> list[InlineKeyboardButton]:
+    return [button(t("btn.lobby.join"), _tap(inp, LobbyVerb.JOIN)),
+            button(t("btn.lobby.leave"), _tap(inp, LobbyVerb.LEAVE))]
+
+
 def _lobby_keyboard(inp: LobbyScreenInput, t: Translator) -> list[list[InlineKeyboardButton]]:
     return [
-        [button(t("btn.lobby.join"), _tap(inp, LobbyVerb.JOIN)),
-         button(t("btn.lobby.leave"), _tap(inp, LobbyVerb.LEAVE))],
+        _seat_row(inp, t),
         [button(t("btn.lobby.computer", level=t(f"level.{lv}")),
                 _tap(inp, LobbyVerb.COMPUTER, lv)) for lv in LEVELS],
         [button(t("btn.setup"), _tap(inp, LobbyVerb.SETTINGS)),
@@ -81,7 +85,8 @@ def _settings_keyboard(inp: LobbyScreenInput, t: Translator
 
     seats = [button(marked(t("lobby.seats_button", n=n), n == s.seats),
                     _tap(inp, LobbyVerb.SEATS, str(n))) for n in range(2, s.max_seats + 1)]
-    return [*options_rows(s.options, t, data), seats,
+    # People keep joining while the host sets the table up.
+    return [_seat_row(inp, t), *options_rows(s.options, t, data), seats,
             [button(t("btn.back"), _tap(inp, LobbyVerb.BACK)),
              button(t("btn.start"), _tap(inp, LobbyVerb.START))]]
 
