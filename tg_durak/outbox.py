@@ -322,6 +322,10 @@ class Outbox:
 
     # -- bookkeeping ------------------------------------------------------------------------
 
+    def spare(self, now: float) -> bool:
+        """The bot-wide budget could take a request this moment."""
+        return self._global_wait(now) == 0.0
+
     @property
     def empty(self) -> bool:
         return not self._queue

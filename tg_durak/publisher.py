@@ -119,6 +119,11 @@ class Publisher:
         self._outbox.put_one_off(chat_id, screen, priority, self._clock(), thread_id, reply_to)
         self._queued()
 
+    def has_spare_budget(self) -> bool:
+        """Whether a timer bar shown now would go out (else it is dropped: drawing it is wasted
+        work while the bot's budget is spent)."""
+        return self._outbox.spare(self._clock())
+
     def stats(self) -> dict[str, float]:
         """Counters since the start: requests by kind, screens coalesced (superseded before
         their turn), unchanged (never sent), dropped (timer bars without spare budget), 429s,

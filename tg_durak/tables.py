@@ -379,7 +379,7 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
             live.thinking.add(reaction.seat)
             self._schedule(live)   # the other seats' reactions keep their own times
             return reaction
-        if live.bar_at is not None and live.bar_at <= now:
+        if live.bar_at is not None and live.bar_at <= now and self.publisher.has_spare_budget():
             self._publish(live, low_priority=True)
         self._schedule(live)
         return None

@@ -53,3 +53,16 @@ async def test_a_timer_bar_is_the_least_urgent(world: World,
     await world.timer.ring(table_id, world.timer.armed[table_id])
     assert latest(world) == {ANN: Priority.BAR}
 
+
+async def test_no_bar_is_drawn_while_the_bots_budget_is_spent(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """It would be dropped: drawing it is wasted work when the bot is busiest."""
+    deal_where(monkeypatch, person_leads)
+    table_id = await world.tables.start_private(ANN, "Ann", ONE_COMPUTER)
+    shown = len(world.publisher.shown)
+    world.publisher.spare = False
+    bar_at = world.timer.armed[table_id]
+    await world.timer.ring(table_id, bar_at)
+    assert len(world.publisher.shown) == shown
+    assert world.timer.armed[table_id] > bar_at, "the next bar is planned as usual"
+

@@ -56,6 +56,10 @@ class Shown:
 @dataclass
 class FakePublisher:
     shown: list[Shown] = field(default_factory=list)
+    spare: bool = True   # the bot-wide budget has room for a timer bar
+
+    def has_spare_budget(self) -> bool:
+        return self.spare
 
     def show(self, key: object, chat_id: int, message_id: int | None, screen: Screen, *,
              priority: Priority = Priority.PLAYER, thread_id: int | None = None) -> None:

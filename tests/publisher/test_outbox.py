@@ -170,3 +170,14 @@ def test_a_one_off_message_is_sent_once_and_forgotten() -> None:
     assert third.slot.key == OneOff(1, 2) and third.screen.text == "hello", "never deduplicated"
     box.finished(third, 2.1)
     assert box.empty and box.counts["replies"] == 2
+
+
+def test_spare_budget_is_what_a_bar_needs() -> None:
+    box = outbox(global_per_second=1)
+    assert box.spare(0.0)
+    box.put("k", 1, 7, Screen("a"), PLAYER, 0.0)
+    run(box, 0.0)
+    assert not box.spare(0.5)
+    box.put("bar", 2, 7, Screen("▓"), BAR, 0.5)
+    assert run(box, 0.5) == [] and box.counts["dropped"] == 1
+    assert box.spare(1.0)
