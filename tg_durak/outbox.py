@@ -227,7 +227,8 @@ class Outbox:
         the next may start (None: not before a request in flight ends or a screen arrives)."""
         spent = self._global_wait(now)
         if spent > 0:   # nothing goes: no need to order the queue
-            self._drop_bars(list(self._queue.values()))
+            if self._bars:
+                self._drop_bars(list(self._queue.values()))
             return [], _delay(spent)
         requests: list[Request] = []
         delay = math.inf
