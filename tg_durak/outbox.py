@@ -28,7 +28,7 @@ from aiogram.types import InlineKeyboardMarkup
 
 # Seconds of waiting worth one priority class: a player's screen that waited this much longer
 # than a mover's goes first.
-AGING = 1.0
+AGING = 2.0
 # After network or server failures a key waits its chat's interval, doubling up to this cap.
 MAX_BACKOFF = 30.0
 # Forgetting an idle key or an idle chat costs at most one redundant request later.
@@ -39,7 +39,7 @@ MAX_CHATS = 10_000
 class Priority(IntEnum):
     """Who waits for a screen, the most urgent first."""
 
-    MOVER = 0  # a person who may act now, or who waits for the answer to his own tap or command
+    MOVER = 0  # whose move it is (his clock runs), or who waits for the answer to his command
     PLAYER = 1  # a seated person who only watches the others for now
     WATCHER = 2  # a group's public message
     BAR = 3  # a timer bar's refresh: spare budget only, else dropped
@@ -193,6 +193,7 @@ class Outbox:
         self._numbers = itertools.count(1)
         self.counts: Counter[str] = Counter()
         self.max_wait: dict[Priority, float] = {}
+        self.total_wait: Counter[Priority] = Counter()   # seconds, over counts["sent_<name>"]
 
     # -- what to send -----------------------------------------------------------------------
 
@@ -265,6 +266,8 @@ class Outbox:
             slot.owns_id = True
         waited = now - since
         self.max_wait[priority] = max(self.max_wait.get(priority, 0.0), waited)
+        self.total_wait[priority] += waited
+        self.counts[f"sent_{priority.name.lower()}"] += 1
         return Request(slot, screen, priority, since, chat)
 
     def finished(self, request: Request, now: float) -> None:

@@ -126,10 +126,17 @@ class Publisher:
 
     def stats(self) -> dict[str, float]:
         """Counters since the start: requests by kind, screens coalesced (superseded before
-        their turn), unchanged (never sent), dropped (timer bars without spare budget), 429s,
-        and the longest a message waited for its screen, per priority."""
+        their turn), unchanged (never sent), dropped (timer bars without spare budget), 429s; and
+        per priority the requests sent, the longest and the mean a message waited for its
+        screen (seconds, since the start: not counters)."""
         outbox = self._outbox
-        waits = {f"max_wait_s_{p.name.lower()}": round(w, 3) for p, w in outbox.max_wait.items()}
+        waits = {}
+        for p, longest in outbox.max_wait.items():
+            name = p.name.lower()
+            sent = outbox.counts[f"sent_{name}"]
+            waits[f"max_wait_s_{name}"] = round(longest, 3)
+            waits[f"mean_wait_s_{name}"] = round(outbox.total_wait[p] / sent, 3)
+            waits[f"sent_{name}"] = sent
         return {
             **{name: outbox.counts[name] for name in _COUNTS},
             "max_wait_s": round(max(outbox.max_wait.values(), default=0.0), 3),

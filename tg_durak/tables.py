@@ -133,6 +133,14 @@ def _snapshot(game: Game) -> dict:
     return game.to_dict(log=False)
 
 
+def _on_turn(game: Game) -> int | None:
+    """The seat whose clock runs (R10.2): the attacker to lead, else the defender facing the
+    attack; None while the others may only throw in."""
+    if game.turn_due is None:
+        return None
+    return game.defender if game.attacks else game.attacker
+
+
 class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
     def __init__(
         self,
@@ -499,16 +507,15 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
             "last": tuple(live.history.recent), "played_by": live.history.played_by(game.table),
             "now": self.clock(), "resigned": live.resigned, "closed": live.finished,
             "leave": live.row.kind == "group"}
-        # Under a tight budget whoever may act (or just tapped: `only`) sees his screen first.
-        acting = game.acting_seats
+        # Under a tight budget whoever the game waits for sees his screen first.
+        on_turn = _on_turn(game)
         for seat in live.people:
             if (only is not None and seat.user_id != only) or seat.seat in live.unreachable:
                 continue
             screen = self._screen(live, seat, common, redraw=low_priority)
             chat_id, message_id = live.messages.get(seat.user_id, (seat.user_id, None))
-            mover = only is not None or seat.seat in acting
             priority = Priority.BAR if low_priority else (
-                Priority.MOVER if mover else Priority.PLAYER)
+                Priority.MOVER if seat.seat == on_turn else Priority.PLAYER)
             self.publisher.show((live.id, seat.user_id), chat_id, message_id, screen,
                                 priority=priority)
         # The group's budget is 20 a minute: its message changes with the table, never a bar.

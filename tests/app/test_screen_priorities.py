@@ -1,6 +1,6 @@
-"""Which screens the table service marks urgent for the publisher (issue 11): the person who may
-act now, or who just tapped, first; the others at the table next; the group's public message
-after them; timer-bar refreshes last (dropped without spare budget)."""
+"""Which screens the table service marks urgent for the publisher (issue 11): the person whose
+move it is (his clock runs) first; the others at the table next; the group's public message after
+them; timer-bar refreshes last (dropped without spare budget)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from tests.app.test_table_service import (
     START,
     FakeClock,
     World,
+    card,
     deal_where,
     person_leads,
     service,
@@ -22,7 +23,7 @@ from tests.app.test_table_service import (
 from tg_durak.publisher import Priority
 from tg_durak.store import Store
 from tg_durak.tables import Reply
-from tg_durak.taps import Take
+from tg_durak.taps import PlayCard, Take
 
 
 @pytest.fixture
@@ -35,14 +36,21 @@ def latest(world: World) -> dict[object, Priority]:
 
 
 async def test_the_mover_first_then_the_others_then_the_group(world: World) -> None:
-    table_id = await three_people(world)   # Ann leads against Bob; nobody else may act yet
+    table_id = await three_people(world)   # Ann leads against Bob
     assert latest(world) == {ANN: Priority.MOVER, BOB: Priority.PLAYER, CID: Priority.PLAYER,
                              None: Priority.WATCHER}
 
-    world.publisher.shown.clear()
-    # A tap on a screen the table has left behind: his fresh screen goes first in line.
-    assert await world.tables.tap(BOB, table_id, 99, Take()) == Reply("tap.stale")
-    assert latest(world) == {BOB: Priority.MOVER}
+    # Ann leads: now Bob's clock runs; Ann and Cid may throw in, but the game waits for Bob.
+    assert await world.tables.tap(ANN, table_id, 0, PlayCard(card("6s"))) == Reply()
+    assert latest(world) == {ANN: Priority.PLAYER, BOB: Priority.MOVER, CID: Priority.PLAYER,
+                             None: Priority.WATCHER}
+
+    # Taps on a screen the table has left behind redraw it, as urgent as the tapper's part:
+    # blind tapping does not make everyone a mover.
+    for user, priority in ((CID, Priority.PLAYER), (BOB, Priority.MOVER)):
+        world.publisher.shown.clear()
+        assert await world.tables.tap(user, table_id, 99, Take()) == Reply("tap.stale")
+        assert latest(world) == {user: priority}
 
 
 async def test_a_timer_bar_is_the_least_urgent(world: World,

@@ -547,6 +547,8 @@ async def test_the_counters(make: Factory, bot: FakeBot) -> None:
     assert {k: stats[k] for k in ("edits", "sends", "replies", "coalesced", "dropped")} == {
         "edits": 2, "sends": 1, "replies": 1, "coalesced": 1, "dropped": 1}
     assert 0.9 < stats["max_wait_s"] == stats["max_wait_s_mover"] < 3
+    assert (stats["sent_mover"], stats["sent_player"]) == (2, 1), "a2 went as urgent as a3"
+    assert stats["mean_wait_s_player"] < stats["mean_wait_s_mover"] <= stats["max_wait_s_mover"]
     assert stats["queued"] == 0
 
 
