@@ -11,10 +11,16 @@ keep working after an upgrade.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Annotated
 
 from aiogram.filters.callback_data import CallbackData
+from pydantic import Field
 
 from tg_durak.play_settings import OptionField
+
+# A number the store can hold (SQLite's 64-bit INTEGER). A larger one is forged: it fails to
+# parse like any other garbage, instead of failing deep in a query.
+Number = Annotated[int, Field(ge=-(2**63), lt=2**63)]
 
 
 class Verb(StrEnum):
@@ -33,11 +39,11 @@ class Verb(StrEnum):
 class Move(CallbackData, prefix="m"):
     """A tap on the game message. `v` is the table version the player saw (stale taps)."""
 
-    table: int
-    v: int
+    table: Number
+    v: Number
     verb: Verb
-    card: int = -1   # card index 0..51
-    target: int = -1
+    card: Number = -1   # card index 0..51
+    target: Number = -1
 
 
 class SetupField(StrEnum):
@@ -93,8 +99,8 @@ class RuleBook(StrEnum):
 class Kick(CallbackData, prefix="k"):
     """/kick's list: remove this person (who is away) from the table; host or admin only."""
 
-    table: int
-    user: int
+    table: Number
+    user: Number
 
 
 class Menu(CallbackData, prefix="u"):
@@ -121,7 +127,7 @@ class LobbyVerb(StrEnum):
 class LobbyTap(CallbackData, prefix="g"):
     """The group message of a lobby (or a finished table): `table` is its table id."""
 
-    table: int
+    table: Number
     verb: LobbyVerb
     value: str = ""
 
@@ -129,6 +135,6 @@ class LobbyTap(CallbackData, prefix="g"):
 class LobbyOption(CallbackData, prefix="go"):
     """The lobby's settings: one table option (`value` as play_settings.encode writes it)."""
 
-    table: int
+    table: Number
     field: OptionField
     value: str

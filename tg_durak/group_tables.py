@@ -36,7 +36,14 @@ from tg_durak.render.group import (
     lobby_screen,
     private_note_screen,
 )
-from tg_durak.store import AlreadySeated, LobbyClosed, LobbyFull, TableRow, UserRow
+from tg_durak.store import (
+    AlreadySeated,
+    CorruptRow,
+    LobbyClosed,
+    LobbyFull,
+    TableRow,
+    UserRow,
+)
 
 if TYPE_CHECKING:
     from tg_durak.tables import LiveTable, TableService
@@ -134,6 +141,17 @@ class GroupTables:
             return holder.messages[None]
         return next(((m.chat_id, m.message_id) for m in await self.store.messages(table_id)
                      if m.user_id is None), None)
+
+    async def in_its_chat(self: TableService, table_id: int, chat_id: int | None) -> bool:
+        """Whether a button of a group's table (or lobby) was pressed in that table's chat.
+        Pressed anywhere else it is forged, and the tapper's standing there (an admin of his own
+        group, say) counts for nothing here."""
+        holder = self._lobbies.get(table_id) or self._tables.get(table_id)
+        try:
+            row = holder.row if holder is not None else await self.store.get_table(table_id)
+        except CorruptRow:
+            return False
+        return row is not None and row.kind == "group" and row.chat_id == chat_id
 
     # ---- seats ---------------------------------------------------------------------------
 

@@ -130,7 +130,9 @@ class Lobby:
         return LobbySettings(options, min(self.settings.seats, options.max_players))
 
     def with_seats(self, text: str) -> LobbySettings | Answer:
-        if not text.isdigit() or not MIN_PLAYERS <= int(text) <= self.settings.max_seats:
+        # isascii: '²' is a digit to str.isdigit, and no number to int()
+        if not (text.isascii() and text.isdigit()) \
+                or not MIN_PLAYERS <= int(text) <= self.settings.max_seats:
             return refused("tap.unknown")
         seats = int(text)
         if seats < len(self.seated):

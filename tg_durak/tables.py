@@ -330,9 +330,13 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         return Reply()
 
     async def resign(self, user_id: int) -> bool:
+        """He gives up his game: a private one ends; at a group's table the others play on,
+        a computer in his seat (as after /leave), or one person could end everyone's game."""
         live = self._live_for(user_id)
         if live is None:
             return False
+        if live.row.kind == "group":
+            return not (await self.leave_game(user_id)).alert
         async with self._locks[live.id]:
             if live.finished:
                 return False

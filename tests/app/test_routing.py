@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from aiogram.types import CallbackQuery, InlineKeyboardMarkup, User
+from aiogram.types import CallbackQuery, Chat, InlineKeyboardMarkup, Message, User
 
 from engine import Action, Card, Game, Rules, Variant
 from tg_durak.callbacks import Menu, MenuAction, Move, RuleBook, SetupField, SetupOption, Verb
@@ -46,8 +46,9 @@ MENU_HANDLERS = {
 
 async def handler_for(data: str) -> object:
     """The handler the dispatcher would run: the first whose filters pass, routers in order."""
-    query = CallbackQuery(id="1", from_user=User(id=1, is_bot=False, first_name="Ann"),
-                          chat_instance="c", data=data)
+    ann = User(id=1, is_bot=False, first_name="Ann")
+    message = Message(message_id=1, date=0, chat=Chat(id=1, type="private"))   # as all but lobbies
+    query = CallbackQuery(id="1", from_user=ann, chat_instance="c", data=data, message=message)
     # as app.build_dispatcher includes them
     for router in (group.router(), lobby.router(), menus.router(), game.router()):
         for handler in router.callback_query.handlers:

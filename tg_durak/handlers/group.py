@@ -14,6 +14,7 @@ from aiogram.types import CallbackQuery, ChatMemberUpdated, Message, User
 
 from tg_durak.callbacks import Kick, Menu, MenuAction
 from tg_durak.handlers.lobby import chat_admin, say
+from tg_durak.handlers.menus import drop_question
 from tg_durak.handlers.replies import respond
 from tg_durak.i18n import Translator
 from tg_durak.lobbies import Answer
@@ -47,7 +48,7 @@ async def leave_confirmed(query: CallbackQuery, t: Translator, user: UserRow,
     answer = await tables.leave_game(user.id)
     refused = answer.key if answer.alert else None   # else his game message says it
     await query.answer(t(refused, **answer.params) if refused else None, show_alert=answer.alert)
-    await query.message.delete()
+    await drop_question(query)
 
 
 def _replied_to(message: Message) -> User | None:
@@ -121,6 +122,8 @@ def router() -> Router:
     r.message.register(migrated, F.migrate_to_chat_id)
     r.my_chat_member.register(membership)
     r.callback_query.register(kick_tapped, Kick.filter())
-    r.callback_query.register(leave_asked, Menu.filter(F.action == MenuAction.LEAVE))
-    r.callback_query.register(leave_confirmed, Menu.filter(F.action == MenuAction.LEAVE_SURE))
+    private = F.message.chat.type == "private"   # as every Menu button (see menus.py)
+    r.callback_query.register(leave_asked, private, Menu.filter(F.action == MenuAction.LEAVE))
+    r.callback_query.register(leave_confirmed, private,
+                              Menu.filter(F.action == MenuAction.LEAVE_SURE))
     return r

@@ -1,7 +1,9 @@
 """A group's lobby: /new, the lobby's buttons and Rematch. Thin: parse, ask, answer.
 
 Settings, Start and Cancel belong to the host or a chat administrator; whether the tapper
-administers the chat is asked of Telegram (getChatMember) only when he is not the host.
+administers the chat is asked of Telegram (getChatMember) only when he is not the host. A lobby's
+button counts only in the lobby's own chat: pressed elsewhere it is forged and answered as an
+unknown button (by the game router's fallback).
 """
 
 from __future__ import annotations
@@ -48,6 +50,13 @@ def chat_admin(bot: Bot, chat_id: int, user_id: int) -> Admin:
             return False
         return member.status in ADMINS
     return administers
+
+
+async def in_its_chat(query: CallbackQuery, callback_data: LobbyTap | LobbyOption,
+                      tables: TableService) -> bool:
+    """Filter: the button names a table of the chat it was pressed in."""
+    chat_id = None if query.message is None else query.message.chat.id
+    return await tables.in_its_chat(callback_data.table, chat_id)
 
 
 def _admin(query: CallbackQuery, bot: Bot) -> Admin:
@@ -103,8 +112,7 @@ def router() -> Router:
     in_group = F.chat.type.in_({"group", "supergroup"})
     r.message.register(new, in_group, Command("new"))
     r.message.register(help_, in_group, Command("help"))
-    # Taps come from group messages only; a forged one elsewhere finds no lobby or table.
-    r.callback_query.register(lobby_tap, LobbyTap.filter())
+    r.callback_query.register(lobby_tap, LobbyTap.filter(), in_its_chat)
     r.callback_query.register(lobby_option, LobbyOption.filter(
-        F.func(lambda d: decode(d.field, d.value) is not None)))
+        F.func(lambda d: decode(d.field, d.value) is not None)), in_its_chat)
     return r

@@ -1,14 +1,18 @@
 """Buttons outside the game: setup, quick play, languages, resigning, full rules.
 
 One handler per button. The filters take only the values a button can carry; anything else falls
-through to the game router's "unknown button".
+through to the game router's "unknown button". So does any of these buttons pressed on a group's
+message: they are only ever sent privately, and a forged one must not turn the group's table into
+somebody's menu.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 from aiogram import F, Router
+from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import CallbackQuery
 
 from tg_durak.callbacks import Lang, Menu, MenuAction, Setup, SetupField, SetupOption
@@ -37,6 +41,12 @@ def _edit(publisher: Publisher, query: CallbackQuery, screen: Screen) -> None:
     """Menus change in place, through the publisher like every other edit."""
     chat_id, message_id = query.message.chat.id, query.message.message_id
     publisher.show(("menu", chat_id, message_id), chat_id, message_id, screen)
+
+
+async def drop_question(query: CallbackQuery) -> None:
+    """The question a tap answered leaves the chat; after a double tap it is gone already."""
+    with contextlib.suppress(TelegramBadRequest):
+        await query.message.delete()
 
 
 async def _save(query: CallbackQuery, t: Translator, user: UserRow, store: Store,
@@ -111,12 +121,12 @@ async def resign(query: CallbackQuery, t: Translator, user: UserRow,
                  tables: TableService) -> None:
     done = await tables.resign(user.id)
     await query.answer(t("quit.done") if done else t("quit.none"))
-    await query.message.delete()
+    await drop_question(query)
 
 
 async def keep_playing(query: CallbackQuery) -> None:
     await query.answer()
-    await query.message.delete()
+    await drop_question(query)
 
 
 async def full_rules(query: CallbackQuery, callback_data: Menu, t: Translator,
@@ -139,6 +149,7 @@ async def choose_language(query: CallbackQuery, callback_data: Lang, store: Stor
 
 def router() -> Router:
     r = Router(name="menus")
+    r.callback_query.filter(F.message.chat.type == "private")
     on = r.callback_query.register
     on(choose_option, SetupOption.filter(F.func(lambda d: decode(d.field, d.value) is not None)))
     on(choose_bots, Setup.filter((F.field == SetupField.BOTS) & F.value.in_(BOT_COUNTS)))
