@@ -1,0 +1,21 @@
+"""The garbage collector after start-up: what start-up built is frozen, the young gather longer.
+Checked in a process of its own, since freezing is for good."""
+
+import subprocess
+import sys
+
+from tg_durak.collector import YOUNG
+
+PROBE = """
+import gc
+from tg_durak.collector import settle_after_start
+built = [[i] for i in range(1000)]   # start-up's objects
+settle_after_start()
+print(gc.get_freeze_count() >= 1000, gc.get_threshold()[0])
+"""
+
+
+def test_start_up_is_frozen_and_the_young_gather_longer() -> None:
+    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["True", str(YOUNG)]
