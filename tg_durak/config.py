@@ -31,6 +31,7 @@ class Settings:
     time_scale: float = 1.0
     log_level: str = "INFO"
     edit_interval: float = 1.0  # seconds between edits in one private chat (Telegram: ~1/s)
+    stats_file: str | None = None  # rewritten every few seconds with the bot's counters
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -63,4 +64,5 @@ class Settings:
             api_url=env.get("TELEGRAM_API_URL") or None,
             time_scale=scale,
             log_level=env.get("LOG_LEVEL", "INFO").upper(),
+            stats_file=env.get("DURAK_STATS_FILE") or None,
         )
