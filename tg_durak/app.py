@@ -14,12 +14,13 @@ from aiogram.types import BotCommand, BotCommandScopeAllGroupChats
 
 from tg_durak.computer import ComputerPlayers
 from tg_durak.config import Settings
-from tg_durak.handlers import commands, game, group, lobby, menus
+from tg_durak.handlers import commands, game, group, guards, lobby, menus
 from tg_durak.i18n import DEFAULT_LOCALE, LOCALES, make_i18n, translator
 from tg_durak.middlewares import PlayerLocaleMiddleware
 from tg_durak.publisher import Publisher
 from tg_durak.store import Store
 from tg_durak.tables import TableService
+from tg_durak.throttle import Throttle
 
 log = logging.getLogger(__name__)
 
@@ -41,10 +42,13 @@ def build_dispatcher(store: Store, tables: TableService) -> Dispatcher:
     dp["store"] = store
     dp["tables"] = tables
     dp["publisher"] = tables.publisher
+    throttle = Throttle(tables.languages.of)   # first: a flood costs no store, table or render
+    dp.message.outer_middleware(throttle)
+    dp.callback_query.outer_middleware(throttle)
     locale = PlayerLocaleMiddleware(make_i18n(), store, tables)
     dp.message.outer_middleware(locale)
     dp.callback_query.outer_middleware(locale)
-    dp.include_routers(commands.router(), group.router(), lobby.router(),
+    dp.include_routers(guards.router(), commands.router(), group.router(), lobby.router(),
                        commands.group_router(),
                        menus.router(), game.router())
     return dp
