@@ -42,7 +42,8 @@ def build_dispatcher(store: Store, tables: TableService) -> Dispatcher:
     dp["store"] = store
     dp["tables"] = tables
     dp["publisher"] = tables.publisher
-    throttle = Throttle(tables.languages.of)   # first: a flood costs no store, table or render
+    # First: a flood costs no store, table or render.
+    throttle = Throttle(tables.languages.of, tables.time_scale)
     dp.message.outer_middleware(throttle)
     dp.callback_query.outer_middleware(throttle)
     locale = PlayerLocaleMiddleware(make_i18n(), store, tables)

@@ -1,9 +1,10 @@
 """Cheap refusals before any work: a person tapping or writing faster than anyone plays.
 
 A token bucket per person: BURST updates at once (a double tap, a quick correction), then
-TAPS_PER_SECOND. An update over the budget reaches no store, table or screen. A tap is answered
-politely (the client shows a spinner until it is answered); a message is dropped unanswered, as
-an answer would spend the very sending budget the flood is eating.
+TAPS_PER_SECOND, faster as the table's clock runs faster (DURAK_TIME_SCALE: tests and demos play
+at ten times a person's pace). An update over the budget reaches no store, table or screen. A
+tap is answered politely (the client shows a spinner until it is answered); a message is dropped
+unanswered, as an answer would spend the very sending budget the flood is eating.
 """
 
 from __future__ import annotations
@@ -63,10 +64,9 @@ class Throttle(BaseMiddleware):
     """Lets through a person's messages and taps while his bucket holds; answers the taps over
     it with `tap.slow` in his language (`language_of`: remembered, no store read)."""
 
-    def __init__(self, language_of: Callable[[int], str],
-                 buckets: TokenBuckets | None = None) -> None:
+    def __init__(self, language_of: Callable[[int], str], time_scale: float = 1.0) -> None:
         self.language_of = language_of
-        self.buckets = buckets or TokenBuckets()
+        self.buckets = TokenBuckets(rate=TAPS_PER_SECOND / time_scale)
 
     async def __call__(
         self,
