@@ -12,7 +12,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from engine import Card, Game
 from tests.bot.conftest import ALICE, BOB
 from tests.bot.groups import (
     GROUP,
@@ -23,50 +22,13 @@ from tests.bot.groups import (
     shows_result,
     wait_started,
 )
+from tests.bot.hidden_cards import HiddenCards, Watch
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
-from tg_durak.i18n import LOCALES, translator
-from tg_durak.render.cards import card_label
 
 CAT = 503
 GROUP_BUDGET = 20   # sends and edits a minute in one group
 PAUSE = 0.4         # a person's pause before each tap: 4 s at the tests' time scale
-
-
-class HiddenCards:
-    """The cards in hands that not everybody knows (R11.1) at this very moment, written as the
-    screens and the logs could write them."""
-
-    def __init__(self) -> None:
-        self.game: Game | None = None
-        self.checked = 0
-        self.leaks: list[tuple[str, str]] = []
-
-    def labels(self) -> Iterator[tuple[Card, str]]:
-        game = self.game
-        if game is None:
-            return
-        known = {c for cards in game.view(0).known for c in cards}
-        for seat in range(game.rules.players):
-            for card in set(game.hand(seat)) - known:
-                yield card, str(card)
-                for locale in LOCALES:
-                    yield card, card_label(card, translator(locale))
-
-    def check(self, where: str, text: str) -> None:
-        if self.game is None:
-            return
-        self.checked += 1
-        self.leaks += [(where, label) for _, label in self.labels() if label in text]
-
-
-class Watch(logging.Handler):
-    def __init__(self, hidden: HiddenCards) -> None:
-        super().__init__(logging.INFO)
-        self.hidden = hidden
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.hidden.check(f"log {record.name}", record.getMessage())
 
 
 @pytest.fixture
