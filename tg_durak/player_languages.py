@@ -27,9 +27,9 @@ class PlayerLanguages:
 
     async def load(self, user_ids: Iterable[int]) -> None:
         """Read the saved language of those not seen since the start."""
-        for user_id in user_ids:
-            if user_id in self._known:
-                continue
-            user = await self._store.get_user(user_id)
-            if user is not None and user.language:
+        unknown = [user_id for user_id in user_ids if user_id not in self._known]
+        if not unknown:
+            return
+        for user_id, user in (await self._store.users(unknown)).items():
+            if user.language:
                 self._known[user_id] = user.language

@@ -42,6 +42,7 @@ ACTIVE = ("lobby", "running")
 SEAT_STATUSES = ("playing", "left", "kicked")
 
 _BUSY_TIMEOUT_MS = 5000
+_IDS_PER_QUERY = 500   # SQLite takes at most 999 parameters a statement in older builds
 _USERS_KEPT = 10_000   # users' rows kept in memory, the least recently used forgotten first
 # SQLite's primary result codes for a database that cannot take a write at the moment.
 _UNAVAILABLE = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_FULL,
@@ -222,6 +223,44 @@ def _check_seats(seats: Iterable[SeatRow]) -> None:
     numbers = [s.seat for s in seats]
     if len(numbers) != len(set(numbers)):
         raise ValueError(f"seat numbers repeat: {numbers}")
+
+
+_RUNNING = "SELECT id FROM tables WHERE status = 'running'"
+_TABLE_COLUMNS = ("id, chat_id, kind, status, options, snapshot, version, created_at, updated_at,"
+                  " host_id, thread_id, invite, expires_at, language")
+
+
+def _table_row(row: Sequence, seats: tuple[SeatRow, ...]) -> TableRow:
+    """A TableRow from the `_TABLE_COLUMNS` of one row and its seats."""
+    table_id, chat_id, kind, status, options, snapshot, version, created_at, updated_at = row[:9]
+    host_id, thread_id, invite, expires_at, language = row[9:]
+    return TableRow(
+        id=table_id,
+        chat_id=chat_id,
+        kind=kind,
+        status=status,
+        options=_loads_dict(options, f"options of table {table_id}"),
+        snapshot=(
+            None if snapshot is None
+            else _loads_dict(snapshot, f"snapshot of table {table_id}")
+        ),
+        version=version,
+        seats=seats,
+        created_at=created_at,
+        updated_at=updated_at,
+        host_id=host_id,
+        thread_id=thread_id,
+        invite=invite,
+        expires_at=expires_at,
+        language=language,
+    )
+
+
+def _user_row(row: Sequence) -> UserRow:
+    """A UserRow from (id, name, language, settings, reachable)."""
+    settings = _loads_dict(row[3], f"settings of user {row[0]}")
+    return UserRow(id=row[0], name=row[1], language=row[2], settings=settings,
+                   reachable=bool(row[4]))
 
 
 def _raise_unavailable(exc: sqlite3.OperationalError) -> None:
@@ -460,6 +499,28 @@ class Store:
                 self._keep_user(user)
         return user
 
+    async def users(self, user_ids: Iterable[int]) -> dict[int, UserRow]:
+        """The rows of those of `user_ids` who exist, read in a few queries at most."""
+        found = {}
+        missing = []
+        for user_id in dict.fromkeys(user_ids):
+            cached = self._cached_user(user_id)
+            if cached is None:
+                missing.append(user_id)
+            else:
+                found[user_id] = cached
+        async with self._reading() as db:
+            for start in range(0, len(missing), _IDS_PER_QUERY):
+                ids = missing[start:start + _IDS_PER_QUERY]
+                cursor = await db.execute(
+                    "SELECT id, name, language, settings, reachable FROM users"
+                    f" WHERE id IN ({_placeholders(ids)})", ids)
+                for row in await cursor.fetchall():
+                    user = _user_row(row)
+                    self._keep_user(user)
+                    found[user.id] = user
+        return found
+
     async def ensure_user(self, user_id: int, name: str) -> UserRow:
         """The user's row, created if new; the stored name follows their Telegram name."""
         cached = self._cached_user(user_id)
@@ -514,11 +575,7 @@ class Store:
             "SELECT id, name, language, settings, reachable FROM users WHERE id = ?", (user_id,)
         )
         row = await cursor.fetchone()
-        if row is None:
-            return None
-        settings = _loads_dict(row[3], f"settings of user {user_id}")
-        return UserRow(id=row[0], name=row[1], language=row[2], settings=settings,
-                       reachable=bool(row[4]))
+        return None if row is None else _user_row(row)
 
     # -- tables -----------------------------------------------------------------------------
 
@@ -603,6 +660,28 @@ class Store:
                 await self._write_results(db, table_id, results)
                 await self._rate(db, table_id, results, rate, now)
         return new_version
+
+    async def record_many(self, changes: Sequence[tuple[int, int, list[dict], dict]]) -> None:
+        """`record` for many running tables in one transaction: each (table id, expected
+        version, entries, snapshot). StaleVersion, and nothing written, if any of them moved.
+
+        For a change made to every table at once: the postponement after a restart (R10.4).
+        """
+        now = time.time()
+        updates = [(_dumps(snapshot), version + len(entries), now, table_id, version)
+                   for table_id, version, entries, snapshot in changes]
+        actions = [(table_id, version + i, _dumps(entry), now)
+                   for table_id, version, entries, _ in changes
+                   for i, entry in enumerate(entries, 1)]
+        async with self._transaction() as db:
+            cursor = await db.executemany(
+                "UPDATE tables SET snapshot = ?, version = ?, updated_at = ?"
+                " WHERE id = ? AND version = ? AND status = 'running'", updates)
+            if cursor.rowcount != len(updates):
+                raise StaleVersion(f"{len(updates) - cursor.rowcount} of {len(updates)} tables"
+                                   " moved or stopped meanwhile")
+            await db.executemany(
+                "INSERT INTO actions (table_id, seq, entry, at) VALUES (?, ?, ?, ?)", actions)
 
     async def finish(
         self,
@@ -724,20 +803,59 @@ class Store:
             if cursor.rowcount == 0:
                 raise LookupError(f"table {table_id} has no person in seat {seat}")
 
+    # Resuming reads every running table at once: a few queries for all of them, not a few
+    # for each (10,000 tables are re-armed within a couple of seconds).
+
     async def running_tables(self) -> list[TableRow]:
         """Every running table (to resume after a restart); unreadable ones are logged, skipped."""
-        tables = []
         async with self._reading() as db:
-            cursor = await db.execute("SELECT id FROM tables WHERE status = 'running' ORDER BY id")
-            for (table_id,) in await cursor.fetchall():
-                try:
-                    table = await self._table(db, table_id)
-                except CorruptRow:
-                    log.exception("skipping table %s", table_id)
-                    continue
-                assert table is not None
-                tables.append(table)
+            cursor = await db.execute(
+                f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status = 'running' ORDER BY id")
+            rows = await cursor.fetchall()
+            cursor = await db.execute(
+                "SELECT s.table_id, s.seat, s.user_id, s.name, s.level, s.status FROM seats s"
+                f" WHERE s.table_id IN ({_RUNNING}) ORDER BY s.table_id, s.seat")
+            seats: dict[int, list[SeatRow]] = {}
+            for table_id, *seat in await cursor.fetchall():
+                seats.setdefault(table_id, []).append(SeatRow(*seat))
+        tables = []
+        for row in rows:
+            try:
+                tables.append(_table_row(row, tuple(seats.get(row[0], ()))))
+            except CorruptRow:
+                log.exception("skipping table %s", row[0])
         return tables
+
+    async def running_logs(self) -> dict[int, list]:
+        """Every running table's action log, oldest entry first, by table id (a table without
+        entries is left out); a log with an unreadable entry is logged and left out too."""
+        # One JSON array of [seq, entry] pairs per table, put together by SQLite (in no
+        # promised order, hence the seq): ten thousand decodings, not hundreds of thousands.
+        async with self._reading() as db:
+            cursor = await db.execute(
+                "SELECT table_id, '[' || group_concat('[' || seq || ',' || entry || ']') || ']'"
+                f" FROM actions WHERE table_id IN ({_RUNNING}) GROUP BY table_id")
+            rows = await cursor.fetchall()
+        logs = {}
+        for table_id, pairs in rows:
+            try:
+                logs[table_id] = [entry for _, entry in sorted(json.loads(pairs))]
+            except (TypeError, ValueError):
+                log.exception("table %s: its log is not valid JSON", table_id)
+        return logs
+
+    async def running_messages(self) -> dict[int, list[MessageRow]]:
+        """The messages of every running table, by table id (as `messages` gives them)."""
+        async with self._reading() as db:
+            cursor = await db.execute(
+                "SELECT table_id, viewer, chat_id, message_id FROM messages"
+                f" WHERE table_id IN ({_RUNNING}) ORDER BY table_id, viewer")
+            rows = await cursor.fetchall()
+        found: dict[int, list[MessageRow]] = {}
+        for table_id, viewer, chat, message in rows:
+            found.setdefault(table_id, []).append(
+                MessageRow(table_id, None if viewer == _GROUP_VIEWER else viewer, chat, message))
+        return found
 
     async def table_ids(self) -> list[int]:
         """Every table's id, whatever its status (to check them all, one at a time)."""
@@ -955,42 +1073,17 @@ class Store:
 
     @staticmethod
     async def _table(db: aiosqlite.Connection, table_id: int) -> TableRow | None:
-        cursor = await db.execute(
-            "SELECT chat_id, kind, status, options, snapshot, version, created_at, updated_at,"
-            " host_id, thread_id, invite, expires_at, language FROM tables WHERE id = ?",
-            (table_id,),
-        )
+        cursor = await db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE id = ?",
+                                  (table_id,))
         row = await cursor.fetchone()
         if row is None:
             return None
-        chat_id, kind, status, options, snapshot, version, created_at, updated_at = row[:8]
-        host_id, thread_id, invite, expires_at, language = row[8:]
         cursor = await db.execute(
             "SELECT seat, user_id, name, level, status FROM seats WHERE table_id = ?"
             " ORDER BY seat",
             (table_id,),
         )
-        seats = tuple(SeatRow(*seat) for seat in await cursor.fetchall())
-        return TableRow(
-            id=table_id,
-            chat_id=chat_id,
-            kind=kind,
-            status=status,
-            options=_loads_dict(options, f"options of table {table_id}"),
-            snapshot=(
-                None if snapshot is None
-                else _loads_dict(snapshot, f"snapshot of table {table_id}")
-            ),
-            version=version,
-            seats=seats,
-            created_at=created_at,
-            updated_at=updated_at,
-            host_id=host_id,
-            thread_id=thread_id,
-            invite=invite,
-            expires_at=expires_at,
-            language=language,
-        )
+        return _table_row(row, tuple(SeatRow(*seat) for seat in await cursor.fetchall()))
 
     # -- messages ---------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ when computers move is `wakeups`', which language a player reads is `PlayerLangu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import time
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from engine import Action, Event, EventKind, Game, IllegalMove, PlayerView
 from tg_durak.absent_players import AbsentPlayers
 from tg_durak.chat_lifecycle import ChatLifecycle
+from tg_durak.collector import paused
 from tg_durak.computer import ComputerPlayers
 from tg_durak.group_tables import GroupTables, LiveLobby
 from tg_durak.history import History
@@ -31,7 +33,7 @@ from tg_durak.ratings import rate
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 from tg_durak.scheduler import Scheduler
 from tg_durak.stale_taps import round_start, still_meant
-from tg_durak.store import CorruptRow, SeatRow, Store, TableRow
+from tg_durak.store import CorruptRow, MessageRow, SeatRow, Store, TableRow
 from tg_durak.taps import Choose, Choosing, Position, Reply, Tap
 from tg_durak.wakeups import Reaction, next_bar_redraw, next_reaction, plan_reactions
 
@@ -40,6 +42,7 @@ log = logging.getLogger(__name__)
 AWAY_LEVEL = "normal"  # who plays for a player marked away (R10.2)
 HEARTBEAT_KEY = "alive_at"
 ROUND_ENDS = frozenset({EventKind.BEATEN, EventKind.TAKEN})
+REFRESH_CHUNK = 200   # screens drawn after a start before taps get their turn again
 
 
 @dataclass
@@ -54,7 +57,9 @@ class LiveTable:
     thinking: set[int] = field(default_factory=set)  # seats whose decision is under way
     bar_at: float | None = None
     resigned: int | None = None
-    round_from: int = 0  # the version the current round began at (stale taps)
+    # The version the current round began at (stale taps); None: not known yet (after a
+    # restart or the round's end), found from the log when a stale tap first needs it.
+    round_from: int | None = 0
     # People's seats: tapped again while the engine still counts them away (R10.2); whose
     # private chat refuses the bot (403); whose absence the group was told of.
     back: set[int] = field(default_factory=set)
@@ -133,6 +138,19 @@ def _snapshot(game: Game) -> dict:
     return game.to_dict(log=False)
 
 
+def _live(row: TableRow, entries: list, messages: list[MessageRow]) -> LiveTable:
+    """A stored table brought back to life: its game from the snapshot and the log."""
+    if row.snapshot is None:
+        raise ValueError(f"table {row.id} has no snapshot")
+    if len(entries) != row.version:
+        raise ValueError(f"table {row.id} is at version {row.version} with {len(entries)} "
+                         "log entries")
+    live = LiveTable(row, Game.from_dict({**row.snapshot, "log": entries}), round_from=None)
+    for m in messages:
+        live.messages[m.user_id] = (m.chat_id, m.message_id)
+    return live
+
+
 def _on_turn(game: Game) -> int | None:
     """The seat whose clock runs (R10.2): the attacker to lead, else the defender facing the
     attack; None while the others may only throw in."""
@@ -165,6 +183,7 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         self._locks: defaultdict[object, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._lobbies: dict[int, LiveLobby] = {}
         self._counts: Counter[str] = Counter()   # taps by outcome, resume time (`stats`)
+        self._refreshing: asyncio.Task[None] | None = None   # screens after a start
 
     def stats(self) -> dict[str, float]:
         """What the service counted (tg_durak/stats.py): taps by outcome, tables, timers."""
@@ -232,37 +251,72 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         alive_at = await self.store.get_meta(HEARTBEAT_KEY)
         downtime = now - alive_at if isinstance(alive_at, int | float) else 0.0
         await self._resume_lobbies()
-        count = 0
-        for row in await self.store.running_tables():
+        with paused():
+            lives = await self._load_running()
+            if downtime > 0:
+                await self._postpone(lives, downtime)
+            for live in lives:
+                self._plan(live, [])
+                self._tables[live.id] = live
+                self._schedule(live)
+        self._counts["resumed"] = len(lives)
+        self._counts["resume_s"] = time.perf_counter() - started   # every timer armed
+        # Screens go out after the timers are set, a chunk at a time: the bot answers taps
+        # meanwhile (Telegram's budget takes minutes to show them all anyway).
+        self._refreshing = asyncio.create_task(self._refresh(lives))
+        return len(lives)
+
+    async def _load_running(self) -> list[LiveTable]:
+        """Every running table, read from the store all at once; damaged ones left out."""
+        rows = await self.store.running_tables()
+        logs = await self.store.running_logs()
+        messages = await self.store.running_messages()
+        await self.languages.load(s.user_id for row in rows for s in row.seats
+                                  if s.user_id is not None)
+        lives = []
+        for row in rows:
             try:
-                live = await self._load(row)
+                lives.append(_live(row, logs.get(row.id, []), messages.get(row.id, [])))
             except (ValueError, CorruptRow):
                 log.exception("table %s cannot be resumed; left untouched", row.id)
-                continue
-            async with self._locks[row.id]:
-                self._tables[row.id] = live
-                if downtime > 0:
-                    old = live.game.version
-                    live.game.postpone(downtime)
-                    await self._commit(live, old, [])
-                else:
-                    self._publish(live)
-                    self._schedule(live)
-            count += 1
-        self._counts["resumed"] = count
-        self._counts["resume_s"] = time.perf_counter() - started
-        return count
+        return lives
 
     async def _load(self, row: TableRow) -> LiveTable:
-        if row.snapshot is None:
-            raise ValueError(f"table {row.id} has no snapshot")
-        game = Game.from_dict({**row.snapshot, "log": await self.store.log(row.id)})
-        live = LiveTable(row, game, round_from=round_start(game))
+        live = _live(row, await self.store.log(row.id), await self.store.messages(row.id))
         self._plan(live, [])
-        for m in await self.store.messages(row.id):
-            live.messages[m.user_id] = (m.chat_id, m.message_id)
         await self.languages.load(s.user_id for s in live.humans)
         return live
+
+    async def _postpone(self, lives: list[LiveTable], downtime: float) -> None:
+        """Give people back the downtime (R10.4): every game's deadlines later, in one
+        transaction; one table at a time if that fails."""
+        moved = []
+        for live in lives:
+            old = live.game.version
+            live.game.postpone(downtime)
+            if live.game.version != old:
+                moved.append((live, old))
+        try:
+            await self.store.record_many([
+                (live.id, old, [Game.entry_to_json(e) for e in live.game.log[old:]],
+                 _snapshot(live.game)) for live, old in moved])
+        except Exception:
+            log.exception("postponing %d tables at once failed; one at a time", len(moved))
+            for live, old in moved:
+                await self._commit(live, old, [])
+
+    async def _refresh(self, lives: list[LiveTable]) -> None:
+        """Show every resumed table's screens again, yielding to taps between chunks."""
+        for done, live in enumerate(lives, 1):
+            if self._tables.get(live.id) is live and not live.finished:
+                self._publish(live)
+            if done % REFRESH_CHUNK == 0:
+                await asyncio.sleep(0)
+
+    async def refreshed(self) -> None:
+        """Wait until the screens of the tables resumed at the start have been handed out."""
+        if self._refreshing is not None:
+            await asyncio.shield(self._refreshing)
 
     async def heartbeat(self) -> None:
         await self.store.set_meta(HEARTBEAT_KEY, self.clock())
@@ -296,6 +350,8 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
             if version == game.version:
                 outcome = pressed.outcome(Position(*live.seen_by(seat), choosing))
             else:
+                if live.round_from is None:
+                    live.round_from = round_start(game)
                 outcome = still_meant(game, live.round_from, version, seat, pressed, choosing)
                 if outcome is None:
                     self._publish(live, only=user_id)
@@ -479,7 +535,7 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         self._plan(live, events)
         live.history.note(events)
         if any(e.kind in ROUND_ENDS for e in events):
-            live.round_from = round_start(game)
+            live.round_from = None
         self._publish(live)
         self._schedule(live)
         if live.finished:
@@ -556,4 +612,8 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
             await self.store.set_reachable(user_id, True)
 
     async def close(self) -> None:
+        if self._refreshing is not None:
+            self._refreshing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._refreshing
         await self.scheduler.close()

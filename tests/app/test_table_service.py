@@ -373,6 +373,7 @@ async def test_resume_rearms_and_gives_back_the_downtime(store: Store) -> None:
 
     after = service(store, FakeClock(START + 110))   # a new process, 100 s later
     assert await after.tables.resume() == 1
+    await after.tables.refreshed()
     row, game = await stored(store, table_id)
     assert row.version == 1, "the postponement is in the log"
     assert game.next_deadline == same_time(due + 100)
@@ -411,6 +412,7 @@ async def three_people(world: World) -> int:
     row = await world.store.create_table(-100, "group", "running", {}, seats,
                                          game.to_dict(log=False))
     assert await world.tables.resume() == 1
+    await world.tables.refreshed()
     return row.id
 
 

@@ -1,0 +1,108 @@
+"""What a restart reads and writes for every running table at once: the same as the per-table
+methods give, in a few statements whatever the number of tables."""
+
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tg_durak.store import SeatRow, StaleVersion, Store
+
+ANN = SeatRow(seat=0, user_id=1, name="Ann")
+BOB = SeatRow(seat=1, user_id=2, name="Bob")
+CPU = SeatRow(seat=2, user_id=None, name="", level="normal")
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> str:
+    return str(tmp_path / "durak.sqlite3")
+
+
+@pytest.fixture
+async def store(db_path: str) -> AsyncIterator[Store]:
+    store = await Store.open(db_path)
+    yield store
+    await store.close()
+
+
+def statements(store: Store) -> list[str]:
+    sent: list[str] = []
+    execute = store._db.execute
+
+    def counting(sql, *args, **kwargs):
+        sent.append(sql)
+        return execute(sql, *args, **kwargs)
+
+    store._db.execute = counting
+    return sent
+
+
+async def some_tables(store: Store) -> list[int]:
+    """Three running tables (with logs and messages), one finished and one lobby."""
+    ids = []
+    for n, seats in enumerate(([ANN, CPU], [ANN, BOB], [BOB, CPU])):
+        row = await store.create_table(10 + n, "private", "running", {"n": n}, seats, {"s": n})
+        await store.record(row.id, 0, [["act", n], ["tick", float(n)]], {"s": n + 1})
+        await store.set_message(row.id, seats[0].user_id, seats[0].user_id, 100 + n)
+        ids.append(row.id)
+    done = await store.create_table(20, "private", "running", {}, [ANN, CPU], {"s": 9})
+    await store.record(done.id, 0, [["act", 9]], {"s": 9}, status="finished")
+    await store.create_lobby(-5, 1, {}, invite="x", expires_at=0.0, language="en")
+    return ids
+
+
+async def test_running_tables_logs_and_messages_at_once(store: Store) -> None:
+    ids = await some_tables(store)
+    sent = statements(store)
+    tables = await store.running_tables()
+    logs = await store.running_logs()
+    messages = await store.running_messages()
+    assert len(sent) == 4, "two reads for the tables and seats, one for logs, one for messages"
+    assert tables == [await store.get_table(table_id) for table_id in ids]
+    assert logs == {table_id: await store.log(table_id) for table_id in ids}
+    assert messages == {table_id: await store.messages(table_id) for table_id in ids}
+
+
+async def test_a_table_with_an_unreadable_entry_is_left_out_of_the_logs(
+        store: Store, db_path: str) -> None:
+    first, second, third = await some_tables(store)
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("DROP TRIGGER actions_no_update")
+        conn.execute("UPDATE actions SET entry = '[\"cut' WHERE table_id = ? AND seq = 2",
+                     (second,))
+    assert set(await store.running_logs()) == {first, third}
+
+
+async def test_users_in_a_few_reads(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tg_durak import store as store_module
+
+    monkeypatch.setattr(store_module, "_IDS_PER_QUERY", 2)
+    for user_id in (1, 2, 3):
+        await store.ensure_user(user_id, f"P{user_id}")
+        await store.set_language(user_id, "ru")   # forgets the row kept in memory
+    sent = statements(store)
+    found = await store.users([3, 1, 2, 99, 1])
+    assert sorted(found) == [1, 2, 3] and found[2].language == "ru"
+    assert len(sent) == 2, "three people, two to a read"
+    assert await store.users([1, 2, 3]) == found and len(sent) == 2, "then kept in memory"
+
+
+async def test_many_records_in_one_transaction(store: Store) -> None:
+    ids = await some_tables(store)
+    changes = [(table_id, 2, [["postpone", 5.0]], {"after": table_id}) for table_id in ids]
+    await store.record_many(changes)
+    for table_id in ids:
+        row = await store.get_table(table_id)
+        assert (row.version, row.snapshot) == (3, {"after": table_id})
+        assert (await store.log(table_id))[-1] == ["postpone", 5.0]
+
+
+async def test_many_records_stand_or_fall_together(store: Store) -> None:
+    first, second, _ = await some_tables(store)
+    await store.record(second, 2, [["act", 5]], {"moved": True})   # moved meanwhile
+    changes = [(table_id, 2, [["postpone", 5.0]], {"after": 1}) for table_id in (first, second)]
+    with pytest.raises(StaleVersion):
+        await store.record_many(changes)
+    assert (await store.get_table(first)).version == 2, "nothing written"
+    assert len(await store.log(first)) == 2
