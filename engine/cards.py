@@ -14,6 +14,7 @@ _SUIT_BY_NAME = {**{s: i for i, s in enumerate(SUITS)},
                  "♡": 3, "♢": 2, "♤": 0, "♧": 1, "♥️": 3, "♦️": 2, "♠️": 0, "♣️": 1}
 
 DECK_LOWEST_RANK = {24: 9, 36: 6, 52: 2}
+_PARSED: dict[str, Card] = {}   # each spelling read so far (a few hundred exist)
 
 
 class Card:
@@ -48,13 +49,17 @@ class Card:
         if isinstance(text, Card):
             return text
         t = str(text).strip()
+        card = _PARSED.get(t)   # restoring a game parses every card of its deal and its log
+        if card is not None:
+            return card
         for cut in (len(t) - 2, len(t) - 1):
             if cut < 1:
                 continue
             rank = _RANK_BY_NAME.get(t[:cut].upper())
             suit = _SUIT_BY_NAME.get(t[cut:].lower())
             if rank is not None and suit is not None:
-                return cls(rank, suit)
+                card = _PARSED[t] = cls(rank, suit)
+                return card
         raise ValueError(f"not a card: {text!r}")
 
     def __str__(self) -> str:

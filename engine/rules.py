@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import suppress
 from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
+from functools import cache
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6          # R1.2; an app seats at most MAX_PLAYERS - 1 computer opponents
@@ -93,10 +94,8 @@ class Rules:
         return problems
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["variant"], d["throw_in"] = str(self.variant), str(self.throw_in)
-        d["bot_delay"] = list(self.bot_delay)
-        return d
+        # Every stored snapshot holds the rules: asdict is slow, and a table's rules never change.
+        return {**_as_dict(self), "bot_delay": list(self.bot_delay)}
 
     @classmethod
     def from_dict(cls, d: dict) -> Rules:
@@ -111,6 +110,13 @@ class Rules:
             turn_seconds=self.turn_seconds * factor,
             bot_delay=(self.bot_delay[0] * factor, self.bot_delay[1] * factor),
         )
+
+
+@cache
+def _as_dict(rules: Rules) -> dict:
+    d = asdict(rules)
+    d["variant"], d["throw_in"] = str(rules.variant), str(rules.throw_in)
+    return d
 
 
 def _positive_number(value: object) -> bool:
