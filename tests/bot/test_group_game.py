@@ -28,9 +28,11 @@ CAT = 503
 
 
 def _places(text: str) -> list[str]:
-    """The names under "Places:", in order."""
-    lines = text.splitlines()
-    return [re.sub(r"^\d+\. ", "", line) for line in lines[lines.index("Places:") + 1:]]
+    """The names on the "Places:" line in order, the durak (named after them) last."""
+    line = next(line for line in text.splitlines() if line.startswith("Places: "))
+    safe, _, durak = line.removeprefix("Places: ").partition(" — durak: ")
+    return [re.sub(r"^\d+\. ", "", name) for name in safe.split(", ")] + (
+        [durak] if durak else [])
 
 
 async def test_three_people_play_a_whole_group_game_one_joining_through_the_link(

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from engine import Game, Rules, Variant
+from engine import Action, Card, Game, Rules, Variant
 from tg_durak.callbacks import LobbyOption, LobbyTap, LobbyVerb
 from tg_durak.history import History
 from tg_durak.i18n import LOCALES, translator
@@ -160,18 +160,46 @@ def test_the_public_table_names_roles_who_played_what_and_the_last_moves() -> No
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_the_end_names_the_durak_and_the_places_and_offers_rematch(locale: str) -> None:
+    """As the private result reads: the places of the safe seats, then the durak named; no seat
+    line shows a part in a round that is over."""
     t = translator(locale)
     *_, (game, history) = _positions(3)
+    assert game.durak is not None
     screen = _group(game, history, locale, closed=True)
     names = ("Ann", t("seat.bot", n=1), "Bob", "Cat")
-    if game.durak is None:
-        assert t("group.over.draw") in screen.text
-    else:
-        assert t("group.over.durak", name=names[game.durak]) in screen.text
-    order = list(game.finished_order) + ([game.durak] if game.durak is not None else [])
-    lines = screen.text.splitlines()
-    start = lines.index(t("group.over.places")) + 1
-    assert lines[start:] == [f"{i}. {names[s]}" for i, s in enumerate(order, 1)]
+    places = ", ".join(f"{i}. {names[s]}" for i, s in enumerate(game.finished_order, 1))
+    durak = t("over.durak_named", name=names[game.durak])
+    assert screen.text.splitlines()[-2:] == [
+        t("over.durak", name=names[game.durak]), f"{t('over.places', places=places)} — {durak}"]
+    seat_lines = screen.text.splitlines()[1:5]
+    assert seat_lines[game.durak] == f"<b>{names[game.durak]}</b> · " + t.plural(
+        "game.cards", len(game.hand(game.durak)), n=len(game.hand(game.durak)))
+    in_round = ("taking", "defending", "leading", "passed", "throwing", "away")
+    assert not [line for line in seat_lines for role in in_round if t(f"role.{role}") in line]
     (rematch,) = _buttons(screen)
     assert LobbyTap.unpack(rematch.callback_data) == LobbyTap(table=TABLE_ID,
                                                               verb=LobbyVerb.REMATCH)
+
+
+def test_a_draw_and_a_table_closed_for_people_say_so_on_the_group() -> None:
+    t = translator("en")
+    seats = tuple(SeatInfo(name, not name, "normal") for name in ("Ann", "", "Bob"))
+
+    def end(game: Game) -> list[str]:
+        inp = GroupScreenInput(TABLE_ID, PublicTable.of(game.view(0)), seats, (), (), now=1.0,
+                               closed=True)
+        return group_screen(inp, t).text.splitlines()
+
+    drawn = Game.from_deal(Rules(players=2), [["6h"], ["7h"]], [], trump="c", first_attacker=0)
+    drawn.apply(0, Action("attack", Card.parse("6h")), 1.0)
+    drawn.apply(1, Action("defend", Card.parse("7h"), 0), 1.0)
+    drawn.advance(drawn.next_deadline)
+    assert drawn.is_over and drawn.durak is None
+    assert end(drawn)[-2:] == ["<b>A draw:</b> nobody is the durak.", "Places: 1. Ann, 2. Bot 1"]
+    # Ann is out and the computers fight on: the group is told the game is over for people.
+    running = Game.from_deal(Rules(players=3), [["As"], ["6h", "7h"], ["6d", "7d"]], [],
+                             trump="c", first_attacker=0)
+    running.apply(0, Action("attack", Card.parse("As")), 1.0)
+    assert not running.is_over
+    assert end(running)[-2:] == [t("group.over.people_out"), "Places: 1. Ann"]
+    assert "<b>Bot 1</b> · 2 cards" in end(running)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
+from typing import Protocol
 
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -46,27 +48,75 @@ class GameScreenInput:
     leave: bool = False    # a group table: the player may hand his seat to a computer
 
 
-def seat_name(inp: GameScreenInput, seat: int, t: Translator) -> str:
-    if seat == inp.view.seat:
+class PublicFacts(Protocol):
+    """What the seat lines, the header, the pairs and the places read: public fields a
+    PlayerView and the group's PublicTable share by name, so one renderer serves both."""
+
+    @property
+    def trump_suit(self) -> str: ...
+    @property
+    def trump_card(self) -> Card | None: ...
+    @property
+    def stock_count(self) -> int: ...
+    @property
+    def discard_count(self) -> int: ...
+    @property
+    def hand_counts(self) -> tuple[int, ...]: ...
+    @property
+    def table(self) -> tuple[tuple[Card, Card | None], ...]: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def attacker(self) -> int: ...
+    @property
+    def defender(self) -> int: ...
+    @property
+    def active_seats(self) -> tuple[int, ...]: ...
+    @property
+    def finished_order(self) -> tuple[int, ...]: ...
+    @property
+    def throwers(self) -> tuple[int, ...]: ...
+    @property
+    def taking(self) -> bool: ...
+    @property
+    def passed(self) -> frozenset[int]: ...
+    @property
+    def away(self) -> frozenset[int]: ...
+    @property
+    def is_over(self) -> bool: ...
+    @property
+    def durak(self) -> int | None: ...
+
+
+Namer = Callable[[int], str]
+
+
+def seat_name(seats: Sequence[SeatInfo], seat: int, t: Translator, me: int | None = None) -> str:
+    """"You" for the reader's own seat (`me`; None on the group's message, which is nobody's)."""
+    if seat == me:
         return t("seat.you")
-    info = inp.seats[seat]
+    info = seats[seat]
     return t("seat.bot", n=seat) if info.is_bot else escape(info.name)
 
 
-def _is_out(v: PlayerView, seat: int) -> bool:
+def _namer(inp: GameScreenInput, t: Translator) -> Namer:
+    return lambda seat: seat_name(inp.seats, seat, t, inp.view.seat)
+
+
+def _is_out(v: PublicFacts, seat: int) -> bool:
     """Left the game (with a draw nobody is active, and the engine then lists every seat)."""
     return seat in v.finished_order or seat not in v.active_seats
 
 
-def _part(v: PlayerView, seat: int) -> str:
-    """The seat's part in the round, or "" for none.
+def _part(v: PublicFacts, seat: int, closed: bool) -> str:
+    """The seat's part in the round, or "" for none: once the table is closed only "out" stays.
 
     The defender is looked at first: a transfer may leave the round's first attacker defending,
     and whether `attacker` then names him or the transferrer, he reads as the defender.
     """
     if _is_out(v, seat):
         return "out"
-    if v.is_over:
+    if v.is_over or closed:
         return ""
     if seat == v.defender:
         return "taking" if v.taking else "defending"
@@ -77,65 +127,96 @@ def _part(v: PlayerView, seat: int) -> str:
     return "throwing" if seat in v.throwers else ""
 
 
-def _role(v: PlayerView, seat: int, t: Translator) -> str:
+def _role(v: PublicFacts, seat: int, t: Translator, own: bool, closed: bool) -> str:
     """The part and whether a computer stands in, in the second person on the own line."""
-    own = ".you" if seat == v.seat else ""
-    part = _part(v, seat)
-    parts = [t(f"role.{part}{own}")] if part else []
-    if seat in v.away and part != "out":
-        parts.append(t("role.away" + own))
+    you = ".you" if own else ""
+    part = _part(v, seat, closed)
+    parts = [t(f"role.{part}{you}")] if part else []
+    if seat in v.away and part != "out" and not (v.is_over or closed):
+        parts.append(t("role.away" + you))
     return " · ".join(parts)
 
 
-def _seat_line(inp: GameScreenInput, seat: int, t: Translator) -> str:
-    v = inp.view
-    parts = [f"<b>{seat_name(inp, seat, t)}</b>"]
+def seat_line(v: PublicFacts, seat: int, name: str, t: Translator, *, own: bool = False,
+              left: bool = False, closed: bool = False) -> str:
+    """"<b>Ann</b> · 5 cards · defending": the same on a private screen and the group's."""
+    parts = [f"<b>{name}</b>"]
     if not _is_out(v, seat):
         parts.append(t.plural("game.cards", v.hand_counts[seat], n=v.hand_counts[seat]))
-    role = _role(v, seat, t)
+    role = _role(v, seat, t, own, closed)
     if role:
         parts.append(role)
-    if inp.seats[seat].left:
+    if left:
         parts.append(t("role.left"))
     return " · ".join(parts)
 
 
-def _header(v: PlayerView, t: Translator) -> str:
+def header(v: PublicFacts, t: Translator) -> str:
     trump = (card_label(v.trump_card, t) if v.trump_card is not None
              else suit_label(v.trump_suit))
     return t("game.header", trump=trump, stock=v.stock_count, discard=v.discard_count)
 
 
-def _table_lines(inp: GameScreenInput, t: Translator) -> list[str]:
+def table_lines(v: PublicFacts, played_by: tuple[int | None, ...], name: Namer,
+                t: Translator) -> list[str]:
     """Each attack card, what beat it, and who played it (when the service knows)."""
-    table = inp.view.table
-    if not table:
+    if not v.table:
         return [t("game.table_empty")]
-    players = inp.played_by if len(inp.played_by) == len(table) else (None,) * len(table)
+    players = played_by if len(played_by) == len(v.table) else (None,) * len(v.table)
     lines = []
-    for (attack, defence), seat in zip(table, players, strict=True):
+    for (attack, defence), seat in zip(v.table, players, strict=True):
         line = f"{card_label(attack, t)} → {card_label(defence, t) if defence else '…'}"
-        lines.append(line if seat is None else f"{line}   <i>{seat_name(inp, seat, t)}</i>")
+        lines.append(line if seat is None else f"{line}   <i>{name(seat)}</i>")
     return lines
 
 
-def _told_line(told: Told, inp: GameScreenInput, t: Translator) -> str:
-    """One event, naming who and which cards: "Bot 1 transferred with 8♣ to you"."""
-    me = inp.view.seat
+def told_line(told: Told, name: Namer, t: Translator, me: int | None = None) -> str:
+    """One event, naming who and which cards: "Bot 1 transferred with 8♣ to you".
+
+    `me` is the reader's seat; the group's message (None) tells everything in the third person.
+    """
     key = f"last.{told.kind}"
-    if told.kind != EventKind.BEATEN and told.seat == me:
+    if me is not None and told.kind != EventKind.BEATEN and told.seat == me:
         key += ".you"
-    elif told.to_seat == me:
+    elif me is not None and told.to_seat == me:
         key += ".to_you"
     params = {
-        "name": seat_name(inp, told.seat, t) if told.seat is not None else "",
+        "name": name(told.seat) if told.seat is not None else "",
         "card": card_label(told.card, t) if told.card is not None else "",
         "target": card_label(told.beat, t) if told.beat is not None else "",
-        "to": seat_name(inp, told.to_seat, t) if told.to_seat is not None else "",
+        "to": name(told.to_seat) if told.to_seat is not None else "",
     }
     if told.count is not None and told.kind == EventKind.TAKEN:
         return t.plural(key, told.count, n=told.count, **params)
     return t(key, **params)
+
+
+def result_lines(v: PublicFacts, name: Namer, t: Translator, me: int | None = None
+                 ) -> list[str]:
+    """The outcome, then the safe seats' places and the durak: "1. Bot 1, 2. Bot 2 — durak: You".
+
+    `me` is the reader's seat; the group's message (None) names everyone in the third person.
+    """
+    if not v.is_over:  # every person is out; the computers' order does not matter
+        headline = t("last.out.you") if me is not None else t("group.over.people_out")
+    elif v.durak is None:
+        headline = t("over.draw")
+    elif v.durak == me:
+        headline = t("over.durak_you")
+    else:
+        headline = t("over.durak", name=name(v.durak))
+    places = ", ".join(f"{place}. {name(seat)}"
+                       for place, seat in enumerate(v.finished_order, 1))
+    line = t("over.places", places=places) if places else ""
+    if v.is_over and v.durak is not None:
+        durak = t("over.durak_named", name=name(v.durak))
+        line = f"{line} — {durak}" if line else durak
+    return [headline, line] if line else [headline]
+
+
+def _seat_line(inp: GameScreenInput, seat: int, t: Translator) -> str:
+    return seat_line(inp.view, seat, _namer(inp, t)(seat), t, own=seat == inp.view.seat,
+                     left=inp.seats[seat].left, closed=inp.closed)
 
 
 def _turn_line(inp: GameScreenInput, t: Translator) -> str:
@@ -149,7 +230,7 @@ def _turn_line(inp: GameScreenInput, t: Translator) -> str:
         return t("turn.you_are_out")
     if v.phase == "lead":
         return t("turn.you_lead") if me == v.attacker else t(
-            "turn.leads", name=seat_name(inp, v.attacker, t))
+            "turn.leads", name=_namer(inp, t)(v.attacker))
     if me == v.defender:
         return _defender_turn_line(inp, t)
     can_throw = any(a.kind == "attack" for a in inp.legal)
@@ -159,7 +240,7 @@ def _turn_line(inp: GameScreenInput, t: Translator) -> str:
         key = "turn.taking_throw" if can_throw else "turn.taking"
     else:
         key = "turn.beaten_throw" if can_throw else "turn.wait"
-    return t(key, name=seat_name(inp, v.defender, t))
+    return t(key, name=_namer(inp, t)(v.defender))
 
 
 def _defender_turn_line(inp: GameScreenInput, t: Translator) -> str:
@@ -192,25 +273,9 @@ def _timer(inp: GameScreenInput, t: Translator) -> str | None:
 
 
 def _result_lines(inp: GameScreenInput, t: Translator) -> list[str]:
-    """The outcome, then everyone's place and the durak: "1. Bot 1, 2. Bot 2 — durak: You"."""
-    v, me = inp.view, inp.view.seat
     if inp.resigned is not None:
         return [t("over.resigned")]
-    if not v.is_over:  # every person is out; the computers' order does not matter
-        headline = t("last.out.you")
-    elif v.durak is None:
-        headline = t("over.draw")
-    elif v.durak == me:
-        headline = t("over.durak_you")
-    else:
-        headline = t("over.durak", name=seat_name(inp, v.durak, t))
-    places = ", ".join(f"{place}. {seat_name(inp, seat, t)}"
-                       for place, seat in enumerate(v.finished_order, 1))
-    line = t("over.places", places=places) if places else ""
-    if v.is_over and v.durak is not None:
-        durak = t("over.durak_named", name=seat_name(inp, v.durak, t))
-        line = f"{line} — {durak}" if line else durak
-    return [headline, line] if line else [headline]
+    return result_lines(inp.view, _namer(inp, t), t, inp.view.seat)
 
 
 def _button(text: str, inp: GameScreenInput, verb: Verb, card: Card | None = None,
@@ -269,13 +334,14 @@ def _keyboard(inp: GameScreenInput, t: Translator) -> InlineKeyboardMarkup:
 
 def game_screen(inp: GameScreenInput, t: Translator) -> Screen:
     v = inp.view
-    lines = [_header(v, t)]
+    name = _namer(inp, t)
+    lines = [header(v, t)]
     others = [s for s in range(len(inp.seats)) if s != v.seat]
     lines += [_seat_line(inp, s, t) for s in others]
     lines.append("")
-    lines += _table_lines(inp, t)
+    lines += table_lines(v, inp.played_by, name, t)
     lines.append("")
-    lines += [f"<i>{_told_line(told, inp, t)}</i>" for told in inp.last]
+    lines += [f"<i>{told_line(told, name, t, v.seat)}</i>" for told in inp.last]
     if inp.closed:
         lines += _result_lines(inp, t)
     else:

@@ -14,7 +14,7 @@ from html import escape
 
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
-from engine import Card, EventKind, PlayerView, Rules
+from engine import Card, PlayerView, Rules
 from tg_durak.callbacks import LobbyOption, LobbyTap, LobbyVerb
 from tg_durak.history import Told
 from tg_durak.i18n import Translator
@@ -22,8 +22,16 @@ from tg_durak.lobbies import LobbySettings
 from tg_durak.play_settings import LEVELS, OptionField
 from tg_durak.publisher import Screen
 from tg_durak.render.buttons import button, marked
-from tg_durak.render.cards import card_label, suit_label
-from tg_durak.render.game import SeatInfo
+from tg_durak.render.game import (
+    Namer,
+    SeatInfo,
+    header,
+    result_lines,
+    seat_line,
+    seat_name,
+    table_lines,
+    told_line,
+)
 from tg_durak.render.options import options_rows, options_summary
 from tg_durak.store import SeatRow
 
@@ -155,59 +163,16 @@ class GroupScreenInput:
     closed: bool = False            # the table is over for its people
 
 
-def _name(inp: GroupScreenInput, seat: int, t: Translator) -> str:
-    info = inp.seats[seat]
-    return t("seat.bot", n=seat) if info.is_bot else escape(info.name)
-
-
-def _role(p: PublicTable, seat: int, t: Translator) -> str:
-    if seat not in p.active_seats:
-        return t("role.out")
-    if seat == p.defender:
-        role = t("role.taking") if p.taking else t("role.defending")
-    elif p.phase == "lead" and seat == p.attacker:
-        role = t("role.leading")
-    elif seat in p.passed:
-        role = t("role.passed")
-    elif seat in p.throwers and p.phase != "lead":
-        role = t("role.throwing")
-    else:
-        role = ""
-    if seat in p.away:
-        role = f"{role} · {t('role.away')}" if role else t("role.away")
-    return role
-
-
-def _seat_line(inp: GroupScreenInput, seat: int, t: Translator) -> str:
-    p = inp.public
-    parts = [f"<b>{_name(inp, seat, t)}</b>"]
-    if seat in p.active_seats:
-        parts.append(t.plural("game.cards", p.hand_counts[seat], n=p.hand_counts[seat]))
-    role = _role(p, seat, t)
-    if role:
-        parts.append(role)
-    if inp.seats[seat].left:
-        parts.append(t("role.left"))
-    return " · ".join(parts)
-
-
-def _pairs(inp: GroupScreenInput, t: Translator) -> list[str]:
-    p = inp.public
-    if not p.table:
-        return [t("game.table_empty")]
-    players = inp.played_by if len(inp.played_by) == len(p.table) else (None,) * len(p.table)
-    lines = []
-    for (attack, defence), seat in zip(p.table, players, strict=True):
-        line = f"{card_label(attack, t)} → {card_label(defence, t) if defence else '…'}"
-        lines.append(line if seat is None else f"{line}   <i>{_name(inp, seat, t)}</i>")
-    return lines
+def _namer(inp: GroupScreenInput, t: Translator) -> Namer:
+    """Names in the third person: the group's message speaks to nobody in particular."""
+    return lambda seat: seat_name(inp.seats, seat, t)
 
 
 def _turn(inp: GroupScreenInput, t: Translator) -> str:
-    p = inp.public
+    p, name = inp.public, _namer(inp, t)
     if p.phase == "lead":
-        return t("group.turn.leads", name=_name(inp, p.attacker, t))
-    defender = _name(inp, p.defender, t)
+        return t("group.turn.leads", name=name(p.attacker))
+    defender = name(p.defender)
     if p.phase == "defend":
         return t("group.turn.defends", name=defender)
     if p.taking:
@@ -228,47 +193,18 @@ def _bar(inp: GroupScreenInput) -> str | None:
     return "⏳ " + "▰" * filled + "▱" * (BAR_CELLS - filled)
 
 
-def _told_line(inp: GroupScreenInput, told: Told, t: Translator) -> str:
-    """One move, in the third person: the group message speaks to nobody in particular."""
-    params = {
-        "name": _name(inp, told.seat, t) if told.seat is not None else "",
-        "card": card_label(told.card, t) if told.card is not None else "",
-        "target": card_label(told.beat, t) if told.beat is not None else "",
-        "to": _name(inp, told.to_seat, t) if told.to_seat is not None else "",
-    }
-    key = f"last.{told.kind}"
-    if told.kind == EventKind.TAKEN and told.count is not None:
-        return t.plural(key, told.count, n=told.count, **params)
-    return t(key, **params)
-
-
-def _results(inp: GroupScreenInput, t: Translator) -> list[str]:
-    p = inp.public
-    if not p.is_over:
-        lines = [t("group.over.people_out")]
-        order = list(p.finished_order)
-    else:
-        lines = [t("group.over.draw") if p.durak is None
-                 else t("group.over.durak", name=_name(inp, p.durak, t))]
-        order = list(p.finished_order) + ([p.durak] if p.durak is not None else [])
-    lines.append(t("group.over.places"))
-    lines += [f"{place}. {_name(inp, seat, t)}" for place, seat in enumerate(order, 1)]
-    return lines
-
-
 def group_screen(inp: GroupScreenInput, t: Translator) -> Screen:
     """The public table; once it is over, the durak, the places and Rematch."""
-    p = inp.public
-    trump = (card_label(p.trump_card, t) if p.trump_card is not None
-             else suit_label(p.trump_suit))
-    lines = [t("game.header", trump=trump, stock=p.stock_count, discard=p.discard_count)]
-    lines += [_seat_line(inp, seat, t) for seat in range(len(inp.seats))]
+    p, name = inp.public, _namer(inp, t)
+    lines = [header(p, t)]
+    lines += [seat_line(p, seat, name(seat), t, left=info.left, closed=inp.closed)
+              for seat, info in enumerate(inp.seats)]
     lines.append("")
-    lines += _pairs(inp, t)
+    lines += table_lines(p, inp.played_by, name, t)
     lines.append("")
-    lines += [f"<i>{_told_line(inp, told, t)}</i>" for told in inp.history]
+    lines += [f"<i>{told_line(told, name, t)}</i>" for told in inp.history]
     if inp.closed:
-        lines += _results(inp, t)
+        lines += result_lines(p, name, t)
         rematch = button(t("btn.lobby.rematch"),
                          LobbyTap(table=inp.table_id, verb=LobbyVerb.REMATCH))
         return Screen(text="\n".join(lines),
