@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import math
 import os
@@ -44,7 +45,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine import Game
+from engine import Game, Rules
 from tg_durak.emulator import Button, Change, FakeTelegram, Message, RateLimits
 from tg_durak.i18n import translator
 from tg_durak.play_settings import PlaySettings
@@ -67,6 +68,8 @@ MOVE_VERBS = frozenset("ctxXkps")   # callbacks.Verb values that make or prepare
 CARD_VERBS = frozenset("cX")        # a card from the hand: legal only when marked •
 CANCEL, PLAYABLE = "n", "•"
 DOWNTIME = 5.0                 # seconds the restart run pretends the bot was down
+MIDGAME_ENTRIES = 80           # a restarted table's log holds up to this many entries
+MOVE_EVERY = 1.5               # seconds between two of its moves
 
 
 # ---- the bot process --------------------------------------------------------------------------
@@ -589,6 +592,9 @@ async def _drive(tg: FakeTelegram, bot: BotProcess, private: int, groups: int, s
         # Nobody stops tapping before the window ends; the window opens once every table runs.
         players = {p: asyncio.create_task(crowd.play(p, math.inf)) for p in crowd.people.values()}
         await arrived
+        # The emulator keeps every request and answer: this process must not stop for a full
+        # garbage collection over them in the middle of the window (it did, for 0.6 s).
+        gc.freeze()
         lag = LagMonitor()
         background.append(asyncio.create_task(lag.run()))
         running = sum(p.playing.is_set() for p in crowd.people.values())
@@ -677,9 +683,11 @@ def _report(tg: FakeTelegram, bot: BotProcess, crowd: Crowd, window: list[Tap], 
         "computer_cpu_share": round((workers_after - workers_before) / seconds, 2),
         "load_cpu_share": round(run["own_cpu"] / seconds, 2),
         "load_loop_lag_p99_ms": _ms(_percentile(lags, 99)),
+        "load_loop_lag_max_ms": _ms(max(lags, default=None)),
         "kb_per_table": round((rss_busy - rss_idle) / tables, 1) if tables else None,
         "bot_rss_mb": round(rss_busy / 1024, 1),
         "ready_s": round(run["ready_s"], 2),
+        "machine_load": round(os.getloadavg()[0], 2),   # other processes competing for the cores
         "setup_failures": dict(crowd.setup_failures),
         "bot_log": dict(bot.problems()),
 
@@ -690,27 +698,55 @@ def _report(tg: FakeTelegram, bot: BotProcess, crowd: Crowd, window: list[Tap], 
 
 # ---- the restart run --------------------------------------------------------------------------
 
-async def _write_tables(tg: FakeTelegram, db_path: str, count: int, seed: int) -> None:
-    """`count` running private tables, each with its game message, as a running bot leaves them."""
+def _midgame(rules: Rules, rng: random.Random, now: float) -> Game:
+    """A game some way in: up to MIDGAME_ENTRIES random moves (and deadlines) made before `now`."""
+    while True:
+        steps = rng.randrange(MIDGAME_ENTRIES)
+        at = now - steps * MOVE_EVERY
+        game = Game.new(rules, rng.getrandbits(63), at)
+        for _ in range(steps):
+            movers = game.acting_seats
+            if not movers:
+                at = game.next_deadline
+                if at is None or at > now:
+                    break
+                game.advance(at)
+                continue
+            seat = rng.choice(movers)
+            game.apply(seat, rng.choice(game.legal_actions(seat)), at)
+            at += MOVE_EVERY
+        if not game.is_over:
+            return game
+
+
+async def _write_tables(tg: FakeTelegram, db_path: str, count: int, seed: int) -> int:
+    """`count` running private tables, each with its game message and some moves in its log, as
+    a running bot leaves them; how many log entries they hold in all."""
     settings = PlaySettings()
     rules = settings.to_rules(1.0)
     rng = random.Random(seed)
     store = await Store.open(db_path)
+    entries = 0
     try:
         for i in range(count):
             user_id = FIRST_USER + i
             tg.add_user(user_id, f"P{user_id}")
             await tg.send_text(user_id, "/start")   # opens the chat: the bot may write there
             message = tg.api.call("sendMessage", {"chat_id": user_id, "text": "…"})
-            game = Game.new(rules, rng.getrandbits(63), time.time())
+            game = _midgame(rules, rng, time.time())
             seats = [SeatRow(0, user_id, f"P{user_id}"), SeatRow(1, None, "", settings.level)]
+            start = Game.replay({**game.to_dict(), "log": []})
             row = await store.create_table(user_id, "private", "running", settings.to_dict(),
-                                           seats, game.to_dict(log=False))
+                                           seats, start.to_dict(log=False))
+            await store.record(row.id, 0, [Game.entry_to_json(e) for e in game.log],
+                               game.to_dict(log=False))
             await store.set_message(row.id, user_id, user_id, message["message_id"])
+            entries += game.version
         await store.set_meta(HEARTBEAT_KEY, time.time() - DOWNTIME)
     finally:
         await store.close()
     tg.state.updates.clear()   # the /starts above were the setup's, not the bot's to answer
+    return entries
 
 
 async def restart_run(count: int, seed: int, keep: str | None = None) -> dict:
@@ -725,7 +761,7 @@ async def restart_run(count: int, seed: int, keep: str | None = None) -> dict:
                 await idle.stop()
             db_path = str(Path(workdir) / "durak.sqlite3")
             written = time.monotonic()
-            await _write_tables(tg, db_path, count, seed)
+            entries = await _write_tables(tg, db_path, count, seed)
             write_s = time.monotonic() - written
             tg.rate_limits = TELEGRAM
             bot = BotProcess(tg, db_path, workdir)
@@ -744,7 +780,8 @@ async def restart_run(count: int, seed: int, keep: str | None = None) -> dict:
                 "errors_429": _requests(tg, 0, math.inf)[2],
                 "rearm_s": tables.get("resume_s"),
                 "resumed": tables.get("resumed"), "timers": tables.get("timers"),
-                "ready_s": round(ready_s, 2), "write_s": round(write_s, 1),
+                "log_entries": entries, "ready_s": round(ready_s, 2),
+                "write_s": round(write_s, 1),
                 "bot_rss_mb": round(rss / 1024, 1), "bot_log": dict(bot.problems()),
             }
 
@@ -777,7 +814,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="sample the bot with py-spy through the window: FILE.svg is a flame "
                              "graph, any other name collapsed stacks")
     parser.add_argument("--keep", metavar="DIR",
-                        help="keep the database and the bot's log (bot.log) in DIR")
+                        help="keep the database, the bot's log (bot.log) and the result in DIR")
     args = parser.parse_args(argv)
     if args.restart_tables is not None:
         result = asyncio.run(restart_run(args.restart_tables, args.seed, args.keep))
@@ -786,8 +823,11 @@ def main(argv: list[str] | None = None) -> int:
                                       args.keep, args.profile))
     else:
         parser.error("give --tables and/or --group-tables, or --restart-tables")
+    line = json.dumps(result, separators=(",", ":"))
+    if args.keep is not None:
+        (Path(args.keep) / "result.json").write_text(line + "\n")
     print(_summary(result))
-    print(json.dumps(result, separators=(",", ":")))
+    print(line)
     return 0
 
 
