@@ -593,8 +593,10 @@ async def _drive(tg: FakeTelegram, bot: BotProcess, private: int, groups: int, s
         players = {p: asyncio.create_task(crowd.play(p, math.inf)) for p in crowd.people.values()}
         await arrived
         # The emulator keeps every request and answer: this process must not stop for a full
-        # garbage collection over them in the middle of the window (it did, for 0.6 s).
+        # garbage collection over them in the middle of the window (it did, for 0.6 s, and
+        # for 0.1 s with its heap frozen), so nothing is collected until the window ends.
         gc.freeze()
+        gc.disable()
         lag = LagMonitor()
         background.append(asyncio.create_task(lag.run()))
         running = sum(p.playing.is_set() for p in crowd.people.values())
@@ -607,6 +609,7 @@ async def _drive(tg: FakeTelegram, bot: BotProcess, private: int, groups: int, s
         end, wall_end = time.monotonic(), time.time()
         cpu_after, own_after = bot.cpu(), _own_cpu()
         rss_busy = bot.rss_kb()
+        gc.enable()
         stats_after = await bot.stats()
         if profiler is not None:
             await asyncio.to_thread(profiler.wait)
@@ -614,6 +617,7 @@ async def _drive(tg: FakeTelegram, bot: BotProcess, private: int, groups: int, s
             task.cancel()
         window = [t for t in crowd.taps[first_tap:] if t.at < end]
         await _grace(crowd, window)
+        _write_taps(Path(bot.log_path).with_name("taps.csv"), window, start)
         return _report(tg, bot, crowd, window, {
             "private": private, "groups": groups, "seconds": end - start, "start": start,
             "end": end, "wall": (wall_start, wall_end), "ready_s": ready_s,
@@ -637,6 +641,16 @@ def _profile(bot: BotProcess, path: str | None, seconds: float) -> subprocess.Po
                              "--format", kind, "--duration", str(max(1, int(seconds))),
                              "--rate", "200", "--gil", "--nonblocking"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _write_taps(path: Path, taps: list[Tap], start: float) -> None:
+    """Every tap of the window: when (s into it), its answer and its newer screen (ms)."""
+    lines = ["at_s,answer_ms,screen_ms,outcome,game"]
+    for t in taps:
+        answer = "" if t.answered_at is None else f"{(t.answered_at - t.at) * 1000:.1f}"
+        screen = "" if t.edited_at is None else f"{(t.edited_at - t.at) * 1000:.1f}"
+        lines.append(f"{t.at - start:.3f},{answer},{screen},{t.outcome},{int(t.game)}")
+    path.write_text("\n".join(lines) + "\n")
 
 
 async def _grace(crowd: Crowd, window: list[Tap]) -> None:
@@ -814,7 +828,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="sample the bot with py-spy through the window: FILE.svg is a flame "
                              "graph, any other name collapsed stacks")
     parser.add_argument("--keep", metavar="DIR",
-                        help="keep the database, the bot's log (bot.log) and the result in DIR")
+                        help="keep the database, the bot's log (bot.log), every tap of the window "
+                             "(taps.csv) and the result in DIR")
     args = parser.parse_args(argv)
     if args.restart_tables is not None:
         result = asyncio.run(restart_run(args.restart_tables, args.seed, args.keep))
