@@ -488,10 +488,11 @@ def _requests(tg: FakeTelegram, start: float, end: float) -> tuple[Counter[str],
 
 
 def _delta(before: dict, after: dict) -> dict:
-    """after - before for every number counted in both (nested by component)."""
+    """after - before for every number (nested by component); one not counted before yet
+    counts from 0."""
     out = {}
     for key, value in after.items():
-        old = before.get(key)
+        old = before.get(key, 0)
         if isinstance(value, dict) and isinstance(old, dict):
             out[key] = _delta(old, value)
         elif isinstance(value, int | float) and isinstance(old, int | float):
@@ -702,11 +703,29 @@ def _report(tg: FakeTelegram, bot: BotProcess, crowd: Crowd, window: list[Tap], 
         "bot_rss_mb": round(rss_busy / 1024, 1),
         "ready_s": round(run["ready_s"], 2),
         "machine_load": round(os.getloadavg()[0], 2),   # other processes competing for the cores
+        **_bot_figures(_delta(stats_before, stats_after), stats_after),
         "setup_failures": dict(crowd.setup_failures),
         "bot_log": dict(bot.problems()),
 
         "bot": _delta(stats_before, stats_after),
         "bot_now": stats_after,
+    }
+
+
+def _bot_figures(delta: dict, now: dict) -> dict:
+    """The bot's own counters that the issue asks for, by name: the window's counts, and the
+    running figures (rates, percentiles, maxima) as they stand at its end."""
+    publisher, tables = delta.get("publisher", {}), delta.get("tables", {})
+    computers = now.get("computers", {})
+    return {
+        "edits_coalesced": publisher.get("coalesced"),
+        "edits_dropped": publisher.get("dropped"),
+        "computer_moves": tables.get("computer_moves"),
+        "computers_late": tables.get("computer_late"),   # moved over 3 s after their cue
+        "computer_slowest_s": now.get("tables", {}).get("computer_slowest_s"),
+        "computer_decisions_per_s": computers.get("decisions_per_s"),
+        "computer_queue_wait_p99_ms": computers.get("queue_wait_p99_ms"),
+        "computer_mean_budget_s": computers.get("mean_budget_s"),
     }
 
 

@@ -12,12 +12,15 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.types import BotCommand, BotCommandScopeAllGroupChats
 
+from tg_durak.api_responses import hold_response_models
+from tg_durak.collector import settle_after_start
 from tg_durak.computer import ComputerPlayers
 from tg_durak.config import Settings
 from tg_durak.handlers import commands, game, group, guards, lobby, menus
 from tg_durak.i18n import DEFAULT_LOCALE, LOCALES, make_i18n, translator
 from tg_durak.middlewares import PlayerLocaleMiddleware
 from tg_durak.publisher import Publisher
+from tg_durak.stats import report_on_signal
 from tg_durak.store import Store
 from tg_durak.tables import TableService
 from tg_durak.throttle import Throttle
@@ -30,6 +33,7 @@ HEARTBEAT_SECONDS = 5.0
 
 
 def build_bot(settings: Settings) -> Bot:
+    hold_response_models()
     session = None
     if settings.api_url:
         session = AiohttpSession(api=TelegramAPIServer.from_base(settings.api_url))
@@ -94,6 +98,8 @@ class BotApp:
         await register_commands(self.bot)
         resumed = await self.tables.resume()
         log.info("resumed %d running tables", resumed)
+        report_on_signal({"tables": self.tables, "publisher": self.publisher,
+                          "computers": self.computers})
         self._tasks = [
             asyncio.create_task(self._heartbeat()),
             asyncio.create_task(self.dp.start_polling(self.bot, handle_signals=False,
@@ -136,6 +142,7 @@ class BotApp:
 async def run(settings: Settings) -> None:
     app = BotApp(settings)
     await app.start()
+    settle_after_start()   # the bot's own process only: tests start many apps in theirs
     try:
         await app.wait()
     finally:

@@ -54,6 +54,7 @@ class LiveTable:
     # user -> (chat, message) of his game message; None -> the group's public message
     messages: dict[int | None, tuple[int, int]] = field(default_factory=dict)
     reactions: dict[int, Reaction] = field(default_factory=dict)  # computer seat -> its next move
+    planned_at: dict[int, float] = field(default_factory=dict)  # when each was planned (R10.3)
     thinking: set[int] = field(default_factory=set)  # seats whose decision is under way
     bar_at: float | None = None
     resigned: int | None = None
@@ -492,13 +493,25 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
             live.thinking.add(seat)
             return reaction
         for_person = live.row.seats[seat].user_id is not None
+        self._count_reaction(now - live.planned_at.get(seat, now), game.rules.bot_delay[1])
         await self._commit(live, old, game.apply(seat, action, now, auto=for_person))
         return None
+
+    def _count_reaction(self, took: float, window: float) -> None:
+        """A computer's move `took` seconds after the change it reacts to (R10.3: `window`)."""
+        counts = self._counts
+        counts["computer_moves"] += 1
+        counts["computer_late"] += took > window
+        counts["computer_slowest_s"] = max(counts["computer_slowest_s"], took)
 
     def _plan(self, live: LiveTable, events: list[Event]) -> None:
         live.back -= {e.seat for e in events if e.kind == EventKind.TIMEOUT}   # away again
         people = {s.seat for s in live.people} - live.away
-        live.reactions = plan_reactions(live.game, people, live.reactions, events, self.clock())
+        now, before = self.clock(), live.reactions
+        live.reactions = plan_reactions(live.game, people, before, events, now)
+        for seat, reaction in live.reactions.items():
+            if before.get(seat) is not reaction:
+                live.planned_at[seat] = now
 
     def _schedule(self, live: LiveTable) -> None:
         if live.finished:
