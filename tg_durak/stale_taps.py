@@ -14,14 +14,15 @@ from engine import Action, Game
 from tg_durak.taps import Choosing, Outcome, Position, Tap
 
 
-def _replay(game: Game, upto: int) -> Game:
+def rewound(game: Game, upto: int) -> Game:
+    """The game as it was at version `upto`, replayed from its own log."""
     return Game.replay({**game.to_dict(log=False), "log": game.log[:upto]})
 
 
 def round_start(game: Game) -> int:
     """The version at which the current round began: just after the time tick that cleared the
     previous round's table (0 in the first round)."""
-    past = _replay(game, 0)
+    past = rewound(game, 0)
     start = 0
     for version, entry in enumerate(game.log, 1):
         had_cards = bool(past.table)
@@ -41,7 +42,7 @@ def still_meant(game: Game, round_from: int, version: int, seat: int, pressed: T
         return None
     legal = game.legal_actions(seat)
     now = pressed.outcome(Position(game.view(seat), legal, choosing))
-    past = _replay(game, version)
+    past = rewound(game, version)
     then = pressed.outcome(Position(past.view(seat), past.legal_actions(seat), choosing))
     if now != then or (isinstance(now, Action) and now not in legal):
         return None

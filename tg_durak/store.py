@@ -13,6 +13,7 @@ order when the store opens, each in its own transaction, and recorded in ``schem
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import json
 import logging
@@ -370,6 +371,10 @@ class Store:
 
     async def close(self) -> None:
         async with self._lock:
+            # A cursor whose statement is still open may be kept alive by a reference cycle (a
+            # task cancelled mid-query, one of aiosqlite's futures) until the collector runs;
+            # SQLite then closes only half (no checkpoint: the write-ahead log stays behind).
+            gc.collect()
             await self._db.close()
 
     async def backup(self, path: str) -> None:
@@ -856,6 +861,21 @@ class Store:
             found.setdefault(table_id, []).append(
                 MessageRow(table_id, None if viewer == _GROUP_VIEWER else viewer, chat, message))
         return found
+
+    async def finished_since(self, since: float) -> list[TableRow]:
+        """Tables that finished (all played) at wall time `since` or later, oldest first;
+        unreadable ones are logged and skipped."""
+        tables = []
+        async with self._reading() as db:
+            cursor = await db.execute(
+                "SELECT id FROM tables WHERE status = 'finished' AND finished_at >= ?"
+                " ORDER BY finished_at, id", (since,))
+            for (table_id,) in await cursor.fetchall():
+                try:
+                    tables.append(await self._table(db, table_id))
+                except CorruptRow:
+                    log.exception("skipping table %s", table_id)
+        return tables
 
     async def table_ids(self) -> list[int]:
         """Every table's id, whatever its status (to check them all, one at a time)."""

@@ -32,7 +32,7 @@ from tg_durak.publisher import Priority, Publisher, Screen
 from tg_durak.ratings import rate
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 from tg_durak.scheduler import Scheduler
-from tg_durak.stale_taps import round_start, still_meant
+from tg_durak.stale_taps import rewound, round_start, still_meant
 from tg_durak.store import CorruptRow, MessageRow, SeatRow, Store, TableRow
 from tg_durak.taps import Choose, Choosing, Position, Reply, Tap
 from tg_durak.wakeups import Reaction, next_bar_redraw, next_reaction, plan_reactions
@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 
 AWAY_LEVEL = "normal"  # who plays for a player marked away (R10.2)
 HEARTBEAT_KEY = "alive_at"
+SAVE_RETRY_SECONDS = 1.0   # after the store refused a change, the table's next try
+ENDS_SHOWN_AGAIN_SECONDS = 60.0   # tables finished this long before the last heartbeat
 ROUND_ENDS = frozenset({EventKind.BEATEN, EventKind.TAKEN})
 REFRESH_CHUNK = 200   # screens drawn after a start before taps get their turn again
 
@@ -265,7 +267,19 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         # Screens go out after the timers are set, a chunk at a time: the bot answers taps
         # meanwhile (Telegram's budget takes minutes to show them all anyway).
         self._refreshing = asyncio.create_task(self._refresh(lives))
+        if isinstance(alive_at, int | float):
+            await self._show_ends(alive_at - ENDS_SHOWN_AGAIN_SECONDS)
         return len(lives)
+
+    async def _show_ends(self, since: float) -> None:
+        """Tables that finished just before the bot stopped: a crash right after the last move
+        may have kept their last screens from going out, so they are shown again (one that did
+        go out costs Telegram nothing: it refuses an edit that changes nothing)."""
+        for row in await self.store.finished_since(since):
+            try:
+                self._publish(await self._load(row))
+            except (ValueError, CorruptRow):
+                log.exception("table %s: its last screen cannot be shown", row.id)
 
     async def _load_running(self) -> list[LiveTable]:
         """Every running table, read from the store all at once; damaged ones left out."""
@@ -383,7 +397,8 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         except IllegalMove as exc:
             return Reply(f"illegal.{exc.code}", alert=True)
         live.choosing.pop(seat, None)
-        await self._commit(live, old, events)
+        if not await self._commit(live, old, events):
+            return Reply("error.not_saved", alert=True)
         return Reply()
 
     async def resign(self, user_id: int) -> bool:
@@ -439,10 +454,8 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         game, now = live.game, self.clock()
         old = game.version
         events = game.advance(now)
-        if game.version != old:
-            await self._commit(live, old, events)
-            if live.finished:
-                return None
+        if game.version != old and (not await self._commit(live, old, events) or live.finished):
+            return None
         reaction = next_reaction(live.reactions, live.thinking)
         if reaction is not None and reaction.at <= now:
             live.thinking.add(reaction.seat)
@@ -527,8 +540,13 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
 
     # ---- writing and showing --------------------------------------------------------------
 
-    async def _commit(self, live: LiveTable, old_version: int, events: list[Event]) -> None:
-        """Store what changed since `old_version` in one transaction, then show and schedule."""
+    async def _commit(self, live: LiveTable, old_version: int, events: list[Event]) -> bool:
+        """Store what changed since `old_version` in one transaction, then show and schedule.
+
+        False if the store refused it (a full disk, a lock held too long): the game goes back
+        to `old_version`, which is what the store still holds, and the table's timer tries
+        again in SAVE_RETRY_SECONDS (not at once: the store is unlikely to be back so soon).
+        """
         game = live.game
         entries = [Game.entry_to_json(e) for e in game.log[old_version:]]
         status = "finished" if live.finished else "running"
@@ -537,14 +555,14 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
             await self.store.record(live.id, old_version, entries, _snapshot(game), status,
                                     results, rate=rate)
         except Exception:
-            log.exception("table %s: saving failed; reloading the stored state", live.id)
-            row = await self.store.get_table(live.id)
-            if row is not None and row.status == "running":
-                reloaded = await self._load(row)
-                reloaded.messages = live.messages
-                self._tables[live.id] = reloaded
-                live = reloaded
-            events = []
+            log.exception("table %s: saving failed; back to version %s", live.id, old_version)
+            # The transaction rolled back: replaying the log is the stored state, without a read
+            # from a store in trouble. The table keeps who is away, blocked or choosing, and the
+            # computers' reactions (one that was refused is tried again).
+            live.game = rewound(game, old_version)
+            self._publish(live)
+            self.scheduler.arm(live.id, self.clock() + SAVE_RETRY_SECONDS)
+            return False
         self._plan(live, events)
         live.history.note(events)
         if any(e.kind in ROUND_ENDS for e in events):
@@ -553,6 +571,7 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         self._schedule(live)
         if live.finished:
             self._forget(live)
+        return True
 
     def _results(self, live: LiveTable) -> list[tuple[int, str, int]]:
         """Each person's outcome and place (R8.2: the order of leaving; the durak last)."""

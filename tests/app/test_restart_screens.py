@@ -1,0 +1,30 @@
+"""After a crash the last screen of a table that had just finished may never have gone out: the
+restarted service shows it again. Tables that ended long before are left alone."""
+
+from __future__ import annotations
+
+import time
+
+from tests.app.test_maintenance import played
+from tests.app.test_table_service import START, FakeClock, service
+from tg_durak.store import Store
+from tg_durak.tables import ENDS_SHOWN_AGAIN_SECONDS, HEARTBEAT_KEY
+
+ANN, BOB = 7, 8
+
+
+async def test_a_table_that_just_finished_shows_its_end_again(store: Store) -> None:
+    just = await played(store, seed=3, steps=10_000, user=ANN)
+    long_ago = await played(store, seed=5, steps=10_000, user=BOB)
+    assert (await store.get_table(just)).status == "finished"
+    await store._db.execute("UPDATE tables SET finished_at = finished_at - ? WHERE id = ?",
+                            (ENDS_SHOWN_AGAIN_SECONDS + 600, long_ago))
+    await store.set_meta(HEARTBEAT_KEY, time.time())   # the bot's last sign of life
+
+    world = service(store, FakeClock(START))
+    assert await world.tables.resume() == 0, "nothing is running"
+    shown = world.publisher.shown
+    assert [s.key for s in shown] == [(just, ANN)]
+    buttons = [b.callback_data for row in shown[0].screen.markup.inline_keyboard for b in row]
+    assert "u:again:" in buttons, "the result, with its Play again button"
+    assert world.tables.running_table_of(ANN) is None, "shown, not resumed"

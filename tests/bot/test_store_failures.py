@@ -1,0 +1,130 @@
+"""The database refuses a write (a file locked by another process, a full disk): the tap is
+refused with a polite answer in the player's language, the table stays as it was (its message
+shows what the store holds), and the game goes on once the database is back."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import random
+import sqlite3
+
+from tests.bot.conftest import ALICE, choose_button, game_message, is_over, play_to_end
+from tests.bot.faults import problems, quick_game, shown_version
+from tg_durak.app import BotApp
+from tg_durak.emulator import FakeTelegram
+from tg_durak.i18n import translator
+from tg_durak.store import Store
+
+PEOPLE = {601: "en", 602: "ru", 603: "uk", 604: "pl"}
+
+
+async def stored_version(store: Store, user_id: int) -> int:
+    return (await store.table_for_user(user_id)).version
+
+
+async def no_problems(db_path: str) -> None:
+    assert await problems(db_path) == []
+
+
+async def test_a_locked_database_refuses_taps_politely_in_every_language(
+        tg: FakeTelegram, bot: BotApp, store: Store, db_path: str) -> None:
+    for user_id, language in PEOPLE.items():
+        tg.add_user(user_id, f"P{user_id}", language_code=language)
+        await quick_game(tg, user_id)
+    taps = {}
+    for user_id, language in PEOPLE.items():   # each person's turn comes (the computer led)
+        t = translator(language)
+        texts = {"pass": t("btn.pass"), "take": t("btn.take")}
+        message = await tg.wait_for(
+            lambda u=user_id, x=texts: (lambda m: m if choose_button(m, random.Random(u), x)
+                                        else None)(game_message(tg, u)),
+            what="a move the engine would take")
+        taps[user_id] = (message, choose_button(message, random.Random(user_id), texts))
+    # Another process takes the write lock and keeps it longer than the bot waits for it.
+    await bot.store._db.execute("PRAGMA busy_timeout = 100")
+    # Off the event loop: the bot runs in this process and may be inside a transaction.
+    other = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
+    await asyncio.to_thread(other.execute, "BEGIN IMMEDIATE")
+    try:
+        for user_id, language in PEOPLE.items():
+            version = await stored_version(store, user_id)
+            message, button = taps[user_id]
+            answer = await tg.press(user_id, message, button)
+            assert answer.show_alert
+            assert answer.text == translator(language)("error.not_saved"), language
+            assert await stored_version(store, user_id) == version, "nothing was written"
+    finally:
+        await asyncio.to_thread(other.execute, "ROLLBACK")
+        other.close()
+    # Back: the people play on, and the computers and clocks that were refused meanwhile too.
+    for user_id, language in PEOPLE.items():
+        t = translator(language)
+        final = await play_to_end(tg, user_id, seed=user_id,
+                                  texts={"pass": t("btn.pass"), "take": t("btn.take")})
+        assert is_over(final)
+    await bot.publisher.flush()
+    await no_problems(db_path)
+
+
+PACE = 0.25   # seconds between one person's taps: slower than the bot's throttle
+PAD_TABLE = 1_000_000   # no such table: its log rows only take up room
+
+
+def fill_the_disk(db_path: str) -> int:
+    """Fill the file to its last byte, as a full disk would leave it: no free page, and the log's
+    last page packed so that the next move's row needs a new page. Returns the page count."""
+    with contextlib.closing(sqlite3.connect(db_path, isolation_level=None)) as db:
+        db.execute("CREATE TABLE IF NOT EXISTS pad (x BLOB)")
+        (pages,) = db.execute("PRAGMA page_count").fetchone()
+        db.execute(f"PRAGMA max_page_count = {pages}")
+        rows = itertools.count(1)
+        for table, size in [("pad", 3000)] + [("actions", n) for n in (1000, 200, 40, 8, 1)]:
+            while True:
+                try:
+                    if table == "pad":   # takes every free page
+                        db.execute("INSERT INTO pad VALUES (zeroblob(?))", (size,))
+                    else:   # fills the page the log's next row would go to
+                        db.execute("INSERT INTO actions (table_id, seq, entry, at)"
+                                   " VALUES (?, ?, ?, 0)", (PAD_TABLE, next(rows), "x" * size))
+                except sqlite3.OperationalError as exc:
+                    assert "full" in str(exc)
+                    break
+        return pages
+
+
+async def test_a_full_disk_refuses_the_tap_and_keeps_the_table_as_stored(
+        tg: FakeTelegram, bot: BotApp, store: Store, db_path: str) -> None:
+    polite = translator("en")("error.not_saved")
+    await quick_game(tg, ALICE)
+    rng = random.Random(4)
+    while "Your lead" not in (message := game_message(tg, ALICE)).text:
+        # Until Alice leads: then nothing else (a computer, a deadline) writes before her tap.
+        button = choose_button(message, rng, {"pass": "Pass", "take": "Take"})
+        if button is None:
+            await tg.wait_for(lambda m=message: game_message(tg, ALICE).edit_count
+                              != m.edit_count, timeout=10)
+        else:
+            await tg.press(ALICE, message, button)
+            await asyncio.sleep(PACE)
+        assert not is_over(game_message(tg, ALICE)), "the game ended before Alice led"
+    version = await stored_version(store, ALICE)
+    pages = await asyncio.to_thread(fill_the_disk, db_path)
+    await bot.store._db.execute(f"PRAGMA max_page_count = {pages}")   # the bot's disk too
+    button = choose_button(message, rng, {"pass": "Pass", "take": "Take"})
+    answer = await tg.press(ALICE, message, button)
+    assert (answer.text, answer.show_alert) == (polite, True)
+    assert await stored_version(store, ALICE) == version, "nothing was written"
+    await bot.publisher.flush()
+    shown = game_message(tg, ALICE)
+    assert shown_version(shown) == version and "Your lead" in shown.text, \
+        "the message still shows the table as stored"
+    await bot.store._db.execute("PRAGMA max_page_count = 1073741823")   # room again
+    await asyncio.sleep(PACE)
+    answer = await tg.press(ALICE, shown, button)
+    assert answer.text is None, "the same tap is taken now"
+    final = await play_to_end(tg, ALICE, seed=11)
+    assert is_over(final) and final.message_id == message.message_id
+    await bot.publisher.flush()
+    await no_problems(db_path)
