@@ -9,6 +9,10 @@ import contextlib
 import logging
 import sys
 
+# Another instance polls with the same token: a supervisor should not restart this one (it
+# would take the updates back and stop the other, for ever in turn).
+CONFLICT_EXIT = 3
+
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["local"]:
@@ -35,12 +39,17 @@ def main(argv: list[str]) -> int:
     from tg_durak.app import run
     from tg_durak.store import SchemaTooNew
 
+    conflict = None
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(run(settings))
+            conflict = asyncio.run(run(settings))
     except SchemaTooNew as exc:
         print(f"tg-durak: {exc}", file=sys.stderr)
         return 2
+    if conflict:
+        print("tg-durak: stopped: another instance of this bot is taking its updates (Telegram: "
+              f"{conflict}); run one instance per token", file=sys.stderr)
+        return CONFLICT_EXIT
     return 0
 
 

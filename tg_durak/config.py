@@ -12,8 +12,9 @@ class ConfigError(Exception):
     """A setting an operator must fix; shown as one line, not a traceback."""
 
 
-def _number(env: dict[str, str], name: str, most: float, what: str) -> float:
-    raw = env.get(name, "1")
+def _number(env: dict[str, str], name: str, most: float, what: str,
+            default: str = "1") -> float:
+    raw = env.get(name, default)
     try:
         value = float(raw)
     except ValueError:
@@ -31,6 +32,9 @@ class Settings:
     time_scale: float = 1.0
     log_level: str = "INFO"
     edit_interval: float = 1.0  # seconds between edits in one private chat (Telegram: ~1/s)
+    # Seconds before a request Telegram does not answer counts as failed (then retried); a long
+    # poll gets this on top of its own wait.
+    request_timeout: float = 20.0
     stats_file: str | None = None  # rewritten every few seconds with the bot's counters
 
     @classmethod
@@ -57,9 +61,11 @@ class Settings:
             ) from None
         scale = _number(env, "DURAK_TIME_SCALE", 100, "a number above 0")
         interval = _number(env, "DURAK_EDIT_INTERVAL", 60, "seconds above 0")
+        timeout = _number(env, "TELEGRAM_TIMEOUT", 600, "seconds above 0", default="20")
         return cls(
             token=token,
             edit_interval=interval,
+            request_timeout=timeout,
             db_path=env.get("DURAK_DB", "./durak.sqlite3"),
             api_url=env.get("TELEGRAM_API_URL") or None,
             time_scale=scale,

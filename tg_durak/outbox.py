@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 from collections import Counter, deque
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
@@ -29,8 +30,9 @@ from aiogram.types import InlineKeyboardMarkup
 # Seconds of waiting worth one priority class: a player's screen that waited this much longer
 # than a mover's goes first.
 AGING = 2.0
-# After network or server failures a key waits its chat's interval, doubling up to this cap.
-MAX_BACKOFF = 30.0
+# After network or server failures a key waits its chat's interval, doubling up to this cap:
+# after a long outage a screen is at most this late once Telegram answers again.
+MAX_BACKOFF = 8.0
 # Forgetting an idle key or an idle chat costs at most one redundant request later.
 MAX_SLOTS = 10_000
 MAX_CHATS = 10_000
@@ -290,10 +292,12 @@ class Outbox:
             self._enqueue(slot, request.screen, priority, request.since)
 
     def back_off(self, slot: Slot, now: float) -> float:
-        """After a network or server failure: the key waits, longer each time in a row."""
+        """After a network or server failure: the key waits, longer each time in a row, and by
+        a random half of it (jitter), so that the screens an outage held back do not all come
+        back at the same moment."""
         slot.failures += 1
         interval = 1.0 / self.chat(slot.chat_id, now).budget.pace.rate
-        backoff = min(interval * 2 ** (slot.failures - 1), MAX_BACKOFF)
+        backoff = min(interval * 2 ** (slot.failures - 1), MAX_BACKOFF) * random.uniform(0.5, 1)
         slot.not_before = now + backoff
         return backoff
 

@@ -95,6 +95,8 @@ class FakeTelegram:
         self._poll_generation = 0
         self._long_polls = 0
         self._closing = False
+        self._address: tuple[str, int] | None = None
+        self._outage: asyncio.Event | None = None  # set when the network is back
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -108,6 +110,7 @@ class FakeTelegram:
         await web.TCPSite(runner, host, port).start()
         self._runner = runner
         bound_host, bound_port = runner.addresses[0][:2]
+        self._address = (bound_host, bound_port)
         self.url = f"http://{bound_host}:{bound_port}"
         return self.url
 
@@ -117,6 +120,32 @@ class FakeTelegram:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+    async def network_down(self, hang: bool = False) -> None:
+        """Telegram is out of the bot's reach until `network_up`: the server stops listening and
+        cuts the connections open (the bot's requests are refused), or with `hang` it keeps
+        them and answers nothing (the bot's own timeout ends a request). Requests sent meanwhile
+        change nothing; people's taps and messages queue up as updates."""
+        if self._outage is not None:
+            return
+        self._outage = asyncio.Event()
+        if not hang and self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def network_up(self) -> None:
+        """The network is back, on the same URL; a request still waiting is answered."""
+        if self._outage is None:
+            return
+        if self._runner is None and self._address is not None:
+            await self.start(*self._address)
+        self._outage.set()
+        self._outage = None
+
+    async def _reachable(self) -> None:
+        outage = self._outage
+        if outage is not None:
+            await outage.wait()
 
     async def __aenter__(self) -> FakeTelegram:
         await self.start()
@@ -140,7 +169,14 @@ class FakeTelegram:
 
     async def handle(self, token: str, method: str, params: dict[str, Any]) -> tuple[int, dict]:
         """Answer one Bot API request: (HTTP status, JSON body)."""
+        await self._reachable()   # a request sent during an outage does not arrive
         started = self.clock()
+        status, body = await self._answer(token, method, params, started)
+        await self._reachable()   # nor does an answer
+        return status, body
+
+    async def _answer(self, token: str, method: str, params: dict[str, Any], started: float
+                      ) -> tuple[int, dict]:
         name = canonical_method(method)
         try:
             if token != self.token:
@@ -456,3 +492,10 @@ class FakeTelegram:
     @property
     def pending_updates(self) -> list[dict[str, Any]]:
         return self.state.updates.pending
+
+    def offer_again(self, count: int) -> list[dict[str, Any]]:
+        """Offer the bot the last `count` updates it confirmed once more (as Telegram does when
+        the bot died before its confirming getUpdates arrived); returns them."""
+        again = self.state.updates.offer_again(count)
+        self._wake()
+        return again

@@ -16,6 +16,7 @@ WEBHOOK_CONFLICT = (
     "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete "
     "the webhook first"
 )
+CONFIRMED_KEPT = 1000   # confirmed updates kept for offer_again
 # Without allowed_updates Telegram sends every update type except these.
 OPT_IN_UPDATES = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
 
@@ -27,6 +28,7 @@ class UpdateQueue:
         self.webhook_url = ""
         self.allowed: frozenset[str] | None = None  # None: Telegram's default set
         self._queue: deque[dict[str, Any]] = deque()
+        self._confirmed: deque[dict[str, Any]] = deque(maxlen=CONFIRMED_KEPT)
         self._next_update_id = first_update_id
         self._on_new = on_new
 
@@ -57,7 +59,7 @@ class UpdateQueue:
                     self._queue.popleft()
             else:
                 while self._queue and self._queue[0]["update_id"] < offset:
-                    self._queue.popleft()
+                    self._confirmed.append(self._queue.popleft())
         allowed = params.get("allowed_updates")
         if isinstance(allowed, list):
             self.allowed = frozenset(allowed) if allowed else None
@@ -70,3 +72,10 @@ class UpdateQueue:
 
     def clear(self) -> None:
         self._queue.clear()
+
+    def offer_again(self, count: int) -> list[dict[str, Any]]:
+        """Queue the last `count` confirmed updates again, ahead of the rest: what a bot sees
+        after a crash when the getUpdates that confirmed them never reached Telegram."""
+        again = [self._confirmed.pop() for _ in range(min(count, len(self._confirmed)))]
+        self._queue.extendleft(again)   # popped newest first, so they go back in order
+        return again[::-1]

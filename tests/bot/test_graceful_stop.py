@@ -1,0 +1,122 @@
+"""SIGTERM, as an operator or a supervisor sends it: the bot stops in order. Taps it took finish
+and are answered, the last screens go out, the computer players' workers leave, and the database
+is closed cleanly (no write-ahead log left to recover, nothing for `check` to report); the next
+start finds nothing to repair and the taps that waited in Telegram are played then."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sqlite3
+from pathlib import Path
+
+from tests.bot.conftest import ALICE, bot_process, game_message
+from tests.bot.faults import exit_code, problems, quick_game, shown_version
+from tests.processes import children, running
+from tg_durak.emulator import FakeTelegram
+from tg_durak.store import Store
+
+
+def taps_left_unconfirmed(tg: FakeTelegram) -> set[str]:
+    """Callback queries whose update Telegram still offers (no getUpdates confirmed them)."""
+    return {u["callback_query"]["id"] for u in tg.pending_updates if "callback_query" in u}
+
+
+def unanswered(tg: FakeTelegram, user_id: int) -> set[str]:
+    return {q.id for q in tg.state.callbacks.values()
+            if q.user_id == user_id and q.answer is None}
+
+
+def clean_files(db_path: str) -> None:
+    """Closed cleanly: SQLite folded its write-ahead log into the file and removed it."""
+    assert not Path(db_path + "-wal").exists(), "a write-ahead log is left to recover"
+    assert not Path(db_path + "-shm").exists()
+    with sqlite3.connect(db_path) as db:
+        assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+
+
+async def burst(tg: FakeTelegram, user_id: int, count: int) -> list[asyncio.Task]:
+    """`count` taps on the buttons of one screen at once, not waiting for their answers."""
+    message = game_message(tg, user_id)
+    buttons = [b for row in message.buttons for b in row if b.callback_data.startswith("m:")]
+    taps = [asyncio.create_task(tg.press(user_id, message, buttons[i % len(buttons)],
+                                         timeout=60)) for i in range(count)]
+    await asyncio.sleep(0)   # each is a callback query in Telegram now
+    return taps
+
+
+async def test_sigterm_finishes_taps_flushes_and_closes_the_database(tg: FakeTelegram,
+                                                                    db_path: str) -> None:
+    proc = bot_process(tg, db_path)
+    try:
+        await quick_game(tg, ALICE)
+        workers = await tg.wait_for(lambda: children(proc.pid), timeout=30,
+                                    what="a computer player's worker process")
+        taps = await burst(tg, ALICE, 4)
+        await tg.wait_for(lambda: any(c.method == "answerCallbackQuery"
+                                      for c in tg.calls[-10:]), timeout=30)
+        proc.send_signal(signal.SIGTERM)
+        assert await exit_code(proc) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    out = proc.stdout.read().decode()
+    assert "Traceback" not in out and "ERROR" not in out, out
+    assert not any(running(pid) for pid in workers), "a worker outlived the bot"
+    clean_files(db_path)
+    assert await problems(db_path) == []
+    # Every tap the bot took (its update confirmed) was answered; the rest wait in Telegram.
+    assert unanswered(tg, ALICE) <= taps_left_unconfirmed(tg)
+    store = await Store.open(db_path)
+    try:
+        table = await store.table_for_user(ALICE)
+    finally:
+        await store.close()
+    assert shown_version(game_message(tg, ALICE)) == table.version, "the last screen went out"
+
+    second = bot_process(tg, db_path)
+    try:
+        await asyncio.gather(*taps)   # the taps that waited are played now: none is lost
+        assert not unanswered(tg, ALICE)
+        edits = game_message(tg, ALICE).edit_count
+        await tg.wait_for(lambda: game_message(tg, ALICE).edit_count > edits, timeout=30)
+        second.send_signal(signal.SIGTERM)
+        assert await exit_code(second) == 0
+    finally:
+        if second.poll() is None:
+            second.kill()
+    out = second.stdout.read().decode()
+    assert "Traceback" not in out and "cannot be resumed" not in out, out
+    clean_files(db_path)
+
+
+async def test_sigterm_while_telegram_does_not_answer_still_stops_cleanly(
+        tg: FakeTelegram, db_path: str) -> None:
+    proc = bot_process(tg, db_path)
+    try:
+        message = await quick_game(tg, ALICE)
+        await tg.network_down(hang=True)   # requests are sent and never answered
+        taps = await burst(tg, ALICE, 2)
+        await asyncio.sleep(1)   # the bot's edits and polls hang meanwhile
+        proc.send_signal(signal.SIGTERM)
+        assert await exit_code(proc) == 0, "every step of the stop gives up in time"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        await tg.network_up()
+    out = proc.stdout.read().decode()
+    assert "Traceback" not in out, out
+    clean_files(db_path)
+    assert await problems(db_path) == []
+
+    second = bot_process(tg, db_path)
+    try:
+        await asyncio.gather(*taps)
+        assert not unanswered(tg, ALICE), "the taps sent during the outage were played after"
+        assert game_message(tg, ALICE).message_id == message.message_id
+        second.send_signal(signal.SIGTERM)
+        assert await exit_code(second) == 0
+    finally:
+        if second.poll() is None:
+            second.kill()
+    clean_files(db_path)

@@ -1,0 +1,160 @@
+"""Telegram fails the bot: 5xx and 429 on a tap's answer, timeouts, the network down for a
+while, a person who blocks the bot, a game message gone, a second instance polling. The games go
+on and nothing is lost (the bot over HTTP against the emulator)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import pytest
+
+from tests.bot.conftest import (
+    ALICE,
+    bot_process,
+    game_message,
+    is_over,
+    play_to_end,
+    settings_for,
+)
+from tests.bot.faults import exit_code, quick_game
+from tg_durak.app import BotApp
+from tg_durak.emulator import FakeTelegram
+from tg_durak.store import Store
+
+
+def answers_of(tg: FakeTelegram, query_id: str) -> list:
+    return [c for c in tg.calls_to("answerCallbackQuery")
+            if c.params.get("callback_query_id") == query_id]
+
+
+def a_button(message):
+    return next(b for row in message.buttons for b in row if b.callback_data.startswith("m:"))
+
+
+async def test_a_taps_answer_is_retried_after_5xx_and_429(tg: FakeTelegram, bot: BotApp
+                                                           ) -> None:
+    message = await quick_game(tg, ALICE)
+    tg.fail_next("answerCallbackQuery", 2, error_code=502)
+    answer = await tg.press(ALICE, message, a_button(message), timeout=10)
+    query_id = tg.calls_to("answerCallbackQuery")[-1].params["callback_query_id"]
+    assert [c.error_code for c in answers_of(tg, query_id)] == [502, 502, None]
+    assert answer is not None
+
+    message = game_message(tg, ALICE)
+    tg.fail_next("answerCallbackQuery", error_code=429, retry_after=1)
+    await tg.press(ALICE, message, a_button(message), timeout=10)
+    query_id = tg.calls_to("answerCallbackQuery")[-1].params["callback_query_id"]
+    first, second = answers_of(tg, query_id)
+    assert first.error_code == 429 and second.ok
+    assert second.time - first.time >= 1, "it waited retry_after"
+
+
+async def test_a_5xx_on_an_edit_is_retried_with_the_latest_screen(tg: FakeTelegram,
+                                                                  bot: BotApp) -> None:
+    await quick_game(tg, ALICE)
+    tg.fail_next("editMessageText", 3, error_code=500)
+    final = await play_to_end(tg, ALICE, seed=3)
+    assert is_over(final)
+    assert [c.error_code for c in tg.calls_to("editMessageText")[:3]] == [500] * 3
+
+
+async def test_the_network_down_then_back_loses_no_tap(tg: FakeTelegram, db_path: str) -> None:
+    # Requests time out after 1 s here (Telegram's default in the bot is 20 s).
+    app = BotApp(replace(settings_for(tg, db_path), request_timeout=1.0))
+    await app.start()
+    store = await Store.open(db_path)
+    try:
+        for hang in (False, True):   # connections refused, then requests left unanswered
+            if game_message(tg, ALICE) is None:
+                await quick_game(tg, ALICE)
+            await tg.wait_for(lambda: a_move(tg) is not None, timeout=30)
+            message, button = a_move(tg)
+            version = (await store.table_for_user(ALICE)).version
+            await tg.network_down(hang=hang)
+            tap = asyncio.create_task(tg.press(ALICE, message, button, timeout=60))
+            await asyncio.sleep(3)   # the outage lasts a while; the tap waits in Telegram
+            assert not tap.done()
+            await tg.network_up()
+            answer = await tap
+            assert not answer.show_alert, answer.text
+            assert (await store.table_for_user(ALICE)).version > version, "the tap was applied"
+        final = await play_to_end(tg, ALICE, seed=4)
+        assert is_over(final) and final.message_id == message.message_id
+    finally:
+        await store.close()
+        await app.stop()
+
+
+def a_move(tg: FakeTelegram):
+    """Alice's game message and a card she may play now (marked •), if any."""
+    message = game_message(tg, ALICE)
+    cards = [b for row in message.buttons for b in row if b.text.startswith("•")]
+    return (message, cards[0]) if cards else None
+
+
+@pytest.mark.parametrize("told", [True, False], ids=["told", "403"])
+async def test_a_person_who_blocks_the_bot_is_played_for_to_the_end(
+        tg: FakeTelegram, bot: BotApp, store: Store, told: bool) -> None:
+    await quick_game(tg, ALICE)
+    table = await store.table_for_user(ALICE)
+    if told:
+        tg.block_bot(ALICE)   # Telegram tells the bot (my_chat_member), and 403s from now on
+    else:   # the bot learns it from the refusal of its next edit
+        tg.fail_next("editMessageText", error_code=403,
+                     description="Forbidden: bot was blocked by the user")
+
+    async def finished() -> bool:
+        return (await store.get_table(table.id)).status == "finished"
+
+    for _ in range(600):
+        if await finished():
+            break
+        await asyncio.sleep(0.1)
+    assert await finished(), "a computer played Alice's seat to the end"
+    refused = [c for c in tg.calls if c.error_code == 403]
+    assert all(c.params["chat_id"] == ALICE for c in refused)
+    assert len(refused) <= 1, "the bot stops writing to whoever blocked it"
+    (user_id, outcome, _), = (await store.table_record(table.id)).results
+    assert user_id == ALICE and outcome in ("durak", "safe", "draw")
+
+
+async def test_a_game_message_that_cannot_be_edited_is_sent_afresh(
+        tg: FakeTelegram, bot: BotApp, store: Store) -> None:
+    first = await quick_game(tg, ALICE)
+    tg.fail_next("editMessageText", error_code=400,
+                 description="Bad Request: message to edit not found")
+    await tg.wait_for(lambda: game_message(tg, ALICE).message_id != first.message_id,
+                      timeout=30)
+    fresh = game_message(tg, ALICE)
+    table = await store.table_for_user(ALICE)
+    assert [m.message_id for m in await store.messages(table.id)] == [fresh.message_id]
+    final = await play_to_end(tg, ALICE, seed=6)
+    assert final.message_id == fresh.message_id and is_over(final)
+
+
+async def test_a_second_instance_polling_makes_the_bot_stop_with_one_clear_line(
+        tg: FakeTelegram, db_path: str) -> None:
+    proc = bot_process(tg, db_path)
+    try:
+        await tg.wait_for(lambda: tg.polling, timeout=60)
+        other = tg.create_bot()
+        try:
+            exited = asyncio.ensure_future(exit_code(proc))
+            while not exited.done():   # the other instance polls on, undisturbed
+                await other.get_updates(timeout=1)
+            for _ in range(3):
+                await other.get_updates(timeout=1)
+        finally:
+            await other.session.close()
+        assert await exited == 3
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    out = proc.stdout.read().decode()
+    assert "Traceback" not in out, out
+    ours = [line for line in out.splitlines() if line.startswith("tg-durak:")]
+    assert len(ours) == 1 and out.strip().splitlines()[-1] == ours[0]
+    assert "another instance of this bot" in ours[0] and "terminated by other getUpdates" \
+        in ours[0]
