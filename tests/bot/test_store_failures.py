@@ -18,6 +18,7 @@ from tg_durak.i18n import translator
 from tg_durak.store import Store
 
 PEOPLE = {601: "en", 602: "ru", 603: "uk", 604: "pl"}
+NEWCOMER = 605
 
 
 async def stored_version(store: Store, user_id: int) -> int:
@@ -55,6 +56,11 @@ async def test_a_locked_database_refuses_taps_politely_in_every_language(
             assert answer.show_alert
             assert answer.text == translator(language)("error.not_saved"), language
             assert await stored_version(store, user_id) == version, "nothing was written"
+        # A newcomer's first message needs a write before any handler runs: answered too.
+        tg.add_user(NEWCOMER, "Nowy", language_code="pl")
+        await tg.send_text(NEWCOMER, "/start")
+        reply = await tg.wait_for(lambda: tg.last_message(NEWCOMER), timeout=30)
+        assert reply.text == translator("pl")("error.not_saved")
     finally:
         await asyncio.to_thread(other.execute, "ROLLBACK")
         other.close()
