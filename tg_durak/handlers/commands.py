@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from aiogram import Bot, F, Router
-from aiogram.filters import Command, CommandObject, CommandStart
+from aiogram.filters import Command, CommandObject, CommandStart, MagicData
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
 
 from tg_durak.handlers.lobby import say
@@ -32,7 +32,8 @@ def group_router() -> Router:
     """Games are played in private chats; a command in a group points there."""
     r = Router(name="group")
     # Any command for us (no mention, or ours); `/cmd@other_bot` is the other bot's business.
-    r.message.filter(F.chat.type.in_({"group", "supergroup"}), Command(re.compile(".+")))
+    r.message.filter(MagicData(F.event.chat.type.in_({"group", "supergroup"})),
+                     Command(re.compile(".+")))
 
     @r.message()
     async def in_group(message: Message, t: Translator, bot: Bot, publisher: Publisher) -> None:
@@ -47,7 +48,7 @@ def group_router() -> Router:
 
 def router() -> Router:
     r = Router(name="commands")
-    r.message.filter(F.chat.type == "private")
+    r.message.filter(MagicData(F.event.chat.type == "private"))   # no thread: see menus.py
 
     # A lobby's Join link: "/start <invite>"; the group's "Open the bot" link says "group".
     @r.message(CommandStart(deep_link=True, magic=F.args != GROUP_PAYLOAD))

@@ -9,7 +9,7 @@ the private chat.
 from __future__ import annotations
 
 from aiogram import Bot, F, Router
-from aiogram.filters import Command
+from aiogram.filters import Command, MagicData
 from aiogram.types import CallbackQuery, ChatMemberUpdated, Message, User
 
 from tg_durak.callbacks import Kick, Menu, MenuAction
@@ -109,7 +109,7 @@ async def membership(update: ChatMemberUpdated, tables: TableService) -> None:
 
 def router() -> Router:
     r = Router(name="group_games")
-    r.message.filter(F.chat.type.in_({"group", "supergroup"}))
+    r.message.filter(MagicData(F.event.chat.type.in_({"group", "supergroup"})))
 
     @r.message(Command("stats", "top"))
     async def standings(message: Message, t: Translator, user: UserRow, store: Store,
@@ -119,10 +119,10 @@ def router() -> Router:
 
     r.message.register(leave, Command("leave"))
     r.message.register(kick, Command("kick"))
-    r.message.register(migrated, F.migrate_to_chat_id)
+    r.message.register(migrated, MagicData(F.event.migrate_to_chat_id))
     r.my_chat_member.register(membership)
     r.callback_query.register(kick_tapped, Kick.filter())
-    private = F.message.chat.type == "private"   # as every Menu button (see menus.py)
+    private = MagicData(F.event.message.chat.type == "private")   # as every Menu button
     r.callback_query.register(leave_asked, private, Menu.filter(F.action == MenuAction.LEAVE))
     r.callback_query.register(leave_confirmed, private,
                               Menu.filter(F.action == MenuAction.LEAVE_SURE))

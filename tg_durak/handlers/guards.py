@@ -20,7 +20,8 @@ MAX_ARGUMENTS = 64
 MAX_TEXT = 1024        # plain text in a private chat: the bot reads none of it
 
 
-def too_long(message: Message) -> bool:
+async def too_long(message: Message) -> bool:
+    """Filter (a coroutine: aiogram runs a plain function in a thread, for every message)."""
     text = message.text
     if text is None:
         return False

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from aiogram import Bot, F, Router
 from aiogram.exceptions import TelegramBadRequest
-from aiogram.filters import Command
+from aiogram.filters import Command, MagicData
 from aiogram.types import CallbackQuery, Message
 
 from tg_durak.callbacks import LobbyOption, LobbyTap, LobbyVerb
@@ -109,7 +109,7 @@ async def lobby_option(query: CallbackQuery, callback_data: LobbyOption, t: Tran
 
 def router() -> Router:
     r = Router(name="lobby")
-    in_group = F.chat.type.in_({"group", "supergroup"})
+    in_group = MagicData(F.event.chat.type.in_({"group", "supergroup"}))
     r.message.register(new, in_group, Command("new"))
     r.message.register(help_, in_group, Command("help"))
     r.callback_query.register(lobby_tap, LobbyTap.filter(), in_its_chat)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from aiogram import F, Router
 from aiogram.exceptions import TelegramBadRequest
+from aiogram.filters import MagicData
 from aiogram.types import CallbackQuery
 
 from tg_durak.callbacks import Lang, Menu, MenuAction, Setup, SetupField, SetupOption
@@ -149,7 +150,9 @@ async def choose_language(query: CallbackQuery, callback_data: Lang, store: Stor
 
 def router() -> Router:
     r = Router(name="menus")
-    r.callback_query.filter(F.message.chat.type == "private")
+    # MagicData, not a bare F: aiogram runs a plain magic filter in a thread, and this one
+    # sees every tap on the way to the game's router.
+    r.callback_query.filter(MagicData(F.event.message.chat.type == "private"))
     on = r.callback_query.register
     on(choose_option, SetupOption.filter(F.func(lambda d: decode(d.field, d.value) is not None)))
     on(choose_bots, Setup.filter((F.field == SetupField.BOTS) & F.value.in_(BOT_COUNTS)))
