@@ -128,7 +128,15 @@ async def test_a_game_message_that_cannot_be_edited_is_sent_afresh(
                       timeout=30)
     fresh = game_message(tg, ALICE)
     table = await store.table_for_user(ALICE)
-    assert [m.message_id for m in await store.messages(table.id)] == [fresh.message_id]
+
+    async def stored() -> list[int]:   # the bot stores the new id once Telegram returned it
+        return [m.message_id for m in await store.messages(table.id)]
+
+    for _ in range(100):
+        if await stored() == [fresh.message_id]:
+            break
+        await asyncio.sleep(0.1)
+    assert await stored() == [fresh.message_id], "the new message is remembered"
     final = await play_to_end(tg, ALICE, seed=6)
     assert final.message_id == fresh.message_id and is_over(final)
 
