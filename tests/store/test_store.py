@@ -1,6 +1,5 @@
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -24,18 +23,6 @@ NEWEST = len(MIGRATIONS)
 ANN = SeatRow(seat=0, user_id=1, name="Ann")
 BOB = SeatRow(seat=1, user_id=2, name="Bob")
 CPU = SeatRow(seat=1, user_id=None, name="Computer", level="strong")
-
-
-@pytest.fixture
-def db_path(tmp_path: Path) -> str:
-    return str(tmp_path / "durak.sqlite3")
-
-
-@pytest.fixture
-async def store(db_path: str) -> AsyncIterator[Store]:
-    store = await Store.open(db_path)
-    yield store
-    await store.close()
 
 
 async def running_table(store: Store, chat_id: int = 10) -> int:

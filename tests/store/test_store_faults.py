@@ -4,8 +4,6 @@ Telegram updates it remembers as handled."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
@@ -14,18 +12,6 @@ from tg_durak.store import SeatRow, Store, StoreUnavailable
 
 ANN = SeatRow(seat=0, user_id=1, name="Ann")
 CPU = SeatRow(seat=1, user_id=None, name="", level="normal")
-
-
-@pytest.fixture
-def db_path(tmp_path: Path) -> str:
-    return str(tmp_path / "durak.sqlite3")
-
-
-@pytest.fixture
-async def store(db_path: str) -> AsyncIterator[Store]:
-    s = await Store.open(db_path)
-    yield s
-    await s.close()
 
 
 async def running_table(store: Store) -> int:

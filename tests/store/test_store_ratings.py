@@ -2,7 +2,7 @@
 
 import shutil
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -15,18 +15,6 @@ from tg_durak.store import Rebuilt, SeatRow, Stats, Store
 
 CHAT, OTHER_CHAT = -100, -200
 Result = tuple[int, str, int]
-
-
-@pytest.fixture
-def db_path(tmp_path: Path) -> str:
-    return str(tmp_path / "durak.sqlite3")
-
-
-@pytest.fixture
-async def store(db_path: str) -> AsyncIterator[Store]:
-    s = await Store.open(db_path)
-    yield s
-    await s.close()
 
 
 def raw(db_path: str, sql: str, params: tuple = ()) -> list[tuple]:

@@ -2,8 +2,6 @@
 methods give, in a few statements whatever the number of tables."""
 
 import sqlite3
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
@@ -12,18 +10,6 @@ from tg_durak.store import SeatRow, StaleVersion, Store
 ANN = SeatRow(seat=0, user_id=1, name="Ann")
 BOB = SeatRow(seat=1, user_id=2, name="Bob")
 CPU = SeatRow(seat=2, user_id=None, name="", level="normal")
-
-
-@pytest.fixture
-def db_path(tmp_path: Path) -> str:
-    return str(tmp_path / "durak.sqlite3")
-
-
-@pytest.fixture
-async def store(db_path: str) -> AsyncIterator[Store]:
-    store = await Store.open(db_path)
-    yield store
-    await store.close()
 
 
 def statements(store: Store) -> list[str]:

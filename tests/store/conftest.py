@@ -1,0 +1,22 @@
+"""A fresh database file per test, and the store opened on it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tg_durak.store import Store
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> str:
+    return str(tmp_path / "durak.sqlite3")
+
+
+@pytest.fixture
+async def store(db_path: str) -> AsyncIterator[Store]:
+    store = await Store.open(db_path)
+    yield store
+    await store.close()
