@@ -7,10 +7,11 @@ from html import escape
 
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
-from tg_durak.callbacks import Kick, Menu, MenuAction
+from tg_durak.callbacks import Kick, MenuAction
 from tg_durak.i18n import Translator
 from tg_durak.publisher import Screen
 from tg_durak.render.buttons import button
+from tg_durak.render.menus import confirm_screen
 from tg_durak.store import SeatRow
 
 
@@ -23,10 +24,7 @@ def unreachable_screen(name: str, bot_username: str, t: Translator) -> Screen:
 
 def leave_screen(t: Translator) -> Screen:
     """Leave, tapped on the game message: asked once more, as resigning is."""
-    return Screen(text=t("leave.confirm"), markup=InlineKeyboardMarkup(inline_keyboard=[[
-        button(t("btn.leave_sure"), Menu(action=MenuAction.LEAVE_SURE)),
-        button(t("btn.keep_playing"), Menu(action=MenuAction.KEEP)),
-    ]]))
+    return confirm_screen("leave.confirm", "btn.leave_sure", MenuAction.LEAVE_SURE, t)
 
 
 def kick_screen(table_id: int, away: Sequence[SeatRow], t: Translator) -> Screen:

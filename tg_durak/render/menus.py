@@ -71,8 +71,13 @@ def rules_screen(t: Translator) -> Screen:
     ]))
 
 
-def quit_screen(t: Translator) -> Screen:
-    return Screen(text=t("quit.confirm"), markup=InlineKeyboardMarkup(inline_keyboard=[[
-        button(t("btn.resign"), Menu(action=MenuAction.RESIGN)),
+def confirm_screen(question: str, sure: str, action: MenuAction, t: Translator) -> Screen:
+    """A step that cannot be undone, asked once more: the sure button, or keep playing."""
+    return Screen(text=t(question), markup=InlineKeyboardMarkup(inline_keyboard=[[
+        button(t(sure), Menu(action=action)),
         button(t("btn.keep_playing"), Menu(action=MenuAction.KEEP)),
     ]]))
+
+
+def quit_screen(t: Translator) -> Screen:
+    return confirm_screen("quit.confirm", "btn.resign", MenuAction.RESIGN, t)
