@@ -73,13 +73,6 @@ async def test_a_whole_group_game_within_budget_and_without_a_hidden_card(
         put(change)
 
     changes.put_nowait = checked
-    await tg.press(ALICE, lobby, "⚙ Settings")   # 52 cards: a game of a few minutes
-    await tg.wait_for(lambda: "52 cards" in [b.text for row in tg.message(
-        GROUP, lobby.message_id).buttons for b in row])
-    await tg.press(ALICE, lobby, "52 cards")
-    await tg.press(ALICE, lobby, "⬅ Back")
-    await tg.wait_for(lambda: "+🤖 Normal" in [b.text for row in tg.message(
-        GROUP, lobby.message_id).buttons for b in row])
     await join(tg, BOB, lobby, "Bob")
     await join(tg, CAT, lobby, "Cat")
     await add_computer(tg, ALICE, lobby, "Normal")   # the last seat: the table starts
