@@ -119,8 +119,8 @@ async def play_to_end(tg: FakeTelegram, user_id: int, seed: int = 1, timeout: fl
             seen = state
             button = choose_button(message, rng, texts)
             if button is not None:
-                await tg.press(user_id, message, button, timeout=10)
+                await tg.press(user_id, message, button, timeout=60)
                 continue
         await tg.wait_for(lambda s=state: (lambda m: m is not None and (
-            m.message_id, m.edit_count) != s)(game_message(tg, user_id)), timeout=10)
+            m.message_id, m.edit_count) != s)(game_message(tg, user_id)), timeout=60)
     raise AssertionError("the game did not finish in time")

@@ -17,9 +17,9 @@ from tg_durak.store import Store
 async def quick_game(tg: FakeTelegram, user_id: int) -> Message:
     """/start, then the greeting's first button (▶ Play, in the person's language)."""
     await tg.send_text(user_id, "/start")
-    greeting = await tg.wait_for(lambda: tg.last_message(user_id), timeout=30)
-    await tg.press(user_id, greeting, greeting.buttons[0][0], timeout=30)
-    return await tg.wait_for(lambda: game_message(tg, user_id), timeout=30)
+    greeting = await tg.wait_for(lambda: tg.last_message(user_id), timeout=60)
+    await tg.press(user_id, greeting, greeting.buttons[0][0], timeout=60)
+    return await tg.wait_for(lambda: game_message(tg, user_id), timeout=60)
 
 
 def shown_version(message: Message) -> int:
@@ -40,3 +40,13 @@ async def problems(db_path: str) -> list[str]:
 async def exit_code(proc: subprocess.Popen, timeout: float = 60) -> int:
     """The process's exit code once it ends (a guard against a hang, not a speed check)."""
     return await asyncio.get_running_loop().run_in_executor(None, proc.wait, timeout)
+
+
+def last_words(proc: subprocess.Popen) -> str:
+    """The one line the bot says on stderr before it exits (log lines may come before it,
+    a traceback may not)."""
+    out = proc.stdout.read().decode()
+    assert "Traceback" not in out, out
+    ours = [line for line in out.splitlines() if line.startswith("tg-durak:")]
+    assert len(ours) == 1 and out.strip().splitlines()[-1] == ours[0], out
+    return ours[0]

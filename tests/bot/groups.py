@@ -37,7 +37,7 @@ async def open_lobby(tg: FakeTelegram, host: int, chat_id: int = GROUP) -> Messa
     before = len(tg.messages(chat_id))
     await tg.send_text(host, f"/new@{BOT}", chat_id=chat_id)
     return await tg.wait_for(lambda: len(tg.messages(chat_id)) > before
-                             and lobby_message(tg, chat_id), timeout=10)
+                             and lobby_message(tg, chat_id), timeout=60)
 
 
 def seated(tg: FakeTelegram, lobby: Message, name: str) -> bool:
@@ -52,7 +52,7 @@ async def join(tg: FakeTelegram, user_id: int, lobby: Message, name: str) -> Non
     if answer.url is not None:
         assert answer.url.startswith(f"https://t.me/{BOT}?start=")
         await tg.follow_url(user_id)
-    await tg.wait_for(lambda: seated(tg, lobby, name), timeout=10,
+    await tg.wait_for(lambda: seated(tg, lobby, name), timeout=60,
                       what=f"{name} seated in the lobby")
 
 
@@ -73,7 +73,7 @@ async def start(tg: FakeTelegram, host: int, lobby: Message, people: list[int]) 
 async def wait_started(tg: FakeTelegram, lobby: Message, people: list[int]) -> None:
     await tg.wait_for(lambda: all(game_message(tg, p) is not None for p in people)
                       and "Trump" in tg.message(lobby.chat_id, lobby.message_id).text,
-                      timeout=10, what="every game message and the public table")
+                      timeout=60, what="every game message and the public table")
 
 
 def shows_result(tg: FakeTelegram, lobby: Message) -> bool:
@@ -109,10 +109,10 @@ async def play_all(tg: FakeTelegram, people: list[int], seed: int = 1,
                         await asyncio.sleep(pause * (0.5 + rng.random()))
                     if taps is not None:
                         taps.append((tg.clock(), user_id))
-                    await tg.press(user_id, message, button, timeout=10)
+                    await tg.press(user_id, message, button, timeout=60)
                     continue
             await tg.wait_for(lambda s=state: tg.message(chat_id, message_id).edit_count != s[1],
-                              timeout=10)
+                              timeout=60)
         raise AssertionError(f"the game of {user_id} did not finish in time")
 
     finals = await asyncio.gather(*(one(p, random.Random(seed * 1000 + p)) for p in people))

@@ -91,7 +91,7 @@ async def keep_playing(tg: FakeTelegram, user_id: int, stop: asyncio.Event, seed
             seen = state
             button = choose_button(message, rng, {"pass": "Pass", "take": "Take"})
             if button is not None and button.callback_data.startswith("m:"):
-                await tg.press(user_id, message, button, timeout=10)
+                await tg.press(user_id, message, button, timeout=60)
                 continue
         await asyncio.sleep(0.05)
 
@@ -214,17 +214,17 @@ async def test_time_outs_mark_away_on_every_screen_until_he_taps_again(
         await tg.wait_for(lambda: AWAY_YOU in game_message(tg, BOB).text, timeout=60,
                           what="Bob away after two time-outs")
         await tg.wait_for(lambda: "Bob" in table_text(tg, lobby)
-                          and "away" in table_text(tg, lobby), timeout=10)
+                          and "away" in table_text(tg, lobby), timeout=60)
         await tg.wait_for(lambda: is_over(game_message(tg, ALICE))
-                          or "away" in game_message(tg, ALICE).text, timeout=10)
+                          or "away" in game_message(tg, ALICE).text, timeout=60)
         bob = game_message(tg, BOB)
         button = next(b for row in bob.buttons for b in row if b.callback_data.startswith("m:"))
         await tg.press(BOB, bob, button)
         await tg.wait_for(lambda: is_over(game_message(tg, BOB))
-                          or AWAY_YOU not in game_message(tg, BOB).text, timeout=10,
+                          or AWAY_YOU not in game_message(tg, BOB).text, timeout=60,
                           what="Bob back at his seat")
         await tg.wait_for(lambda: "away" not in table_text(tg, lobby)
-                          or "durak" in table_text(tg, lobby).lower(), timeout=10)
+                          or "durak" in table_text(tg, lobby).lower(), timeout=60)
     finally:
         stop.set()
         await alice
@@ -289,7 +289,7 @@ async def test_a_player_who_blocks_the_bot_is_away_and_the_group_is_told_once(
     try:
         version = drawn_at(game_message(tg, ALICE))
         await tg.wait_for(lambda: is_over(game_message(tg, ALICE))
-                          or drawn_at(game_message(tg, ALICE)) > version + 6, timeout=30,
+                          or drawn_at(game_message(tg, ALICE)) > version + 6, timeout=60,
                           what="the game going on with a computer in Cat's seat")
         assert sum(m.text.startswith("I can't write to Cat") for m in tg.messages(GROUP)) == 1
         await tg.send_text(CAT, "/start")   # he unblocks the bot
@@ -297,7 +297,7 @@ async def test_a_player_who_blocks_the_bot_is_away_and_the_group_is_told_once(
         button = next(b for row in cat.buttons for b in row if b.callback_data.startswith("m:"))
         await tg.press(CAT, cat, button)
         await tg.wait_for(lambda: game_message(tg, CAT).edit_count > cat.edit_count
-                          and AWAY_YOU not in game_message(tg, CAT).text, timeout=10,
+                          and AWAY_YOU not in game_message(tg, CAT).text, timeout=60,
                           what="Cat back at his seat")
     finally:
         stop.set()

@@ -24,7 +24,7 @@ async def two_at_table(tg: FakeTelegram, chat_id: int, thread: int | None = None
     before = len(tg.messages(chat_id))
     await tg.send_text(ALICE, f"/new@{BOT}", chat_id=chat_id, thread=thread)
     lobby = await tg.wait_for(lambda: len(tg.messages(chat_id)) > before
-                              and lobby_message(tg, chat_id), timeout=10)
+                              and lobby_message(tg, chat_id), timeout=60)
     await join(tg, BOB, lobby, "Bob")
     await start(tg, ALICE, lobby, [ALICE, BOB])
     return lobby
@@ -51,9 +51,9 @@ async def test_a_group_upgraded_mid_game_keeps_its_table(
     players = [asyncio.create_task(keep_playing(tg, p, stop, seed=p)) for p in (ALICE, BOB)]
     try:
         fresh = await tg.wait_for(lambda: (found := table_messages(tg, supergroup))
-                                  and found[0], timeout=20, what="the table in the supergroup")
+                                  and found[0], timeout=60, what="the table in the supergroup")
         await tg.wait_for(lambda: tg.message(supergroup, fresh.message_id).edit_count > 0
-                          or is_over(game_message(tg, ALICE)), timeout=30,
+                          or is_over(game_message(tg, ALICE)), timeout=60,
                           what="the table going on in the supergroup")
     finally:
         stop.set()

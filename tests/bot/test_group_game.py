@@ -63,7 +63,7 @@ async def test_three_people_play_a_whole_group_game_one_joining_through_the_link
     assert "Trump" in tg.message(GROUP, lobby.message_id).text   # the lobby, edited
 
     finals = await play_all(tg, [ALICE, BOB, CAT], seed=3, languages={CAT: "ru"})
-    await tg.wait_for(lambda: shows_result(tg, lobby), timeout=30)
+    await tg.wait_for(lambda: shows_result(tg, lobby), timeout=60)
     text = tg.message(GROUP, lobby.message_id).text
     assert lobby_message(tg).message_id == lobby.message_id   # one group message all along
 

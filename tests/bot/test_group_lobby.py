@@ -129,7 +129,7 @@ async def test_an_unstarted_lobby_expires_and_says_so(group: FakeTelegram,
     lobby = await open_lobby(group, ALICE)
     await join(group, BOB, lobby, "Bob")
     await group.wait_for(lambda: group.message(GROUP, lobby.message_id).text.startswith("⌛"),
-                         timeout=15)
+                         timeout=60)
     assert group.message(GROUP, lobby.message_id).text == (
         "⌛ This table closed: nobody started it within 10 minutes. Send /new for a new one.")
     assert group.message(GROUP, lobby.message_id).buttons == ()

@@ -41,7 +41,7 @@ async def test_a_killed_bot_goes_on_with_the_same_messages(tg: FakeTelegram, db_
         private = {p: game_message(tg, p).message_id for p in (ALICE, BOB)}
         edits = tg.message(GROUP, lobby.message_id).edit_count
         await tg.wait_for(lambda: tg.message(GROUP, lobby.message_id).edit_count >= edits + 2,
-                          timeout=30)   # the computers have moved: the game is under way
+                          timeout=60)   # the computers have moved: the game is under way
     finally:
         await _stop(first, signal.SIGKILL)   # a crash, not a polite shutdown
 
@@ -57,7 +57,7 @@ async def test_a_killed_bot_goes_on_with_the_same_messages(tg: FakeTelegram, db_
     try:
         edits = tg.message(GROUP, lobby.message_id).edit_count
         await tg.wait_for(lambda: tg.message(GROUP, lobby.message_id).edit_count > edits,
-                          timeout=30)   # the new process took the group message over
+                          timeout=60)   # the new process took the group message over
         finals = await play_all(tg, [ALICE, BOB], seed=9)
         await tg.wait_for(lambda: shows_result(tg, lobby), timeout=60)
     finally:

@@ -82,7 +82,7 @@ async def test_a_whole_group_game_within_budget_and_without_a_hidden_card(
     await wait_started(tg, lobby, people)
     taps: list[tuple[float, int]] = []
     await play_all(tg, people, seed=7, pause=PAUSE, taps=taps)
-    await tg.wait_for(lambda: shows_result(tg, lobby), timeout=30)
+    await tg.wait_for(lambda: shows_result(tg, lobby), timeout=60)
     tg.unsubscribe(changes)
 
     assert hidden.leaks == []

@@ -72,7 +72,7 @@ async def careless(tg: FakeTelegram, user_id: int, rng: random.Random) -> None:
                  if b.callback_data and b.callback_data.startswith("m:")
                  and ":c:" in b.callback_data and not b.text.startswith("•")]
         if wrong:
-            await tg.press(user_id, message, rng.choice(wrong), timeout=10)
+            await tg.press(user_id, message, rng.choice(wrong), timeout=60)
 
 
 async def group_game(tg: FakeTelegram, bot: BotApp, chat_id: int, host: int,
@@ -87,11 +87,11 @@ async def group_game(tg: FakeTelegram, bot: BotApp, chat_id: int, host: int,
         assert not (await tg.press(host, lobby, f"g:{table}:{LobbyVerb.START}:")).show_alert
     people = [host, *guests]
     await tg.wait_for(lambda: table in bot.tables._tables   # running, in the host's language
-                      and all(game_message(tg, p) for p in people), timeout=10)
+                      and all(game_message(tg, p) for p in people), timeout=60)
     await play_all(tg, people, seed=seed, languages=LANGUAGES)
     rematch = f"g:{table}:{LobbyVerb.REMATCH}:"
     await tg.wait_for(lambda: rematch in [b.callback_data for row in tg.message(
-        chat_id, lobby.message_id).buttons for b in row], timeout=30, what="the result")
+        chat_id, lobby.message_id).buttons for b in row], timeout=60, what="the result")
 
 
 async def private_game(tg: FakeTelegram, user_id: int, seed: int) -> None:

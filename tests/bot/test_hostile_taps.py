@@ -403,7 +403,7 @@ async def _one_tap(world: World, user_id: int, chat: int, pick: int,
     await _settle(world)
     before = world.state()
     try:
-        await world.tg.press(user_id, message, forged.encode(), timeout=10)
+        await world.tg.press(user_id, message, forged.encode(), timeout=60)
         await _settle(world)
         assert world.errors.records == [], world.errors.records
         world.check(before, world.state(), user_id, message.chat_id, forged)

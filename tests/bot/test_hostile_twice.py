@@ -84,7 +84,7 @@ async def test_double_taps_at_a_group_table_apply_once(
 
     for person in (ALICE, BOB):   # nobody left playing: the table ends, with Rematch
         await tg.send_text(person, "/leave@durak_test_bot", chat_id=GROUP)
-    await tg.wait_for(lambda: shows_result(tg, lobby), timeout=15)
+    await tg.wait_for(lambda: shows_result(tg, lobby), timeout=60)
     answers = await _twice(tg, BOB, tg.message(GROUP, lobby.message_id), REMATCH)
     assert answers == ["", T("lobby.chat_busy")]
     assert _count(db_path, "SELECT COUNT(*) FROM tables WHERE chat_id = ? AND status = ?",

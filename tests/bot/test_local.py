@@ -108,7 +108,7 @@ def test_local_mode_plays_a_whole_game(local) -> None:
     assert "▶ Play again" in screen, screen
     assert any(w in screen.lower() for w in ("durak", "draw", "safe"))
     run.type("q")
-    assert run.proc.wait(timeout=30) == 0
+    assert run.proc.wait(timeout=120) == 0
 
 
 @pytest.mark.parametrize("moment", ["at the greeting", "mid-game"])
@@ -147,7 +147,7 @@ def test_a_number_taps_the_button_it_labels_or_none(local) -> None:
     numbers = run.wait_for(lambda: (n := run.buttons().values()) and "11" in n and n)
     assert "1" in numbers and min(numbers, key=int) == "1"
     run.type("q")
-    assert run.proc.wait(timeout=30) == 0
+    assert run.proc.wait(timeout=120) == 0
 
 
 def test_the_terminals_own_lines_follow_the_language_chosen_with_lang(local) -> None:
@@ -163,4 +163,4 @@ def test_the_terminals_own_lines_follow_the_language_chosen_with_lang(local) -> 
     assert "numer = naciśnij · /polecenie · q = wyjdź" in screen
     assert "number = tap" not in screen and "no button" not in screen
     run.type("q")
-    assert run.proc.wait(timeout=30) == 0
+    assert run.proc.wait(timeout=120) == 0

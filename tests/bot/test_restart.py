@@ -31,11 +31,11 @@ async def test_restart_mid_game_keeps_the_same_message(tg: FakeTelegram, db_path
     first = bot_process(tg, db_path)
     try:
         await tg.send_text(ALICE, "/start")
-        await tg.wait_for(lambda: tg.last_message(ALICE) is not None, timeout=30)
-        await tg.press(ALICE, tg.last_message(ALICE), "▶ Play", timeout=30)
-        await tg.wait_for(lambda: game_message(tg, ALICE) is not None, timeout=30)
+        await tg.wait_for(lambda: tg.last_message(ALICE) is not None, timeout=60)
+        await tg.press(ALICE, tg.last_message(ALICE), "▶ Play", timeout=60)
+        await tg.wait_for(lambda: game_message(tg, ALICE) is not None, timeout=60)
         message = game_message(tg, ALICE)
-        await tg.wait_for(lambda: game_message(tg, ALICE).edit_count >= 3, timeout=30)
+        await tg.wait_for(lambda: game_message(tg, ALICE).edit_count >= 3, timeout=60)
     finally:
         await _stop(first, signal.SIGKILL)   # a crash, not a polite shutdown
 
@@ -50,7 +50,7 @@ async def test_restart_mid_game_keeps_the_same_message(tg: FakeTelegram, db_path
     second = bot_process(tg, db_path)
     try:
         edits = game_message(tg, ALICE).edit_count
-        await tg.wait_for(lambda: game_message(tg, ALICE).edit_count > edits, timeout=30)
+        await tg.wait_for(lambda: game_message(tg, ALICE).edit_count > edits, timeout=60)
         final = await play_to_end(tg, ALICE, seed=5)
         assert final.message_id == message.message_id, "the same message keeps updating"
         assert is_over(final)
@@ -147,7 +147,7 @@ async def test_a_kill_in_a_burst_of_taps_loses_no_table_and_doubles_no_tap(
         button = None if is_over(message) else choose_button(
             message, random.Random(1), {"pass": "Pass", "take": "Take"})
         if button is not None:
-            waiting.append(asyncio.create_task(tg.press(user_id, message, button, timeout=60)))
+            waiting.append(asyncio.create_task(tg.press(user_id, message, button, timeout=120)))
     await asyncio.sleep(0)
 
     second = bot_process(tg, db_path)
@@ -174,12 +174,12 @@ async def test_a_kill_in_a_burst_of_taps_loses_no_table_and_doubles_no_tap(
             await store.close()
         for user_id, before in messages.items():
             await tg.wait_for(lambda u=user_id, b=before: game_message(tg, u).edit_count
-                              > b.edit_count or is_over(game_message(tg, u)), timeout=30,
+                              > b.edit_count or is_over(game_message(tg, u)), timeout=60,
                               what=f"an edit of {user_id}'s message: {before.text!r}")
             assert game_message(tg, user_id).message_id == before.message_id
         for chat_id, before in group_messages.items():
             await tg.wait_for(lambda c=chat_id, b=before: tg.message(c, b.message_id).edit_count
-                              > b.edit_count, timeout=30)
+                              > b.edit_count, timeout=60)
             assert lobby_message(tg, chat_id).message_id == before.message_id
         assert all(n == 1 for n in answers_per_query(tg).values())
     finally:
@@ -193,7 +193,7 @@ async def test_missing_or_malformed_token_is_one_clear_line(tg: FakeTelegram,
                                                             db_path: str) -> None:
     for token, words in (("", "BOT_TOKEN is not set"), ("not-a-token", "BOT_TOKEN is malformed")):
         proc = bot_process(tg, db_path, BOT_TOKEN=token)
-        out, _ = proc.communicate(timeout=30)
+        out, _ = proc.communicate(timeout=120)
         text = out.decode()
         assert proc.returncode == 2
         assert words in text and "Traceback" not in text and len(text.strip().splitlines()) == 1
@@ -210,7 +210,7 @@ async def test_a_database_from_a_newer_bot_is_refused_clearly(tg: FakeTelegram,
         db.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)",
                    (newest + 1, "9999_future.sql"))
     proc = bot_process(tg, db_path)
-    out, _ = proc.communicate(timeout=60)
+    out, _ = proc.communicate(timeout=120)
     text = out.decode()
     assert proc.returncode == 2, text
     assert "newer" in text and "Traceback" not in text and len(text.strip().splitlines()) == 1

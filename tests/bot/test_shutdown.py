@@ -29,7 +29,7 @@ async def test_no_child_process_survives_the_bots_stop(tg: FakeTelegram, db_path
         await tg.press(ALICE, tg.last_message(ALICE), "▶ Play")
         message = await tg.wait_for(lambda: game_message(tg, ALICE))
         # Bot 1 moves, or Alice's turn runs out and a computer moves for her: a worker starts.
-        workers = await _new_children(before, timeout=30)
+        workers = await _new_children(before, timeout=60)
         assert workers, "no computer player's worker started"
         await tg.wait_for(lambda: game_message(tg, ALICE).edit_count > message.edit_count)
     finally:

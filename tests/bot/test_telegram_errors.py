@@ -20,7 +20,7 @@ async def test_a_deleted_game_message_is_sent_again_and_remembered(tg: FakeTeleg
     first = await _quick_game(tg)
     tg.user_delete_message(ALICE, first.message_id)
     await tg.wait_for(lambda: game_message(tg, ALICE) is not None
-                      and game_message(tg, ALICE).message_id != first.message_id, timeout=30)
+                      and game_message(tg, ALICE).message_id != first.message_id, timeout=60)
     second = game_message(tg, ALICE)
     table = await store.table_for_user(ALICE)
     assert {(m.chat_id, m.message_id) for m in await store.messages(table.id)} == {
@@ -33,7 +33,7 @@ async def test_flood_limits_slow_the_bot_down_but_lose_nothing(tg: FakeTelegram,
                                                                store: Store) -> None:
     tg.rate_limits = RateLimits(private_per_second=1)
     await _quick_game(tg)
-    await tg.wait_for(lambda: any(c.error_code == 429 for c in tg.calls), timeout=30)
+    await tg.wait_for(lambda: any(c.error_code == 429 for c in tg.calls), timeout=60)
     tg.rate_limits = RateLimits()
     final = await play_to_end(tg, ALICE, seed=9)
     assert is_over(final)

@@ -261,7 +261,7 @@ class FakeTelegram:
         self._subscribers = [(c, q) for c, q in self._subscribers if q is not queue]
 
     async def wait_for(
-        self, predicate: Callable[[], T], timeout: float = 10.0, what: str | None = None
+        self, predicate: Callable[[], T], timeout: float = 60.0, what: str | None = None
     ) -> T:
         """Wait until predicate() is truthy and return its value.
 
@@ -367,7 +367,7 @@ class FakeTelegram:
         user_id: int,
         message: Message | tuple[int, int],
         button: str | bytes | Button,
-        timeout: float = 5.0,
+        timeout: float = 60.0,
     ) -> CallbackAnswer:
         """The user taps a button; returns the bot's answerCallbackQuery.
 
