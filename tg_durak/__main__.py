@@ -9,9 +9,13 @@ import contextlib
 import logging
 import sys
 
+# Exit codes (README, "Running it"). A wrong setting fails the same way at every start.
+SETTING_EXIT = 2
 # Another instance polls with the same token: a supervisor should not restart this one (it
 # would take the updates back and stop the other, for ever in turn).
 CONFLICT_EXIT = 3
+# Start-up failed for a reason that may pass (Telegram unreachable): a supervisor may retry.
+START_EXIT = 4
 
 
 def main(argv: list[str]) -> int:
@@ -33,22 +37,23 @@ def main(argv: list[str]) -> int:
         settings = Settings.from_env()
     except ConfigError as exc:
         print(f"tg-durak: {exc}", file=sys.stderr)
-        return 2
+        return SETTING_EXIT
     logging.basicConfig(level=settings.log_level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from tg_durak.app import run
+    from tg_durak.app import AnotherInstance, SettingRefused, StartFailed, run
     from tg_durak.store import SchemaTooNew
 
-    conflict = None
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            conflict = asyncio.run(run(settings))
-    except SchemaTooNew as exc:
+            asyncio.run(run(settings))
+    except (SchemaTooNew, SettingRefused) as exc:
         print(f"tg-durak: {exc}", file=sys.stderr)
-        return 2
-    if conflict:
-        print("tg-durak: stopped: another instance of this bot is taking its updates (Telegram: "
-              f"{conflict}); run one instance per token", file=sys.stderr)
+        return SETTING_EXIT
+    except StartFailed as exc:
+        print(f"tg-durak: not started: {exc}", file=sys.stderr)
+        return START_EXIT
+    except AnotherInstance as exc:
+        print(f"tg-durak: stopped: {exc}", file=sys.stderr)
         return CONFLICT_EXIT
     return 0
 

@@ -149,9 +149,9 @@ class AbsentPlayers:
     async def _come_back(self: TableService, live: LiveTable, seat: int) -> None:
         """A person a computer played for taps again: from now on he plays himself (until his
         turn runs out again). Under the table's lock."""
-        if seat in live.unreachable:
-            live.unreachable.discard(seat)
+        if seat in live.unreachable:   # stored first: a refusal leaves him away, as stored
             await self.store.set_reachable(live.row.seats[seat].user_id, True)
+            live.unreachable.discard(seat)
         if seat in live.game.away:
             live.back.add(seat)
         live.reactions.pop(seat, None)   # the computer's move for him, if it was planned

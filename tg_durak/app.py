@@ -6,11 +6,19 @@ import asyncio
 import contextlib
 import logging
 import signal
+import sqlite3
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import PRODUCTION, TelegramAPIServer
+from aiogram.exceptions import (
+    ClientDecodeError,
+    TelegramAPIError,
+    TelegramConflictError,
+    TelegramNotFound,
+    TelegramUnauthorizedError,
+)
 from aiogram.types import BotCommand, BotCommandScopeAllGroupChats
 
 from tg_durak.api_responses import hold_response_models
@@ -40,6 +48,40 @@ FLUSH_SECONDS = 1.5     # screens still to send
 SENDING_SECONDS = 0.5   # requests already sent, waiting for Telegram's answer
 
 
+class StartFailed(Exception):
+    """The bot could not start, for a reason that may pass (Telegram unreachable, retries
+    included; the database locked by another process). The message is one line for the
+    operator, saying what to check."""
+
+
+class SettingRefused(StartFailed):
+    """A setting is wrong (Telegram refused the token, the database cannot be opened): starting
+    again unchanged would fail the same way."""
+
+
+class AnotherInstance(Exception):
+    """Another instance of the bot polls with the same token: this one stopped."""
+
+
+def _telegram_failure(exc: Exception, settings: Settings) -> StartFailed:
+    """What start-up's failed request to Telegram tells the operator."""
+    where = settings.api_url or PRODUCTION.base.split("/bot", 1)[0]
+    if isinstance(exc, TelegramUnauthorizedError | TelegramNotFound):
+        return SettingRefused(
+            f"Telegram at {where} refused the token ({exc.message}): check BOT_TOKEN (the token "
+            "@BotFather gave; a revoked one stops working) and TELEGRAM_API_URL")
+    if isinstance(exc, ClientDecodeError):
+        return SettingRefused(f"{where} does not answer like Telegram's Bot API: check "
+                              "TELEGRAM_API_URL")
+    return StartFailed(
+        f"cannot reach Telegram at {where} ({type(exc).__name__}: {exc}), after retries: check "
+        "the network, TELEGRAM_API_URL and BOT_TOKEN, then start again")
+
+
+def _open_and_close(path: str) -> None:
+    sqlite3.connect(path).close()
+
+
 def build_bot(settings: Settings) -> Bot:
     hold_response_models()
     api = TelegramAPIServer.from_base(settings.api_url) if settings.api_url else PRODUCTION
@@ -49,7 +91,7 @@ def build_bot(settings: Settings) -> Bot:
 
 
 def build_dispatcher(store: Store, tables: TableService) -> Dispatcher:
-    dp = Dispatcher()
+    dp = Dispatcher(disable_fsm=True)   # no handler keeps a state: no record per person
     dp["store"] = store
     dp["tables"] = tables
     dp["publisher"] = tables.publisher
@@ -92,8 +134,9 @@ class BotApp:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.bot = build_bot(settings)
-        # Telegram's words when another instance polls with the same token (a 409).
-        self.conflict: str | None = None
+        # Telegram's refusal of getUpdates that stopped the bot: another instance polls with
+        # the same token (409), or the token was revoked (401).
+        self.refused: TelegramAPIError | None = None
         self._tasks: list[asyncio.Task] = []
         self._stop_asked = asyncio.Event()
         self._stack = contextlib.AsyncExitStack()
@@ -108,8 +151,18 @@ class BotApp:
     async def _start(self) -> None:
         later = self._stack
         later.push_async_callback(self.bot.session.close)
-        self.bot.session.middleware(TelegramRetry(on_conflict=self._conflicted))
-        self.store = await Store.open(self.settings.db_path)
+        self.bot.session.middleware(TelegramRetry(on_refused=self._polling_refused))
+        try:
+            # aiosqlite's thread outlives a connection that failed to open and, once the loop
+            # is closed, reports that with a traceback: such a file is refused here first.
+            await asyncio.to_thread(_open_and_close, self.settings.db_path)
+            self.store = await Store.open(self.settings.db_path)
+        except StoreUnavailable as exc:
+            raise StartFailed(f"the database {self.settings.db_path} refuses writes ({exc}): "
+                              "is another process holding it, or the disk full?") from exc
+        except (OSError, sqlite3.Error) as exc:   # SchemaTooNew says itself what to do
+            raise SettingRefused(f"cannot open the database {self.settings.db_path} ({exc}): "
+                                 "check DURAK_DB (a writable SQLite file)") from exc
         later.push_async_callback(self.store.close)
         self.computers = ComputerPlayers()
         later.push_async_callback(self.computers.close)
@@ -128,9 +181,12 @@ class BotApp:
         await self.publisher.start()
         later.push_async_callback(self._flush_publisher)
         later.push_async_callback(self.tables.close)
-        await self.bot.delete_webhook()
-        self.tables.bot_username = (await self.bot.me()).username
-        await register_commands(self.bot)
+        try:
+            await self.bot.delete_webhook()
+            self.tables.bot_username = (await self.bot.me()).username
+            await register_commands(self.bot)
+        except (TelegramAPIError, ClientDecodeError) as exc:
+            raise _telegram_failure(exc, self.settings) from exc
         resumed = await self.tables.resume()
         log.info("resumed %d running tables", resumed)
         report_on_signal(self.counted)
@@ -153,9 +209,18 @@ class BotApp:
     async def _on_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
         await self.tables.migrate_chat(old_chat_id, new_chat_id)
 
-    def _conflicted(self, description: str) -> None:
-        self.conflict = description
+    def _polling_refused(self, error: TelegramAPIError) -> None:
+        self.refused = error
         self.request_stop()
+
+    def raise_refusal(self) -> None:
+        """After a stop: the refusal of getUpdates that caused it, as the operator reads it."""
+        if isinstance(self.refused, TelegramConflictError):
+            raise AnotherInstance(
+                "another instance of this bot is taking its updates (Telegram: "
+                f"{self.refused.message}); run one instance per token")
+        if self.refused is not None:
+            raise _telegram_failure(self.refused, self.settings)
 
     async def _heartbeat(self) -> None:
         while True:
@@ -211,9 +276,9 @@ class BotApp:
         await self._stack.aclose()
 
 
-async def run(settings: Settings) -> str | None:
-    """Run the bot until SIGTERM or SIGINT, then stop it in order. Returns None, or Telegram's
-    words when the bot stopped because another instance polls with the same token."""
+async def run(settings: Settings) -> None:
+    """Run the bot until SIGTERM or SIGINT, then stop it in order. StartFailed if it could not
+    start; AnotherInstance or SettingRefused if Telegram refused its polling (a 409, a 401)."""
     app = BotApp(settings)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -227,11 +292,11 @@ async def run(settings: Settings) -> str | None:
         starting.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await starting
-        return app.conflict
+        return
     starting.result()
     settle_after_start()   # the bot's own process only: tests start many apps in theirs
     try:
         await app.wait()
     finally:
         await app.stop()
-    return app.conflict
+    app.raise_refusal()

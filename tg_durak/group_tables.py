@@ -41,6 +41,7 @@ from tg_durak.store import (
     CorruptRow,
     LobbyClosed,
     LobbyFull,
+    StoreUnavailable,
     TableRow,
     UserRow,
 )
@@ -325,7 +326,13 @@ class GroupTables:
             if live.row.expires_at is not None and live.row.expires_at > self.clock():
                 self.scheduler.arm(table_id, live.row.expires_at)   # woken early
                 return
-            await self._close(live, "expired")
+            try:
+                await self._close(live, "expired")
+            except StoreUnavailable as exc:   # still open, as stored: its timer tries again
+                from tg_durak.tables import SAVE_RETRY_SECONDS  # tables.py builds on this module
+
+                log.warning("lobby %s: closing it failed (%s); trying again", table_id, exc)
+                self.scheduler.arm(table_id, self.clock() + SAVE_RETRY_SECONDS)
 
     async def _close(self: TableService, live: LiveLobby, reason: str) -> None:
         await self.store.close_lobby(live.id)

@@ -413,10 +413,12 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
             if live.finished:
                 return False
             seat = live.seat_of(user_id)
-            live.resigned = seat
             results = [(s.user_id, "resigned" if s.seat == seat else "safe", 0)
                        for s in live.humans]
+            # Stored first: a refusal (StoreUnavailable, answered politely by the handlers)
+            # leaves the game running in memory as in the store.
             await self.store.finish(live.id, "aborted", results, rate=rate)
+            live.resigned = seat
             self.scheduler.arm(live.id, None)
             self._publish(live)
             self._forget(live)
@@ -440,7 +442,12 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
             await self._expire(table_id)
             return
         live = self._tables.get(table_id)
-        if live is None or live.finished:
+        if live is None:
+            return
+        if live.finished:   # the end the last person's leaving brought was refused: again
+            async with self._locks[table_id]:
+                if self._tables.get(table_id) is live:
+                    await self._commit(live, live.game.version, [])
             return
         async with self._locks[table_id]:
             reaction = await self._catch_up(live)

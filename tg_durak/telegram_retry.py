@@ -7,9 +7,10 @@
 - The publisher's sends and edits pass straight through: the publisher retries them itself,
   with the latest screen (retrying an old one here would only hold the newer one back), and a
   send that timed out may have arrived, so only the publisher may decide to send it again.
-- getUpdates is aiogram's polling loop's to retry, except for a 409 Conflict: another instance
-  of the bot is polling with the same token. That is reported once through ``on_conflict`` and
-  no getUpdates goes out any more, so this instance stops instead of fighting it.
+- getUpdates is aiogram's polling loop's to retry (for ever), except after an answer no retry
+  can mend: a 409 Conflict (another instance of the bot is polling with the same token) or a 401
+  (the token was revoked). That is reported once through ``on_refused`` and no getUpdates goes
+  out any more, so this instance stops instead of fighting the other or polling in vain.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from aiogram.client.session.middlewares.base import (
     NextRequestMiddlewareType,
 )
 from aiogram.exceptions import (
+    TelegramAPIError,
     TelegramConflictError,
     TelegramNetworkError,
     TelegramRetryAfter,
     TelegramServerError,
+    TelegramUnauthorizedError,
 )
 from aiogram.methods import (
     CopyMessage,
@@ -48,6 +51,7 @@ MAX_BACKOFF = 8.0
 MAX_RETRY_AFTER = 30.0  # a longer flood wait is the caller's to sit out, not a request's
 # Sent by the publisher (which retries them itself) or not safe to send twice.
 NOT_RETRIED = (SendMessage, EditMessageText, CopyMessage, ForwardMessage)
+POLLING_ENDS = (TelegramConflictError, TelegramUnauthorizedError)
 
 
 def backoff(attempt: int, rng: random.Random) -> float:
@@ -56,13 +60,14 @@ def backoff(attempt: int, rng: random.Random) -> float:
 
 
 class TelegramRetry(BaseRequestMiddleware):
-    """See the module docstring. `on_conflict(description)` is called at the first 409."""
+    """See the module docstring. `on_refused(error)` is called at the first 409 or 401 on
+    getUpdates."""
 
-    def __init__(self, on_conflict: Callable[[str], None],
+    def __init__(self, on_refused: Callable[[TelegramAPIError], None],
                  rng: random.Random | None = None) -> None:
-        self._on_conflict = on_conflict
+        self._on_refused = on_refused
         self._rng = rng or random.Random()
-        self.conflict: TelegramConflictError | None = None
+        self.refused: TelegramAPIError | None = None
 
     async def __call__(self, make_request: NextRequestMiddlewareType[Any], bot: Bot,
                        method: TelegramMethod[Any]) -> Any:
@@ -89,11 +94,11 @@ class TelegramRetry(BaseRequestMiddleware):
 
     async def _poll(self, make_request: NextRequestMiddlewareType[Any], bot: Bot,
                     method: GetUpdates) -> Any:
-        if self.conflict is not None:
-            raise self.conflict   # never poll again: the other instance keeps the updates
+        if self.refused is not None:
+            raise self.refused   # never poll again: the other instance keeps the updates
         try:
             return await make_request(bot, method)
-        except TelegramConflictError as exc:
-            self.conflict = exc
-            self._on_conflict(exc.message)
+        except POLLING_ENDS as exc:
+            self.refused = exc
+            self._on_refused(exc)
             raise

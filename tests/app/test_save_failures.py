@@ -1,6 +1,9 @@
 """The store refuses a change (a full disk, a lock held too long): the table goes back to what
 is stored, the tap is refused politely, and the table's timer tries again a moment later rather
-than at once (which, with the store still refusing, would spin)."""
+than at once (which, with the store still refusing, would spin). Changes that are not moves
+(resigning, leaving, removing someone, coming back, a lobby's expiry) write first and change
+memory only once stored: refused, they leave the table as it was (the handlers answer the
+StoreUnavailable politely) and may be tried again."""
 
 from __future__ import annotations
 
@@ -8,7 +11,11 @@ import sqlite3
 
 import pytest
 
+from tests.app.test_group_tables import lobby_of
 from tests.app.test_table_service import (
+    ANN,
+    BOB,
+    CID,
     ONE_COMPUTER,
     START,
     USER,
@@ -19,10 +26,11 @@ from tests.app.test_table_service import (
     person_leads,
     service,
     stored,
+    three_people,
 )
 from tg_durak.store import Store, StoreUnavailable
 from tg_durak.tables import SAVE_RETRY_SECONDS, Reply
-from tg_durak.taps import PlayCard
+from tg_durak.taps import Pass, PlayCard
 
 
 @pytest.fixture
@@ -30,16 +38,18 @@ def world(store: Store) -> World:
     return service(store, FakeClock(START))
 
 
-def refuse_writes(world: World, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Every `record` fails as a full disk makes it fail; returns the list of tries."""
-    tries: list[int] = []
+def refuse_writes(world: World, monkeypatch: pytest.MonkeyPatch, method: str = "record"
+                  ) -> list[object]:
+    """Every call of the store's `method` fails as a full disk makes it fail; returns the list
+    of tries (each one's first argument)."""
+    tries: list[object] = []
 
-    async def full(table_id: int, *args: object, **kwargs: object) -> int:
-        tries.append(table_id)
+    async def full(first: object, *args: object, **kwargs: object) -> int:
+        tries.append(first)
         raise StoreUnavailable("the database refused a write") from sqlite3.OperationalError(
             "database or disk is full")
 
-    monkeypatch.setattr(world.store, "record", full)
+    monkeypatch.setattr(world.store, method, full)
     return tries
 
 
@@ -80,3 +90,106 @@ async def test_a_refused_computer_move_is_tried_again_a_moment_later(
     await world.timer.ring(table_id, world.timer.armed[table_id])
     row, game = await stored(world.store, table_id)
     assert row.version == 1 and len(game.table) == 1, "the computer's lead is stored"
+
+
+async def test_a_refused_resignation_leaves_the_game_running(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    deal_where(monkeypatch, person_leads)
+    table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
+    due = world.timer.armed[table_id]
+    with monkeypatch.context() as patch:
+        tries = refuse_writes(world, patch, "finish")
+        with pytest.raises(StoreUnavailable):
+            await world.tables.resign(USER)
+    assert tries == [table_id]
+    live = world.tables._tables[table_id]
+    assert live.resigned is None and not live.finished, "memory is what the store holds"
+    assert world.tables.running_table_of(USER) == table_id
+    assert world.timer.armed[table_id] == due, "its clock runs on"
+    assert (await world.store.get_table(table_id)).status == "running"
+    card = live.game.legal_actions(0)[0].card
+    assert await world.tables.tap(USER, table_id, 0, PlayCard(card.index)) == Reply(), \
+        "he plays on"
+    assert await world.tables.resign(USER) is True, "and may resign once the store is back"
+    assert (await world.store.get_table(table_id)).status == "aborted"
+    assert world.tables.running_table_of(USER) is None
+
+
+async def an_admin() -> bool:
+    return True
+
+
+@pytest.mark.parametrize("how", ["leave", "kick"])
+async def test_a_refused_leave_or_kick_keeps_the_seat(
+        world: World, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    table_id = await three_people(world)
+    await world.store.ensure_user(BOB, "Bob")
+    await world.tables.mark_unreachable(BOB)   # away: the host may remove him
+    live = world.tables._tables[table_id]
+    shown = len(world.shown_to(BOB))
+    with monkeypatch.context() as patch:
+        tries = refuse_writes(world, patch, "set_seat_status")
+        with pytest.raises(StoreUnavailable):
+            if how == "leave":
+                await world.tables.leave_game(BOB)
+            else:
+                await world.tables.kick(-100, BOB, ANN, an_admin)
+    assert tries == [table_id]
+    assert [s.status for s in live.row.seats] == ["playing"] * 3
+    assert [s.status for s in (await world.store.get_table(table_id)).seats] == ["playing"] * 3
+    assert live.away == {1} and world.tables.running_table_of(BOB) == table_id
+    assert len(world.shown_to(BOB)) == shown, "no note that he is out"
+    assert (await world.tables.leave_game(BOB)).key == "leave.done", "tried again, it works"
+
+
+async def test_when_the_end_the_last_leaver_brings_is_refused_the_timer_tries_again(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    table_id = await three_people(world)
+    for user in (ANN, BOB):
+        assert (await world.tables.leave_game(user)).key == "leave.done"
+    with monkeypatch.context() as patch:
+        tries = refuse_writes(world, patch)
+        assert (await world.tables.leave_game(CID)).key == "leave.done"   # his seat is stored
+        assert tries == [table_id]
+        retry = world.timer.armed[table_id]
+        assert retry == START + SAVE_RETRY_SECONDS
+        await world.timer.ring(table_id, retry)
+        assert tries == [table_id] * 2, "the end is tried again, not forgotten"
+    assert (await world.store.get_table(table_id)).status == "running"
+    await world.timer.ring(table_id, world.timer.armed[table_id])
+    row = await world.store.get_table(table_id)
+    assert row.status == "finished" and table_id not in world.timer.armed
+    assert table_id not in world.tables._tables
+    for user in (ANN, BOB, CID):
+        assert (await world.store.stats(user)).resigned == 1
+
+
+async def test_a_refused_coming_back_leaves_him_away(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    table_id = await three_people(world)
+    await world.store.ensure_user(BOB, "Bob")
+    await world.tables.mark_unreachable(BOB)
+    live = world.tables._tables[table_id]
+    with monkeypatch.context() as patch:
+        refuse_writes(world, patch, "set_reachable")
+        with pytest.raises(StoreUnavailable):
+            await world.tables.tap(BOB, table_id, 0, Pass())
+    assert live.away == {1}, "still away, as stored"
+    assert not (await world.store.get_user(BOB)).reachable
+    await world.tables.tap(BOB, table_id, 0, Pass())
+    assert live.away == frozenset() and (await world.store.get_user(BOB)).reachable
+
+
+async def test_a_lobby_whose_closing_is_refused_expires_a_moment_later(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    table_id = await lobby_of(world)
+    due = world.timer.armed[table_id]
+    with monkeypatch.context() as patch:
+        tries = refuse_writes(world, patch, "close_lobby")
+        await world.timer.ring(table_id, due)
+        assert tries == [table_id]
+        assert world.timer.armed[table_id] == due + SAVE_RETRY_SECONDS, "not forgotten"
+        assert world.tables.running_table_of(ANN) == table_id, "open, as stored"
+    await world.timer.ring(table_id, world.timer.armed[table_id])
+    assert world.tables.running_table_of(ANN) is None
+    assert (await world.store.get_table(table_id)).status == "aborted"

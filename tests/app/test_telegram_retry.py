@@ -1,6 +1,6 @@
 """The bot session's retries, without a network: which requests are retried, how long each
-waits, and a second instance's 409 stopping the polling for good. The publisher's back-off
-after failures is jittered."""
+waits, and a second instance's 409 or a revoked token's 401 stopping the polling for good. The
+publisher's back-off after failures is jittered."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ import random
 
 import pytest
 from aiogram.exceptions import (
+    TelegramAPIError,
     TelegramBadRequest,
     TelegramConflictError,
     TelegramNetworkError,
     TelegramRetryAfter,
     TelegramServerError,
+    TelegramUnauthorizedError,
 )
 from aiogram.methods import AnswerCallbackQuery, EditMessageText, GetUpdates, SendMessage
 
@@ -21,6 +23,7 @@ from tg_durak.outbox import MAX_BACKOFF, Outbox, Slot
 from tg_durak.telegram_retry import ATTEMPTS, TelegramRetry, backoff
 
 ANSWER = AnswerCallbackQuery(callback_query_id="1")
+POLL = GetUpdates(timeout=10)
 
 
 class Telegram:
@@ -58,7 +61,7 @@ def network_error(method: object = ANSWER) -> TelegramNetworkError:
 
 async def test_5xx_and_network_errors_are_retried_with_growing_jittered_waits(
         slept: list[float]) -> None:
-    retry = TelegramRetry(on_conflict=print, rng=random.Random(1))
+    retry = TelegramRetry(on_refused=print, rng=random.Random(1))
     telegram = Telegram(server_error(), network_error(), server_error())
     assert await retry(telegram, None, ANSWER) is True
     assert len(telegram.sent) == 4
@@ -68,14 +71,14 @@ async def test_5xx_and_network_errors_are_retried_with_growing_jittered_waits(
 
 
 async def test_a_429_waits_its_retry_after(slept: list[float]) -> None:
-    retry = TelegramRetry(on_conflict=print)
+    retry = TelegramRetry(on_refused=print)
     flood = TelegramRetryAfter(method=ANSWER, message="Too Many Requests", retry_after=3)
     assert await retry(Telegram(flood), None, ANSWER) is True
     assert slept == [3.0]
 
 
 async def test_retries_end_and_the_error_is_the_callers(slept: list[float]) -> None:
-    retry = TelegramRetry(on_conflict=print)
+    retry = TelegramRetry(on_refused=print)
     telegram = Telegram(*(server_error() for _ in range(ATTEMPTS)))
     with pytest.raises(TelegramServerError):
         await retry(telegram, None, ANSWER)
@@ -92,26 +95,27 @@ async def test_the_publishers_sends_and_edits_are_not_retried_here(
         slept: list[float], method: object) -> None:
     telegram = Telegram(server_error(method))
     with pytest.raises(TelegramServerError):
-        await TelegramRetry(on_conflict=print)(telegram, None, method)
+        await TelegramRetry(on_refused=print)(telegram, None, method)
     assert len(telegram.sent) == 1 and slept == []
 
 
-async def test_a_409_is_reported_once_and_no_getupdates_goes_out_after_it(
-        slept: list[float]) -> None:
-    reported: list[str] = []
-    retry = TelegramRetry(on_conflict=reported.append)
-    poll = GetUpdates(timeout=10)
-    conflict = TelegramConflictError(method=poll, message="Conflict: terminated by other "
-                                                          "getUpdates request")
-    telegram = Telegram(network_error(poll), conflict)
+@pytest.mark.parametrize("refusal", [
+    TelegramConflictError(method=POLL, message="Conflict: terminated by other getUpdates "
+                                               "request"),
+    TelegramUnauthorizedError(method=POLL, message="Unauthorized")], ids=["409", "401"])
+async def test_a_409_or_401_is_reported_once_and_no_getupdates_goes_out_after_it(
+        slept: list[float], refusal: TelegramAPIError) -> None:
+    reported: list[TelegramAPIError] = []
+    retry = TelegramRetry(on_refused=reported.append)
+    telegram = Telegram(network_error(POLL), refusal)
     with pytest.raises(TelegramNetworkError):
-        await retry(telegram, None, poll)   # polling's own loop retries these
-    with pytest.raises(TelegramConflictError):
-        await retry(telegram, None, poll)
-    with pytest.raises(TelegramConflictError):
-        await retry(telegram, None, poll)
-    assert len(telegram.sent) == 2, "after the conflict the other instance keeps the updates"
-    assert reported == [conflict.message]
+        await retry(telegram, None, POLL)   # polling's own loop retries these
+    with pytest.raises(type(refusal)):
+        await retry(telegram, None, POLL)
+    with pytest.raises(type(refusal)):
+        await retry(telegram, None, POLL)
+    assert len(telegram.sent) == 2, "after the refusal no getUpdates goes out"
+    assert reported == [refusal]
     assert slept == []
 
 

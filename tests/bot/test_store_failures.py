@@ -9,6 +9,7 @@ import contextlib
 import itertools
 import random
 import sqlite3
+from collections.abc import AsyncIterator
 
 from tests.bot.conftest import ALICE, choose_button, game_message, is_over, play_to_end
 from tests.bot.faults import problems, quick_game, shown_version
@@ -29,6 +30,20 @@ async def no_problems(db_path: str) -> None:
     assert await problems(db_path) == []
 
 
+@contextlib.asynccontextmanager
+async def locked_by_another_process(bot: BotApp, db_path: str) -> AsyncIterator[None]:
+    """Another process takes the write lock and keeps it longer than the bot waits for it."""
+    await bot.store._db.execute("PRAGMA busy_timeout = 100")
+    # Off the event loop: the bot runs in this process and may be inside a transaction.
+    other = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
+    await asyncio.to_thread(other.execute, "BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(other.execute, "ROLLBACK")
+        other.close()
+
+
 async def test_a_locked_database_refuses_taps_politely_in_every_language(
         tg: FakeTelegram, bot: BotApp, store: Store, db_path: str) -> None:
     for user_id, language in PEOPLE.items():
@@ -43,12 +58,7 @@ async def test_a_locked_database_refuses_taps_politely_in_every_language(
                                         else None)(game_message(tg, u)),
             what="a move the engine would take")
         taps[user_id] = (message, choose_button(message, random.Random(user_id), texts))
-    # Another process takes the write lock and keeps it longer than the bot waits for it.
-    await bot.store._db.execute("PRAGMA busy_timeout = 100")
-    # Off the event loop: the bot runs in this process and may be inside a transaction.
-    other = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
-    await asyncio.to_thread(other.execute, "BEGIN IMMEDIATE")
-    try:
+    async with locked_by_another_process(bot, db_path):
         for user_id, language in PEOPLE.items():
             version = await stored_version(store, user_id)
             message, button = taps[user_id]
@@ -61,9 +71,6 @@ async def test_a_locked_database_refuses_taps_politely_in_every_language(
         await tg.send_text(NEWCOMER, "/start")
         reply = await tg.wait_for(lambda: tg.last_message(NEWCOMER), timeout=30)
         assert reply.text == translator("pl")("error.not_saved")
-    finally:
-        await asyncio.to_thread(other.execute, "ROLLBACK")
-        other.close()
     # Back: the people play on, and the computers and clocks that were refused meanwhile too.
     for user_id, language in PEOPLE.items():
         t = translator(language)
@@ -132,5 +139,31 @@ async def test_a_full_disk_refuses_the_tap_and_keeps_the_table_as_stored(
     assert answer.text is None, "the same tap is taken now"
     final = await play_to_end(tg, ALICE, seed=11)
     assert is_over(final) and final.message_id == message.message_id
+    await bot.publisher.flush()
+    await no_problems(db_path)
+
+
+async def test_a_refused_resignation_is_answered_politely_and_the_game_goes_on(
+        tg: FakeTelegram, bot: BotApp, store: Store, db_path: str) -> None:
+    message = await quick_game(tg, ALICE)
+    await tg.send_text(ALICE, "/quit")
+    question = await tg.wait_for(
+        lambda: (lambda m: m if m is not None and "Resign" in m.text else None)(
+            tg.last_message(ALICE)), timeout=30)
+    async with locked_by_another_process(bot, db_path):
+        answer = await tg.press(ALICE, question, "Resign")
+        assert (answer.text, answer.show_alert) == (translator("en")("error.not_saved"), True)
+    assert (await store.table_for_user(ALICE)).status == "running"
+    await bot.publisher.flush()
+    shown = game_message(tg, ALICE)
+    assert shown.message_id == message.message_id and not is_over(shown)
+    button = choose_button(shown, random.Random(3), {"pass": "Pass", "take": "Take"})
+    if button is not None:   # his move, if it is his turn: the game goes on
+        answer = await tg.press(ALICE, shown, button)
+        assert answer.text != translator("en")("tap.game_over"), answer.text
+    answer = await tg.press(ALICE, question, "Resign")   # the question is still there
+    assert answer.text == translator("en")("quit.done")
+    await tg.wait_for(lambda: is_over(game_message(tg, ALICE)), timeout=30)
+    assert (await store.stats(ALICE)).resigned == 1
     await bot.publisher.flush()
     await no_problems(db_path)

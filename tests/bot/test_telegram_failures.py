@@ -5,6 +5,7 @@ on and nothing is lost (the bot over HTTP against the emulator)."""
 from __future__ import annotations
 
 import asyncio
+import socket
 from dataclasses import replace
 
 import pytest
@@ -17,7 +18,8 @@ from tests.bot.conftest import (
     play_to_end,
     settings_for,
 )
-from tests.bot.faults import exit_code, quick_game
+from tests.bot.faults import exit_code, last_words, quick_game
+from tg_durak.__main__ import SETTING_EXIT, START_EXIT
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
 from tg_durak.store import Store
@@ -160,9 +162,45 @@ async def test_a_second_instance_polling_makes_the_bot_stop_with_one_clear_line(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    out = proc.stdout.read().decode()
-    assert "Traceback" not in out, out
-    ours = [line for line in out.splitlines() if line.startswith("tg-durak:")]
-    assert len(ours) == 1 and out.strip().splitlines()[-1] == ours[0]
-    assert "another instance of this bot" in ours[0] and "terminated by other getUpdates" \
-        in ours[0]
+    line = last_words(proc)
+    assert "another instance of this bot" in line and "terminated by other getUpdates" in line
+
+
+async def test_telegram_out_of_reach_at_start_is_one_clear_line(tg: FakeTelegram,
+                                                                db_path: str) -> None:
+    with socket.socket() as nothing:   # a port bound, never listening: connections refused
+        nothing.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{nothing.getsockname()[1]}"
+        proc = bot_process(tg, db_path, TELEGRAM_API_URL=url)
+        try:
+            assert await exit_code(proc) == START_EXIT
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    line = last_words(proc)
+    assert f"cannot reach Telegram at {url}" in line, line
+    assert all(word in line for word in ("network", "TELEGRAM_API_URL", "BOT_TOKEN")), line
+    assert len(tg.calls) == 0
+
+
+@pytest.mark.parametrize("when", ["at start", "revoked while polling"])
+async def test_a_token_telegram_refuses_is_one_clear_line(tg: FakeTelegram, db_path: str,
+                                                          when: str) -> None:
+    wrong = "123456:not-this-bots-token"
+    proc = bot_process(tg, db_path, **({"BOT_TOKEN": wrong} if when == "at start" else {}))
+    try:
+        if when != "at start":
+            await tg.wait_for(lambda: tg.polling, timeout=60)
+            tg.token = wrong   # every request refused (401) from now on, the long poll's next
+        assert await exit_code(proc) == SETTING_EXIT
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    line = last_words(proc)
+    assert "refused the token" in line and "Unauthorized" in line and "BOT_TOKEN" in line, line
+    polls = [c for c in tg.calls_to("getUpdates") if c.error_code == 401]
+    assert len(polls) == (0 if when == "at start" else 1), "a refused token is not polled again"
+    if when == "at start":
+        assert [c.error_code for c in tg.calls] == [401], "a refused token is not tried again"
