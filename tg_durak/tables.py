@@ -32,7 +32,7 @@ from tg_durak.publisher import Priority, Publisher, Screen
 from tg_durak.ratings import rate
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 from tg_durak.scheduler import Scheduler
-from tg_durak.stale_taps import rewound, round_start, still_meant
+from tg_durak.stale_taps import ShownScreens, rewound, round_start, still_meant
 from tg_durak.store import CorruptRow, MessageRow, SeatRow, Store, TableRow
 from tg_durak.taps import Choose, Choosing, Position, Reply, Tap
 from tg_durak.wakeups import Reaction, next_bar_redraw, next_reaction, plan_reactions
@@ -63,6 +63,7 @@ class LiveTable:
     # The version the current round began at (stale taps); None: not known yet (after a
     # restart or the round's end), found from the log when a stale tap first needs it.
     round_from: int | None = 0
+    shown: ShownScreens = field(default_factory=ShownScreens)   # what late taps are read against
     # People's seats: tapped again while the engine still counts them away (R10.2); whose
     # private chat refuses the bot (403); whose absence the group was told of.
     back: set[int] = field(default_factory=set)
@@ -362,12 +363,14 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
             if seat in live.away:
                 await self._come_back(live, seat)
             choosing = live.choosing.get(seat, Choosing())
+            now = Position(*live.seen_by(seat), choosing)
             if version == game.version:
-                outcome = pressed.outcome(Position(*live.seen_by(seat), choosing))
+                outcome = pressed.outcome(now)
             else:
                 if live.round_from is None:
                     live.round_from = round_start(game)
-                outcome = still_meant(game, live.round_from, version, seat, pressed, choosing)
+                outcome = still_meant(game, live.round_from, version, pressed, now,
+                                      live.shown.at(seat, version, choosing))
                 if outcome is None:
                     self._publish(live, only=user_id)
                     return Reply("tap.stale")
@@ -625,6 +628,7 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         """The person's game screen, drawn anew only if what it shows changed (or `redraw`:
         the timer bar)."""
         view, legal = live.seen_by(seat.seat)
+        live.shown.note(common["version"], view, legal)
         choosing = live.choosing.get(seat.seat, Choosing())
         inp = GameScreenInput(**common, view=view, legal=legal, choosing_card=choosing.card,
                               choosing_transfer=choosing.transfer)

@@ -11,8 +11,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from engine import Action, Card, PlayerView
+from engine import Action, Card
 from engine.actions import PASS, TAKE
 from engine.cards import CARDS
 
@@ -47,11 +48,24 @@ class Choose:
 Outcome = Action | Choose | Reply  # a Reply alone refuses the tap
 
 
+class TableSide(Protocol):
+    """What a tap reads of the screen it was pressed on: a `PlayerView` is one."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def defender(self) -> int: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def table(self) -> Sequence[tuple[Card, Card | None]]: ...
+
+
 @dataclass(frozen=True)
 class Position:
     """What a tap is read against: one player's side of the table."""
 
-    view: PlayerView
+    view: TableSide
     legal: Sequence[Action]
     choosing: Choosing = Choosing()
 
