@@ -5,6 +5,7 @@ on and nothing is lost (the bot over HTTP against the emulator)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 from dataclasses import replace
 
@@ -22,6 +23,7 @@ from tests.bot.faults import exit_code, last_words, quick_game
 from tg_durak.__main__ import SETTING_EXIT, START_EXIT
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
+from tg_durak.emulator.api import QUERY_TOO_OLD
 from tg_durak.store import Store
 
 
@@ -50,6 +52,28 @@ async def test_a_taps_answer_is_retried_after_5xx_and_429(tg: FakeTelegram, bot:
     first, second = answers_of(tg, query_id)
     assert first.error_code == 429 and second.ok
     assert second.time - first.time >= 1, "it waited retry_after"
+
+
+async def test_a_taps_answer_telegram_refuses_is_one_warning_and_the_move_stands(
+        tg: FakeTelegram, bot: BotApp, store: Store, caplog: pytest.LogCaptureFixture) -> None:
+    await quick_game(tg, ALICE)
+    message, button = await tg.wait_for(lambda: a_move(tg), timeout=60)
+    version = (await store.table_for_user(ALICE)).version
+    # As for a tap that waited in Telegram over its 15 s (a restart, a network outage).
+    tg.fail_next("answerCallbackQuery", error_code=400, description=QUERY_TOO_OLD)
+    caplog.set_level(logging.WARNING)
+    tg.state.press(ALICE, message.chat_id, message.message_id, button.callback_data)
+
+    def said() -> list[logging.LogRecord]:
+        return [r for r in caplog.records if QUERY_TOO_OLD in r.getMessage()]
+
+    for _ in range(600):
+        if said():
+            break
+        await asyncio.sleep(0.1)
+    assert [r.levelno for r in said()] == [logging.WARNING], "one line"
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert (await store.table_for_user(ALICE)).version > version, "the move stands"
 
 
 async def test_a_5xx_on_an_edit_is_retried_with_the_latest_screen(tg: FakeTelegram,

@@ -1,8 +1,10 @@
 """What a person is told when the database refused to save what he did (a full disk, a file
 locked too long): a polite answer in his language; nothing changed, and trying again later works.
+And Telegram refusing a handler's own request (a tap's answer after its 15 s, a member lookup
+after the retries): what the handler did stands, nobody can be told, one line in the log.
 
-Any handler (or middleware) may meet the refusal, so it is caught here, as an error of the
-update, instead of in each of them.
+Any handler (or middleware) may meet either, so they are caught here, as errors of the update,
+instead of in each of them.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import logging
 
 from aiogram import Router
+from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import ExceptionTypeFilter
 from aiogram.types import ErrorEvent, User
 
@@ -45,7 +48,14 @@ async def not_saved(event: ErrorEvent, store: Store, publisher: Publisher) -> No
         publisher.send(message.chat.id, Screen(text), reply_to=message.message_id)
 
 
+async def telegram_refused(event: ErrorEvent) -> None:
+    # Telegram's words only: they never hold a request's text (a hand may be in it).
+    log.warning("update %s: Telegram refused a request: %s", event.update.update_id,
+                event.exception)
+
+
 def router() -> Router:
     r = Router(name="failures")
     r.errors.register(not_saved, ExceptionTypeFilter(StoreUnavailable))
+    r.errors.register(telegram_refused, ExceptionTypeFilter(TelegramAPIError))
     return r
