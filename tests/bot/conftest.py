@@ -23,9 +23,14 @@ EDIT_INTERVAL = 0.05
 ALICE, BOB = 501, 502
 
 
+# Telegram refuses a tap's answer after 15 s (tests/emulator checks that). A bot restarted on a
+# starved machine can take longer to come back; these tests check that it answers at all.
+CALLBACK_TTL = 180.0
+
+
 @pytest.fixture
 async def tg() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
+    async with FakeTelegram(callback_ttl=CALLBACK_TTL) as fake:
         fake.add_user(ALICE, "Alice", language_code="en")
         fake.add_user(BOB, "Bob", language_code="en")
         yield fake

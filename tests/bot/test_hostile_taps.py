@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 
 from engine import Game
 from engine.cards import CARDS
-from tests.bot.conftest import ALICE, BOB, game_message, settings_for
+from tests.bot.conftest import ALICE, BOB, CALLBACK_TTL, game_message, settings_for
 from tests.bot.groups import open_lobby, start
 from tg_durak.app import BotApp
 from tg_durak.callbacks import (
@@ -331,7 +331,7 @@ def _forged(*fields: str) -> Forgery:
 # ---- the world ---------------------------------------------------------------------------
 
 async def _open_world(tmp_path: Path) -> World:
-    tg = FakeTelegram()
+    tg = FakeTelegram(callback_ttl=CALLBACK_TTL)
     await tg.start()
     for person in PEOPLE:
         tg.add_user(person, NAMES[person])
