@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -197,6 +197,7 @@ class Tap:
     at: float
     version: float          # the table version the tapped screen showed
     game: bool              # a move on the game message (not Play again, Join, Rematch)
+    again: bool = False     # he had already tapped this same screen (it was not redrawn since)
     query: object = None    # the emulator's CallbackQuery
     answered_at: float | None = None
     outcome: str = "unanswered"   # applied, stale, refused
@@ -251,6 +252,7 @@ class Person:
     playing: asyncio.Event = field(default_factory=asyncio.Event)
     pending: Tap | None = None          # awaiting its answer
     unseen: list[Tap] = field(default_factory=list)   # applied, awaiting a newer screen
+    last_tapped: tuple[int, int] | None = None   # (message, edit count) of his last game tap
 
     @property
     def name(self) -> str:
@@ -433,7 +435,10 @@ class Crowd:
                 continue
             button = choose(message, person.rng)
             if button is not None:
-                await self.press(person, person.user_id, message, button, game=True)
+                screen = (message.message_id, message.edit_count)
+                again, person.last_tapped = person.last_tapped == screen, screen
+                tap = await self.press(person, person.user_id, message, button, game=True)
+                tap.again = again
 
     async def _after_game(self, person: Person, message: Message) -> None:
         group = person.group
@@ -447,6 +452,10 @@ class Crowd:
 
 
 # ---- measuring --------------------------------------------------------------------------------
+
+def _share(items: list, counted: Callable[[object], bool]) -> float | None:
+    return round(sum(map(counted, items)) / len(items), 3) if items else None
+
 
 def _percentile(values: list[float], q: float) -> float | None:
     if not values:
@@ -686,6 +695,12 @@ def _report(tg: FakeTelegram, bot: BotProcess, crowd: Crowd, window: list[Tap], 
         "taps_per_s": round(taps / seconds, 1),
         "applied_per_s": round(outcomes["applied"] / seconds, 1),
         "stale_share": round(outcomes["stale"] / taps, 3) if taps else None,
+        # The same, of the first taps on each screen: a second tap on a screen Telegram's
+        # budget has not redrawn yet mostly names a move his first tap already used.
+        "stale_share_first_taps": _share(
+            [t for t in game_taps if not t.again], lambda t: t.outcome == "stale"),
+        "taps_on_a_tapped_screen": round(sum(t.again for t in game_taps) / taps, 3)
+        if taps else None,
         "outcomes": dict(outcomes),
         **_latencies(game_taps, run["end"] + EDIT_GRACE),
         "requests_per_tap": round(requests / taps, 2) if taps else None,
