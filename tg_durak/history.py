@@ -7,7 +7,6 @@ have no known player (the stored log holds moves, not what the screens said abou
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -36,7 +35,7 @@ class Told(NamedTuple):
 class History:
     def __init__(self, table: Sequence[tuple[Card, Card | None]] = ()) -> None:
         """`table`: the cards on the table when the history begins (after a restart)."""
-        self.recent: deque[Told] = deque(maxlen=KEEP)
+        self.recent: tuple[Told, ...] = ()   # a tuple: screens share it, and a deque costs 600 B
         self._round: list[tuple[Card, int | None]] = [(attack, None) for attack, _ in table]
 
     def note(self, events: Iterable[Event]) -> None:
@@ -56,7 +55,8 @@ class History:
                 if not 0 <= e.target < len(self._round):
                     continue  # only if it missed events; better no line than a wrong card
                 beat = self._round[e.target][0]
-            self.recent.append(Told(kind, e.seat, e.card, beat, e.to_seat, e.count))
+            self.recent = (*self.recent, Told(kind, e.seat, e.card, beat, e.to_seat, e.count)
+                           )[-KEEP:]
 
     def played_by(self, table: Sequence[tuple[Card, Card | None]]) -> tuple[int | None, ...]:
         """Who played each attack card on `table` (None where it is not known)."""

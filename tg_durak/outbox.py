@@ -19,13 +19,13 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import NamedTuple
 
-from aiogram.types import InlineKeyboardMarkup
+from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 # Seconds of waiting worth one priority class: a player's screen that waited this much longer
 # than a mover's goes first.
@@ -47,16 +47,58 @@ class Priority(IntEnum):
     BAR = 3  # a timer bar's refresh: spare budget only, else dropped
 
 
-@dataclass(frozen=True)
-class Screen:
-    """What one message should show."""
+class Button(NamedTuple):
+    """An inline button as a screen keeps it: about 100 bytes where aiogram's model takes 1 KB,
+    and a running table keeps a few screens of a dozen buttons each."""
 
     text: str
-    markup: InlineKeyboardMarkup | None = None
+    callback_data: str | None = None
+    url: str | None = None
+
+
+Keyboard = tuple[tuple[Button, ...], ...]
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class Screen:
+    """What one message should show: its text and its buttons, row by row.
+
+    The buttons are kept compact; :attr:`markup` builds aiogram's keyboard when a message is sent.
+    """
+
+    text: str
+    keyboard: Keyboard | None
+
+    def __init__(self, text: str,
+                 markup: InlineKeyboardMarkup | Iterable[Iterable[Button]] | None = None) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "keyboard", None if markup is None else _compact(markup))
+
+    @property
+    def markup(self) -> InlineKeyboardMarkup | None:
+        if self.keyboard is None:
+            return None
+        return InlineKeyboardMarkup(inline_keyboard=[
+            [InlineKeyboardButton(**{k: v for k, v in b._asdict().items() if v is not None})
+             for b in row] for row in self.keyboard])
+
+
+def _compact(markup: InlineKeyboardMarkup | Iterable[Iterable[Button]]) -> Keyboard:
+    if not isinstance(markup, InlineKeyboardMarkup):
+        return tuple(tuple(row) for row in markup)
+    rows = []
+    for row in markup.inline_keyboard:
+        for b in row:
+            if b.model_fields_set - set(Button._fields):
+                raise ValueError(f"a screen keeps only {Button._fields} of a button: {b!r}")
+        rows.append(tuple(Button(b.text, b.callback_data, b.url) for b in row))
+    return tuple(rows)
 
 
 class TokenBucket:
     """``rate`` tokens per second, at most ``capacity`` saved up; one request costs one token."""
+
+    __slots__ = ("_stamp", "_tokens", "capacity", "rate")
 
     def __init__(self, rate: float, capacity: float = 1.0) -> None:
         if rate <= 0 or capacity < 1:
@@ -94,11 +136,14 @@ class Budget:
     arrives, somewhere in between.
     """
 
+    # Every chat a running table writes to keeps one: slots and a list (a deque costs 600 bytes).
+    __slots__ = ("_ends", "_open", "limit", "pace", "seconds")
+
     def __init__(self, limit: int, seconds: float) -> None:
         self.limit = limit
         self.seconds = seconds
         self.pace = TokenBucket(limit / seconds)
-        self._ends: deque[float] = deque()  # answers within the last window, oldest first
+        self._ends: list[float] = []  # answers within the last window, oldest first
         self._open = 0  # requests awaiting their answer
 
     def wait(self, now: float) -> float:
@@ -122,15 +167,17 @@ class Budget:
         """Nothing open and nothing counted: the same as a new budget."""
         return not self._open and not self._expire(now) and self.pace.full(now)
 
-    def _expire(self, now: float) -> deque[float]:
+    def _expire(self, now: float) -> list[float]:
         ends = self._ends
         # The same sum as in wait(): a request still counted has a wait above zero.
-        while ends and ends[0] + self.seconds <= now:
-            ends.popleft()
+        expired = 0
+        while expired < len(ends) and ends[expired] + self.seconds <= now:
+            expired += 1
+        del ends[:expired]
         return ends
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Chat:
     budget: Budget
     blocked_until: float = 0.0  # after a 429
@@ -139,7 +186,7 @@ class Chat:
         return max(self.blocked_until - now, self.budget.wait(now), 0.0)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Slot:
     """What the publisher knows of one key's message."""
 

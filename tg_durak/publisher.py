@@ -39,7 +39,7 @@ from aiogram.exceptions import (
 )
 from aiogram.types import ReplyParameters
 
-from tg_durak.outbox import Outbox, Priority, Request, Screen
+from tg_durak.outbox import Button, Keyboard, Outbox, Priority, Request, Screen
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ _GONE = ("message to edit not found", "message can't be edited")
 # Seconds the worker waits after an unexpected error in its own bookkeeping.
 _DISPATCH_ERROR_PAUSE = 1.0
 
-__all__ = ["Priority", "Publisher", "Screen"]
+__all__ = ["Button", "Keyboard", "Priority", "Publisher", "Screen"]
 
 
 class Publisher:

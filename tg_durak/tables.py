@@ -47,7 +47,7 @@ ROUND_ENDS = frozenset({EventKind.BEATEN, EventKind.TAKEN})
 REFRESH_CHUNK = 200   # screens drawn after a start before taps get their turn again
 
 
-@dataclass
+@dataclass(slots=True)   # one per running table: no attribute dict
 class LiveTable:
     row: TableRow
     game: Game

@@ -8,13 +8,11 @@ from dataclasses import dataclass
 from html import escape
 from typing import Protocol
 
-from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
-
 from engine import Action, Card, EventKind, PlayerView
 from tg_durak.callbacks import Menu, MenuAction, Move, Verb
 from tg_durak.history import Told
 from tg_durak.i18n import Translator
-from tg_durak.publisher import Screen
+from tg_durak.publisher import Button, Keyboard, Screen
 from tg_durak.render.cards import card_label, in_hand_order, suit_label
 
 BAR_CELLS = 8
@@ -279,10 +277,10 @@ def _result_lines(inp: GameScreenInput, t: Translator) -> list[str]:
 
 
 def _button(text: str, inp: GameScreenInput, verb: Verb, card: Card | None = None,
-            target: int = -1) -> InlineKeyboardButton:
+            target: int = -1) -> Button:
     data = Move(table=inp.table_id, v=inp.version, verb=verb,
                 card=-1 if card is None else card.index, target=target)
-    return InlineKeyboardButton(text=text, callback_data=data.pack())
+    return Button(text, data.pack())
 
 
 def _playable(inp: GameScreenInput) -> set[Card]:
@@ -290,27 +288,25 @@ def _playable(inp: GameScreenInput) -> set[Card]:
     return {a.card for a in inp.legal if a.kind in kinds}
 
 
-def _keyboard(inp: GameScreenInput, t: Translator) -> InlineKeyboardMarkup:
+def _keyboard(inp: GameScreenInput, t: Translator) -> Keyboard:
     v = inp.view
-    rows: list[list[InlineKeyboardButton]] = []
+    rows: list[tuple[Button, ...]] = []
     if inp.closed:
-        again = InlineKeyboardButton(text=t("btn.play_again"),
-                                     callback_data=Menu(action=MenuAction.AGAIN).pack())
-        return InlineKeyboardMarkup(inline_keyboard=[[again]])
+        return ((Button(t("btn.play_again"), Menu(action=MenuAction.AGAIN).pack()),),)
     if inp.choosing_card is not None:
         card = inp.choosing_card
         targets = [_button(f"{card_label(v.table[a.target][0], t)} ← {card_label(card, t)}", inp,
                            Verb.TARGET, card, a.target)
                    for a in inp.legal if a.kind == "defend" and a.card is card]
-        rows += [targets[i:i + TARGET_ROW] for i in range(0, len(targets), TARGET_ROW)]
-        rows.append([_button(t("btn.cancel"), inp, Verb.CANCEL)])
-        return InlineKeyboardMarkup(inline_keyboard=rows)
+        rows += [tuple(targets[i:i + TARGET_ROW]) for i in range(0, len(targets), TARGET_ROW)]
+        rows.append((_button(t("btn.cancel"), inp, Verb.CANCEL),))
+        return tuple(rows)
     playable = _playable(inp)
     width = ROW if len(v.hand) <= 4 * ROW else WIDE_ROW
     cards = [_button(("•" if c in playable else "") + card_label(c, t), inp,
                      Verb.TRANSFER if inp.choosing_transfer else Verb.CARD, c)
              for c in in_hand_order(v.hand, v.trump_suit)]
-    rows += [cards[i:i + width] for i in range(0, len(cards), width)]
+    rows += [tuple(cards[i:i + width]) for i in range(0, len(cards), width)]
     kinds = {a.kind for a in inp.legal}
     actions = []
     if inp.choosing_transfer:
@@ -325,11 +321,10 @@ def _keyboard(inp: GameScreenInput, t: Translator) -> InlineKeyboardMarkup:
         if "pass" in kinds:
             actions.append(_button(t("btn.pass"), inp, Verb.PASS))
     if actions:
-        rows.append(actions)
+        rows.append(tuple(actions))
     if inp.leave:
-        rows.append([InlineKeyboardButton(text=t("btn.leave"),
-                                          callback_data=Menu(action=MenuAction.LEAVE).pack())])
-    return InlineKeyboardMarkup(inline_keyboard=rows)
+        rows.append((Button(t("btn.leave"), Menu(action=MenuAction.LEAVE).pack()),))
+    return tuple(rows)
 
 
 def game_screen(inp: GameScreenInput, t: Translator) -> Screen:
