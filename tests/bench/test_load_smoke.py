@@ -30,7 +30,9 @@ def test_a_short_load_run_prints_the_contract() -> None:
     assert 0 < result["p50_answer_ms"] <= result["p99_answer_ms"]
     assert result["p99_edit_ms"] is not None
     assert result["requests_per_tap"] >= 1, "each tap is answered at least"
-    assert result["requests_by_method"]["answerCallbackQuery"] >= result["taps"]
+    # Every tap was answered (one made at the window's end may be answered just after it).
+    assert result["outcomes"].get("unanswered", 0) == 0, result["outcomes"]
+    assert result["requests_by_method"]["answerCallbackQuery"] > 0
     assert result["errors_429"] == 0
     assert result["setup_failures"] == {}
     assert result["bot_log"].get("tracebacks", 0) == 0
