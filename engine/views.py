@@ -14,7 +14,7 @@ from engine.game import Game, Phase, next_due
 from engine.rules import Rules
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # one per seat of every running table
 class PlayerView:
     seat: int
     rules: Rules

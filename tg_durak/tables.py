@@ -119,7 +119,8 @@ class LiveTable:
             self._seen, self._seen_at = {}, stamp
         seen = self._seen.get(seat)
         if seen is None:
-            seen = self._seen[seat] = (replace(game.view(seat), away=away),
+            view = game.view(seat)
+            seen = self._seen[seat] = (replace(view, away=away) if away else view,
                                        tuple(game.legal_actions(seat)))
         return seen
 
