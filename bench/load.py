@@ -69,6 +69,7 @@ CARD_VERBS = frozenset("cX")        # a card from the hand: legal only when mark
 CANCEL, PLAYABLE = "n", "•"
 DOWNTIME = 5.0                 # seconds the restart run pretends the bot was down
 MIDGAME_ENTRIES = 80           # a restarted table's log holds up to this many entries
+POSTPONED_POLLS = 60           # half-seconds a restart run waits for the postponement's storing
 MOVE_EVERY = 1.5               # seconds between two of its moves
 
 
@@ -818,6 +819,11 @@ async def restart_run(count: int, seed: int, keep: str | None = None) -> dict:
                 ready_s = await bot.ready(120)
                 rss = bot.rss_kb()
                 stats = await bot.stats()
+                for _ in range(POSTPONED_POLLS):   # stored after every timer is armed
+                    if "postponed_s" in stats.get("tables", {}):
+                        break
+                    await asyncio.sleep(0.5)
+                    stats = await bot.stats()
             finally:
                 await bot.stop()
             tables = stats.get("tables", {})
@@ -827,10 +833,13 @@ async def restart_run(count: int, seed: int, keep: str | None = None) -> dict:
                 "kb_per_table": round((rss - rss_idle) / count, 1) if count else None,
                 "errors_429": _requests(tg, 0, math.inf)[2],
                 "rearm_s": tables.get("resume_s"),
+                # and the downtime given back stored (timers run and taps wait meanwhile)
+                "postponed_s": tables.get("postponed_s"),
                 "resumed": tables.get("resumed"), "timers": tables.get("timers"),
                 "log_entries": entries, "ready_s": round(ready_s, 2),
                 "write_s": round(write_s, 1),
                 "bot_rss_mb": round(rss / 1024, 1), "bot_log": dict(bot.problems()),
+                "machine_load": round(os.getloadavg()[0], 2),
             }
 
 

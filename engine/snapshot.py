@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.cards import Card, deck_mask
+from engine.cards import CARD_NAMES, Card, deck_mask
 from engine.rules import Rules
 from engine.state import dump_state, load_state
 
@@ -72,8 +72,8 @@ def entry_from_json(e: list) -> tuple:
 def parse_initial(ini: dict) -> tuple:
     """The deal recorded in a snapshot, as (hands, stock, trump, first, now, revealed)."""
     return (
-        tuple(tuple(Card.parse(c) for c in h) for h in ini["hands"]),
-        tuple(Card.parse(c) for c in ini["stock"]),
+        tuple(tuple(map(Card.parse, h)) for h in ini["hands"]),
+        tuple(map(Card.parse, ini["stock"])),
         ini["trump"], ini["first_attacker"], ini["now"],
         None if ini.get("revealed") is None else Card.parse(ini["revealed"]),
     )
@@ -84,8 +84,8 @@ def _initial_json(initial: tuple | None) -> dict | None:
         return None  # a determinization made for search has no deal of its own
     hands, stock, trump, first_attacker, now, revealed = initial
     return {
-        "hands": [[str(c) for c in h] for h in hands],
-        "stock": [str(c) for c in stock],
+        "hands": [[CARD_NAMES[c.index] for c in h] for h in hands],
+        "stock": [CARD_NAMES[c.index] for c in stock],
         "trump": trump,
         "first_attacker": first_attacker,
         "now": now,

@@ -11,19 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.cards import CARDS, SUITS, Card, cards_of, mask_of, parse_suit
+from engine.cards import CARD_NAMES, SUITS, Card, mask_of, names_of, parse_suit
 
 
 def _card_name(i: int) -> str | None:
-    return None if i < 0 else str(CARDS[i])
+    return None if i < 0 else CARD_NAMES[i]
 
 
 def _card_index(name: str | None) -> int:
     return -1 if name is None else Card.parse(name).index
-
-
-def _names(mask: int) -> list[str]:
-    return [str(c) for c in cards_of(mask)]
 
 
 def _natural(value: Any) -> int:
@@ -52,11 +48,11 @@ OPTIONAL = Kind()                              # a number or None, kept as it is
 INTS = Kind(mutable=True, dump=list, load=lambda v: [int(x) for x in v])
 SUIT = Kind(dump=SUITS.__getitem__, load=parse_suit)
 CARD = Kind(dump=_card_name, load=_card_index)  # a card index, -1 for none
-CARD_MASK = Kind(dump=_names, load=mask_of)
-CARD_MASKS = Kind(mutable=True, dump=lambda v: [_names(m) for m in v],
+CARD_MASK = Kind(dump=names_of, load=mask_of)
+CARD_MASKS = Kind(mutable=True, dump=lambda v: [names_of(m) for m in v],
                   load=lambda v: [mask_of(m) for m in v])
 # Drawn with pop(), so the next card is last in the game and first in the snapshot.
-STOCK = Kind(mutable=True, dump=lambda v: [str(CARDS[c]) for c in reversed(v)],
+STOCK = Kind(mutable=True, dump=lambda v: [CARD_NAMES[c] for c in reversed(v)],
              load=lambda v: [Card.parse(c).index for c in reversed(v)])
 ATTACK_COLUMN = Kind(mutable=True, dump=lambda v: [_card_name(c) for c in v],
                      load=lambda v: [_card_index(c) for c in v], column=0)

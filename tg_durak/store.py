@@ -210,6 +210,18 @@ def _loads_dict(text: str, what: str) -> dict:
     return value
 
 
+def _in_order(seqs: str, entries: list) -> list:
+    """`entries` by their seqs (`seqs`: theirs, comma-separated, in the same order); ValueError
+    if the two disagree in number (an entry that is not one JSON value)."""
+    if seqs == ",".join(map(str, range(1, len(entries) + 1))):
+        return entries   # as SQLite has always given them
+    order = [int(seq) for seq in seqs.split(",")]
+    if len(order) != len(entries):
+        raise ValueError(f"{len(order)} entries read as {len(entries)}")
+    return [entry for _, entry in sorted(zip(order, entries, strict=True),
+                                         key=lambda pair: pair[0])]
+
+
 def _check(value: str, allowed: Sequence[str], what: str) -> None:
     if value not in allowed:
         raise ValueError(f"{what} must be one of {', '.join(allowed)}, not {value!r}")
@@ -834,17 +846,19 @@ class Store:
     async def running_logs(self) -> dict[int, list]:
         """Every running table's action log, oldest entry first, by table id (a table without
         entries is left out); a log with an unreadable entry is logged and left out too."""
-        # One JSON array of [seq, entry] pairs per table, put together by SQLite (in no
-        # promised order, hence the seq): ten thousand decodings, not hundreds of thousands.
+        # One JSON array of entries per table, put together by SQLite (ten thousand decodings,
+        # not hundreds of thousands), and beside it their seqs, concatenated in the same order:
+        # SQLite promises no order, so it is checked.
         async with self._reading() as db:
             cursor = await db.execute(
-                "SELECT table_id, '[' || group_concat('[' || seq || ',' || entry || ']') || ']'"
-                f" FROM actions WHERE table_id IN ({_RUNNING}) GROUP BY table_id")
+                "SELECT table_id, group_concat(seq), '[' || group_concat(entry) || ']'"
+                " FROM (SELECT table_id, seq, entry FROM actions"
+                f" WHERE table_id IN ({_RUNNING}) ORDER BY table_id, seq) GROUP BY table_id")
             rows = await cursor.fetchall()
         logs = {}
-        for table_id, pairs in rows:
+        for table_id, seqs, entries in rows:
             try:
-                logs[table_id] = [entry for _, entry in sorted(json.loads(pairs))]
+                logs[table_id] = _in_order(seqs, json.loads(entries))
             except (TypeError, ValueError):
                 log.exception("table %s: its log is not valid JSON", table_id)
         return logs

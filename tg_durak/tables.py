@@ -189,6 +189,7 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         self._lobbies: dict[int, LiveLobby] = {}
         self._counts: Counter[str] = Counter()   # taps by outcome, resume time (`stats`)
         self._refreshing: asyncio.Task[None] | None = None   # screens after a start
+        self._postponing: asyncio.Task[None] | None = None   # storing its postponement
 
     def stats(self) -> dict[str, float]:
         """What the service counted (tg_durak/stats.py): taps by outcome, tables, timers."""
@@ -250,7 +251,11 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         return row.id
 
     async def resume(self) -> int:
-        """After a start: load running tables, give humans back the downtime (R10.4), re-arm."""
+        """After a start: load running tables, give humans back the downtime (R10.4), re-arm.
+
+        Every timer is armed before the postponement is stored: until it is, each postponed
+        table's lock is held (a tap or a timer on it waits, nothing else stores it first) and
+        the heartbeat waits, so a crash meanwhile gives the whole downtime back next time."""
         started = time.perf_counter()
         now = self.clock()
         alive_at = await self.store.get_meta(HEARTBEAT_KEY)
@@ -258,14 +263,17 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         await self._resume_lobbies()
         with paused():
             lives = await self._load_running()
-            if downtime > 0:
-                await self._postpone(lives, downtime)
+            moved = self._postpone(lives, downtime)
+            held = [self._locks[live.id] for live, _ in moved]
+            for lock in held:
+                await lock.acquire()   # free: no tap or timer knows the table yet
             for live in lives:
                 self._plan(live, [])
                 self._tables[live.id] = live
                 self._schedule(live)
         self._counts["resumed"] = len(lives)
         self._counts["resume_s"] = time.perf_counter() - started   # every timer armed
+        self._postponing = asyncio.create_task(self._store_postponement(moved, held, started))
         # Screens go out after the timers are set, a chunk at a time: the bot answers taps
         # meanwhile (Telegram's budget takes minutes to show them all anyway).
         self._refreshing = asyncio.create_task(self._refresh(lives))
@@ -304,15 +312,23 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         await self.languages.load(s.user_id for s in live.humans)
         return live
 
-    async def _postpone(self, lives: list[LiveTable], downtime: float) -> None:
-        """Give people back the downtime (R10.4): every game's deadlines later, in one
-        transaction; one table at a time if that fails."""
+    @staticmethod
+    def _postpone(lives: list[LiveTable], downtime: float) -> list[tuple[LiveTable, int]]:
+        """Give people back the downtime (R10.4): every game's deadlines later, in memory; the
+        tables whose game moved, with the version each was at."""
         moved = []
-        for live in lives:
-            old = live.game.version
-            live.game.postpone(downtime)
-            if live.game.version != old:
-                moved.append((live, old))
+        if downtime > 0:
+            for live in lives:
+                old = live.game.version
+                live.game.postpone(downtime)
+                if live.game.version != old:
+                    moved.append((live, old))
+        return moved
+
+    async def _store_postponement(self, moved: list[tuple[LiveTable, int]],
+                                  held: list[asyncio.Lock], started: float) -> None:
+        """Store the postponed games in one transaction, one table at a time if that fails;
+        then let go of their locks (`held`)."""
         try:
             await self.store.record_many([
                 (live.id, old, [Game.entry_to_json(e) for e in live.game.log[old:]],
@@ -321,9 +337,23 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
             log.exception("postponing %d tables at once failed; one at a time", len(moved))
             for live, old in moved:
                 await self._commit(live, old, [])
+        finally:
+            for lock in held:
+                lock.release()
+        self._counts["postponed_s"] = time.perf_counter() - started   # and stored
+
+    async def postponed(self) -> None:
+        """Wait until the downtime given back at the start is stored (or refused)."""
+        if self._postponing is not None:
+            await asyncio.shield(self._postponing)
 
     async def _refresh(self, lives: list[LiveTable]) -> None:
-        """Show every resumed table's screens again, yielding to taps between chunks."""
+        """Show every resumed table's screens again, yielding to taps between chunks.
+
+        Not before the postponement is stored: its write takes a few trips to SQLite's thread,
+        each of which would wait for a chunk, and the tables stay locked until it is done."""
+        with contextlib.suppress(Exception):   # logged where it failed
+            await self.postponed()
         for done, live in enumerate(lives, 1):
             if self._tables.get(live.id) is live and not live.finished:
                 self._publish(live)
@@ -336,6 +366,8 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
             await asyncio.shield(self._refreshing)
 
     async def heartbeat(self) -> None:
+        # Not before the downtime given back is stored: a crash meanwhile gives it back again.
+        await self.postponed()
         await self.store.set_meta(HEARTBEAT_KEY, self.clock())
 
     # ---- taps ----------------------------------------------------------------------------
@@ -656,6 +688,8 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
             await self.store.set_reachable(user_id, True)
 
     async def close(self) -> None:
+        with contextlib.suppress(Exception):   # logged where it failed
+            await self.postponed()
         if self._refreshing is not None:
             self._refreshing.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -3,10 +3,15 @@ armed before any screen is drawn, then the screens a chunk at a time (issue 11).
 
 from __future__ import annotations
 
-from tests.app.test_table_service import ONE_COMPUTER, START, USER, FakeClock, service
+import asyncio
+
+import pytest
+
+from tests.app.test_table_service import ONE_COMPUTER, START, USER, FakeClock, World, service
 from tg_durak import tables as tables_module
-from tg_durak.store import Store
-from tg_durak.tables import HEARTBEAT_KEY
+from tg_durak.store import Store, StoreUnavailable
+from tg_durak.tables import HEARTBEAT_KEY, Reply
+from tg_durak.taps import PlayCard
 
 TABLES = 30
 
@@ -41,6 +46,7 @@ async def test_many_tables_cost_a_few_statements_and_one_transaction(store: Stor
     after = service(store, FakeClock(START + 65))   # 60 s of downtime
     sent = count_statements(store)
     assert await after.tables.resume() == TABLES
+    await after.tables.postponed()
     assert len(sent) < 15, "not a statement (or a transaction) per table"
     assert sent.count("BEGIN IMMEDIATE") == 1
     for table_id in ids:
@@ -74,7 +80,9 @@ async def test_every_timer_is_armed_before_a_screen_is_drawn(
 
 async def test_a_table_whose_log_disagrees_is_left_untouched(store: Store) -> None:
     ids = await started_tables(store)
-    await service(store, FakeClock(START + 65)).tables.resume()   # each table: a postponement
+    first = service(store, FakeClock(START + 65))
+    await first.tables.resume()   # each table: a postponement
+    await first.tables.postponed()
     assert (await store.get_table(ids[0])).version == 1
     await store._db.execute("DROP TRIGGER actions_no_delete")
     await store._db.execute("DELETE FROM actions WHERE table_id = ?", (ids[0],))
@@ -82,3 +90,62 @@ async def test_a_table_whose_log_disagrees_is_left_untouched(store: Store) -> No
     assert await after.tables.resume() == TABLES - 1
     assert ids[0] not in after.timer.armed
     assert (await store.get_table(ids[0])).version == 1, "left as it was"
+
+
+def a_lead(world: World, ids: list[int]) -> tuple[int, int, PlayCard]:
+    """A table whose person may lead now: (table, his user id, a card tap)."""
+    for n, table_id in enumerate(ids):
+        legal = world.tables._tables[table_id].game.legal_actions(0)
+        if legal:
+            return table_id, USER + n, PlayCard(legal[0].card.index)
+    raise AssertionError("no person leads anywhere")
+
+
+async def test_the_timers_run_before_the_postponement_is_stored_and_its_tables_wait_for_it(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    ids = await started_tables(store)
+    due = {table_id: (await store.get_table(table_id)).snapshot["state"]["turn_due"]
+           for table_id in ids}
+    after = service(store, FakeClock(START + 65))   # 60 s of downtime
+    stored, record_many = asyncio.Event(), store.record_many
+
+    async def slow(changes: list) -> None:
+        await stored.wait()
+        await record_many(changes)
+
+    monkeypatch.setattr(store, "record_many", slow)
+    await after.tables.resume()
+    for table_id in ids:
+        game = after.tables._tables[table_id].game
+        assert game.turn_due == due[table_id] + 60, "postponed by the downtime (R10.4)"
+        assert after.timer.armed[table_id] <= game.turn_due
+    table_id, user, lead = a_lead(after, ids)
+    tap = asyncio.create_task(after.tables.tap(user, table_id, 1, lead))
+    beat = asyncio.create_task(after.tables.heartbeat())
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not tap.done() and not beat.done()
+    assert (await store.get_table(table_id)).version == 0
+    assert await store.get_meta(HEARTBEAT_KEY) == START + 5, "a crash now gives it all back"
+    stored.set()
+    assert await tap == Reply(), "played on top of the postponement"
+    await beat
+    assert (await store.get_table(table_id)).version == 2
+    assert await store.get_meta(HEARTBEAT_KEY) == START + 65
+    assert {(await store.get_table(i)).version for i in ids if i != table_id} == {1}
+
+
+async def test_postponements_refused_at_once_are_stored_one_table_at_a_time(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    ids = await started_tables(store)
+    after = service(store, FakeClock(START + 65))
+
+    async def refused(changes: list) -> None:
+        raise StoreUnavailable("the disk is full")
+
+    monkeypatch.setattr(store, "record_many", refused)
+    await after.tables.resume()
+    await after.tables.postponed()
+    assert {(await store.get_table(i)).version for i in ids} == {1}
+    table_id, user, lead = a_lead(after, ids)
+    assert await after.tables.tap(user, table_id, 1, lead) == Reply(), "its lock let go"

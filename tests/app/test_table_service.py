@@ -374,6 +374,7 @@ async def test_resume_rearms_and_gives_back_the_downtime(store: Store) -> None:
     after = service(store, FakeClock(START + 110))   # a new process, 100 s later
     assert await after.tables.resume() == 1
     await after.tables.refreshed()
+    await after.tables.postponed()
     row, game = await stored(store, table_id)
     assert row.version == 1, "the postponement is in the log"
     assert game.next_deadline == same_time(due + 100)

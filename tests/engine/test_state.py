@@ -107,3 +107,15 @@ def test_state_an_old_finished_game_replays_to_its_result_ending_sooner() -> Non
         replayed.replay_entry(Game.entry_from_json(entry))
     assert replayed.version == len(old["log"]) - 2
     assert (replayed.durak, replayed.finished_order) == (game.durak, game.finished_order)
+
+
+def test_state_rules_read_again_are_the_same_and_a_value_of_another_type_is_still_checked(
+) -> None:
+    written = Rules(players=3, turn_seconds=20.0).to_dict()
+    assert Rules.from_dict(json.loads(json.dumps(written))) is Rules.from_dict(written)
+    assert Rules.from_dict(written) == Rules(players=3, turn_seconds=20.0)
+    for wrong in ({"players": 3.0}, {"show_trump": 1}, {"bot_delay": [[1.5], 3.0]}):
+        with pytest.raises(ValueError):
+            Rules.from_dict({**written, **wrong})
+    with pytest.raises(TypeError):
+        Rules.from_dict({**written, "stakes": 1})

@@ -5,7 +5,7 @@ import sqlite3
 
 import pytest
 
-from tg_durak.store import SeatRow, StaleVersion, Store
+from tg_durak.store import SeatRow, StaleVersion, Store, _in_order
 
 ANN = SeatRow(seat=0, user_id=1, name="Ann")
 BOB = SeatRow(seat=1, user_id=2, name="Bob")
@@ -58,6 +58,24 @@ async def test_a_table_with_an_unreadable_entry_is_left_out_of_the_logs(
         conn.execute("UPDATE actions SET entry = '[\"cut' WHERE table_id = ? AND seq = 2",
                      (second,))
     assert set(await store.running_logs()) == {first, third}
+
+
+async def test_an_entry_that_is_more_than_one_value_leaves_its_log_out(
+        store: Store, db_path: str) -> None:
+    first, second, third = await some_tables(store)
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("DROP TRIGGER actions_no_update")
+        conn.execute("UPDATE actions SET entry = '[\"tick\",1.0],[\"tick\",2.0]'"
+                     " WHERE table_id = ? AND seq = 2", (second,))
+    assert set(await store.running_logs()) == {first, third}
+
+
+def test_a_log_read_out_of_order_is_put_in_order() -> None:
+    assert _in_order("1,2,3", [["a"], ["b"], ["c"]]) == [["a"], ["b"], ["c"]]
+    assert _in_order("3,1,2", [["c"], ["a"], ["b"]]) == [["a"], ["b"], ["c"]]
+    assert _in_order("2,4", [["b"], ["d"]]) == [["b"], ["d"]], "a gap is the caller's to find"
+    with pytest.raises(ValueError):
+        _in_order("1,2", [["a"], ["b"], ["c"]])
 
 
 async def test_users_in_a_few_reads(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
