@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import ClassVar, TypeVar
+
+T = TypeVar("T")
 
 # Suit order is the tie-break order of R3.2 (♠ ♣ ♦ ♥); a card's index is suit * 13 + (rank - 2).
 SUITS = "♠♣♦♥"
@@ -119,23 +122,23 @@ def beats_masks(trump_index: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def cards_of(mask: int) -> list[Card]:
+def _picked(mask: int, by_index: Sequence[T]) -> list[T]:
+    """by_index's items at the bits set in `mask`, lowest first."""
     out = []
     while mask:
         low = mask & -mask
-        out.append(CARDS[low.bit_length() - 1])
+        out.append(by_index[low.bit_length() - 1])
         mask ^= low
     return out
+
+
+def cards_of(mask: int) -> list[Card]:
+    return _picked(mask, CARDS)
 
 
 def names_of(mask: int) -> list[str]:
     """The cards of `mask` as snapshots spell them, in index order (cards_of's order)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(CARD_NAMES[low.bit_length() - 1])
-        mask ^= low
-    return out
+    return _picked(mask, CARD_NAMES)
 
 
 def mask_of(cards) -> int:
