@@ -270,7 +270,10 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
             for live in lives:
                 self._plan(live, [])
                 self._tables[live.id] = live
-                self._schedule(live)
+                if live.finished:   # stored as running: its end was refused before the stop
+                    self.scheduler.arm(live.id, now)   # `_wake` stores it
+                else:
+                    self._schedule(live)
         self._counts["resumed"] = len(lives)
         self._counts["resume_s"] = time.perf_counter() - started   # every timer armed
         self._postponing = asyncio.create_task(self._store_postponement(moved, held, started))

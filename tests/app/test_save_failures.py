@@ -164,6 +164,25 @@ async def test_when_the_end_the_last_leaver_brings_is_refused_the_timer_tries_ag
         assert (await world.store.stats(user)).resigned == 1
 
 
+async def test_an_end_still_refused_at_a_stop_is_stored_after_the_restart(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    table_id = await three_people(world)
+    for user in (ANN, BOB):
+        assert (await world.tables.leave_game(user)).key == "leave.done"
+    with monkeypatch.context() as patch:
+        refuse_writes(world, patch)
+        assert (await world.tables.leave_game(CID)).key == "leave.done"
+    assert (await world.store.get_table(table_id)).status == "running"   # then the bot stops
+
+    after = service(world.store, FakeClock(world.clock.now + 60))
+    assert await after.tables.resume() == 1
+    await after.timer.ring(table_id, after.timer.armed[table_id])
+    assert (await world.store.get_table(table_id)).status == "finished"
+    assert table_id not in after.timer.armed and table_id not in after.tables._tables
+    for user in (ANN, BOB, CID):
+        assert (await world.store.stats(user)).resigned == 1
+
+
 async def test_a_refused_coming_back_leaves_him_away(
         world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     table_id = await three_people(world)
