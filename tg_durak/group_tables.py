@@ -243,11 +243,15 @@ class GroupTables:
         return OK
 
     async def _seated(self: TableService, live: LiveLobby) -> None:
-        """After a seat was taken: the last one starts the table."""
+        """After a seat was taken: the last one starts the table. The seat is stored; if the
+        start is refused, the full lobby is shown and its Start can be pressed again."""
         if live.lobby.full:
-            await self._start(live)
-        else:
-            self._show_lobby(live)
+            try:
+                await self._start(live)
+                return
+            except StoreUnavailable:
+                log.warning("table %s: the full lobby could not start; left open", live.id)
+        self._show_lobby(live)
 
     # ---- the host's buttons ----------------------------------------------------------------
 

@@ -11,7 +11,7 @@ import sqlite3
 
 import pytest
 
-from tests.app.test_group_tables import lobby_of
+from tests.app.test_group_tables import lobby_of, no_admin
 from tests.app.test_table_service import (
     ANN,
     BOB,
@@ -28,6 +28,7 @@ from tests.app.test_table_service import (
     stored,
     three_people,
 )
+from tg_durak.lobbies import OK
 from tg_durak.store import Store, StoreUnavailable
 from tg_durak.tables import SAVE_RETRY_SECONDS, Reply
 from tg_durak.taps import Pass, PlayCard
@@ -212,3 +213,22 @@ async def test_a_lobby_whose_closing_is_refused_expires_a_moment_later(
     await world.timer.ring(table_id, world.timer.armed[table_id])
     assert world.tables.running_table_of(ANN) is None
     assert (await world.store.get_table(table_id)).status == "aborted"
+
+
+async def test_a_full_lobby_whose_start_is_refused_stays_open_and_shows_every_seat(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    table_id = await lobby_of(world)
+    for _ in range(2):
+        assert await world.tables.add_computer(table_id, "easy") == OK
+    with monkeypatch.context() as patch:
+        tries = refuse_writes(world, patch, "start_lobby")
+        world.publisher.shown.clear()
+        assert await world.tables.add_computer(table_id, "easy") == OK   # the last seat
+        assert tries == [table_id]
+    row = await world.store.get_table(table_id)
+    assert row.status == "lobby" and len(row.seats) == 4, "the seat is stored, the table not"
+    group = [s.screen.text for s in world.publisher.shown if s.key == (table_id, None)]
+    assert group and group[-1].count("🤖") == 3, "the full lobby is shown"
+    assert await world.tables.start_lobby(table_id, ANN, no_admin) == OK
+    assert (await world.store.get_table(table_id)).status == "running"
+
