@@ -62,6 +62,20 @@ async def store(db_path: str, bot: BotApp) -> AsyncIterator[Store]:
     await s.close()
 
 
+async def remembered(store: Store, table_id: int, wanted: set[tuple[int, int]],
+                     timeout: float = 60) -> set[tuple[int, int]]:
+    """The (chat, message) pairs stored for a table's messages, once they are `wanted` or the
+    time is up: the bot stores a fresh message's id when Telegram has returned it, which may
+    come after the test sees the message."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        have = {(m.chat_id, m.message_id) for m in await store.messages(table_id)}
+        if have == wanted or loop.time() > deadline:
+            return have
+        await asyncio.sleep(0.1)
+
+
 def bot_process(tg: FakeTelegram, db_path: str, **env: str) -> subprocess.Popen:
     """The bot as its own process, exactly as an operator starts it."""
     full_env = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.bot.conftest import ALICE, game_message, is_over, play_to_end
+from tests.bot.conftest import ALICE, game_message, is_over, play_to_end, remembered
 from tg_durak.emulator import FakeTelegram, RateLimits
 from tg_durak.store import Store
 
@@ -23,8 +23,8 @@ async def test_a_deleted_game_message_is_sent_again_and_remembered(tg: FakeTeleg
                       and game_message(tg, ALICE).message_id != first.message_id, timeout=60)
     second = game_message(tg, ALICE)
     table = await store.table_for_user(ALICE)
-    assert {(m.chat_id, m.message_id) for m in await store.messages(table.id)} == {
-        (ALICE, second.message_id)}
+    wanted = {(ALICE, second.message_id)}
+    assert await remembered(store, table.id, wanted) == wanted
     final = await play_to_end(tg, ALICE, seed=8)
     assert final.message_id == second.message_id and is_over(final)
 

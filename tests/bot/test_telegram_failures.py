@@ -17,6 +17,7 @@ from tests.bot.conftest import (
     game_message,
     is_over,
     play_to_end,
+    remembered,
     settings_for,
 )
 from tests.bot.faults import exit_code, last_words, quick_game
@@ -154,15 +155,8 @@ async def test_a_game_message_that_cannot_be_edited_is_sent_afresh(
                       timeout=30)
     fresh = game_message(tg, ALICE)
     table = await store.table_for_user(ALICE)
-
-    async def stored() -> list[int]:   # the bot stores the new id once Telegram returned it
-        return [m.message_id for m in await store.messages(table.id)]
-
-    for _ in range(100):
-        if await stored() == [fresh.message_id]:
-            break
-        await asyncio.sleep(0.1)
-    assert await stored() == [fresh.message_id], "the new message is remembered"
+    wanted = {(ALICE, fresh.message_id)}
+    assert await remembered(store, table.id, wanted) == wanted, "the new message is remembered"
     final = await play_to_end(tg, ALICE, seed=6)
     assert final.message_id == fresh.message_id and is_over(final)
 
