@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from tests.bot.conftest import ALICE, choose_button, game_message, is_over, play_to_end
 from tests.bot.faults import problems, quick_game, shown_version
 from tg_durak.app import BotApp
-from tg_durak.emulator import FakeTelegram
+from tg_durak.emulator import Button, FakeTelegram, Message
 from tg_durak.i18n import translator
 from tg_durak.store import Store
 
@@ -24,6 +24,19 @@ NEWCOMER = 605
 
 async def stored_version(store: Store, user_id: int) -> int:
     return (await store.table_for_user(user_id)).version
+
+
+async def current_move(tg: FakeTelegram, store: Store, user_id: int, texts: dict[str, str]
+                       ) -> tuple[Message, Button]:
+    """His game message once it shows the stored version and offers a move, and that move."""
+    while True:
+        message = await tg.wait_for(
+            lambda: (lambda m: m if choose_button(m, random.Random(user_id), texts) else None)(
+                game_message(tg, user_id)), what="a move the engine would take")
+        if shown_version(message) == await stored_version(store, user_id):
+            return message, choose_button(message, random.Random(user_id), texts)
+        await tg.wait_for(lambda m=message: game_message(tg, user_id).edit_count
+                          != m.edit_count, what="his screen of the stored version")
 
 
 async def no_problems(db_path: str) -> None:
@@ -49,23 +62,21 @@ async def test_a_locked_database_refuses_taps_politely_in_every_language(
     for user_id, language in PEOPLE.items():
         tg.add_user(user_id, f"P{user_id}", language_code=language)
         await quick_game(tg, user_id)
-    taps = {}
     for user_id, language in PEOPLE.items():   # each person's turn comes (the computer led)
         t = translator(language)
-        texts = {"pass": t("btn.pass"), "take": t("btn.take")}
-        message = await tg.wait_for(
-            lambda u=user_id, x=texts: (lambda m: m if choose_button(m, random.Random(u), x)
-                                        else None)(game_message(tg, u)),
-            what="a move the engine would take")
-        taps[user_id] = (message, choose_button(message, random.Random(user_id), texts))
+        while True:
+            message, button = await current_move(tg, store, user_id,
+                                                 {"pass": t("btn.pass"), "take": t("btn.take")})
+            async with locked_by_another_process(bot, db_path):
+                version = await stored_version(store, user_id)
+                if shown_version(message) != version:
+                    continue   # his turn's clock (3 s here) ran out while the lock was taken
+                answer = await tg.press(user_id, message, button)
+                assert answer.show_alert
+                assert answer.text == t("error.not_saved"), language
+                assert await stored_version(store, user_id) == version, "nothing was written"
+                break
     async with locked_by_another_process(bot, db_path):
-        for user_id, language in PEOPLE.items():
-            version = await stored_version(store, user_id)
-            message, button = taps[user_id]
-            answer = await tg.press(user_id, message, button)
-            assert answer.show_alert
-            assert answer.text == translator(language)("error.not_saved"), language
-            assert await stored_version(store, user_id) == version, "nothing was written"
         # A newcomer's first message needs a write before any handler runs: answered too.
         tg.add_user(NEWCOMER, "Nowy", language_code="pl")
         await tg.send_text(NEWCOMER, "/start")
