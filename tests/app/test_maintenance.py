@@ -21,11 +21,6 @@ ANN, BOB = 7, 8
 START = 1_700_000_000.0
 
 
-@pytest.fixture
-def db_path(tmp_path: Path) -> str:
-    return str(tmp_path / "durak.sqlite3")
-
-
 def raw(db_path: str, sql: str, params: tuple = ()) -> list[tuple]:
     """SQL behind the store's back, to damage the file."""
     with sqlite3.connect(db_path) as conn:

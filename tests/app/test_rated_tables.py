@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
@@ -22,15 +20,8 @@ ANN, BOB = 21, 22
 
 
 @pytest.fixture
-def db_path(tmp_path: Path) -> str:
-    return str(tmp_path / "durak.sqlite3")
-
-
-@pytest.fixture
-async def world(db_path: str) -> AsyncIterator[World]:
-    store = await Store.open(db_path)
-    yield service(store, FakeClock(START))
-    await store.close()
+def world(store: Store) -> World:
+    return service(store, FakeClock(START))
 
 
 async def table_of_people(world: World, computers: int = 0, kind: str = "group") -> int:

@@ -8,7 +8,6 @@ import random
 import subprocess
 import sys
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
@@ -34,11 +33,6 @@ async def tg() -> AsyncIterator[FakeTelegram]:
         fake.add_user(ALICE, "Alice", language_code="en")
         fake.add_user(BOB, "Bob", language_code="en")
         yield fake
-
-
-@pytest.fixture
-def db_path(tmp_path: Path) -> str:
-    return str(tmp_path / "durak.sqlite3")
 
 
 def settings_for(tg: FakeTelegram, db_path: str) -> Settings:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -12,13 +11,6 @@ from tg_durak.store import AlreadySeated, LobbyClosed, LobbyFull, SeatRow, Store
 
 GROUP, OTHER = -1001, -1002
 ANN, BOB, CAT = 1, 2, 3
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    s = await Store.open(str(tmp_path / "durak.sqlite3"))
-    yield s
-    await s.close()
 
 
 async def lobby(store: Store, chat_id: int = GROUP, invite: str = "inv1"):

@@ -1,7 +1,6 @@
 """What every tap costs the store, in trips to SQLite's thread: each trip waits for the event
 loop to come round, and the store's lock is held meanwhile, so under load they queue."""
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -11,13 +10,6 @@ from tg_durak.store import SeatRow, StaleVersion, Store, StoreUnavailable
 ANN = SeatRow(seat=0, user_id=1, name="Ann")
 CPU = SeatRow(seat=1, user_id=None, name="", level="normal")
 SNAPSHOT = {"state": "any JSON object"}
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    store = await Store.open(str(tmp_path / "durak.sqlite3"))
-    yield store
-    await store.close()
 
 
 def trips(store: Store) -> list[str]:

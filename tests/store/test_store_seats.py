@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 
 from tg_durak.store import SeatRow, Store
 
 ANN, BOB = 1, 2
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    s = await Store.open(str(tmp_path / "durak.sqlite3"))
-    yield s
-    await s.close()
 
 
 async def table(store: Store) -> int:

@@ -1,22 +1,12 @@
 """Users' rows are kept in memory: every update reads its sender's row, and that read must cost
 no SQL once the row is known, while every change made through the store shows at once."""
 
-from collections.abc import AsyncIterator
 from pathlib import Path
-
-import pytest
 
 from tg_durak import store as store_module
 from tg_durak.store import Store
 
 ANN = 1
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    store = await Store.open(str(tmp_path / "durak.sqlite3"))
-    yield store
-    await store.close()
 
 
 def count_statements(store: Store) -> list[str]:

@@ -1,4 +1,5 @@
-"""A fresh database file per test, and the store opened on it."""
+"""A fresh database file per test, and the store opened on it (end-to-end tests open theirs
+beside the running bot: tests/bot/conftest.py)."""
 
 from __future__ import annotations
 
