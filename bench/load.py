@@ -47,11 +47,11 @@ from pathlib import Path
 
 from engine import Game, Rules
 from tg_durak.emulator import Button, Change, FakeTelegram, Message, RateLimits
-from tg_durak.i18n import translator
-from tg_durak.play_settings import PlaySettings
-from tg_durak.stats import PREFIX as STATS_PREFIX
-from tg_durak.store import SeatRow, Store
-from tg_durak.tables import HEARTBEAT_KEY
+from tg_durak.i18n.translate import translator
+from tg_durak.ops.stats import PREFIX as STATS_PREFIX
+from tg_durak.play.options import PlaySettings
+from tg_durak.storage.store import SeatRow, Store
+from tg_durak.tables.service import HEARTBEAT_KEY
 
 TELEGRAM = RateLimits(private_per_second=1, group_per_minute=20, global_per_second=30)
 BOT_USERNAME = "durak_test_bot"

@@ -20,15 +20,15 @@ START_EXIT = 4
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["local"]:
-        from tg_durak.local import main as local_main
+        from tg_durak.terminal import main as local_main
 
         return local_main(argv[1:])
     if argv[:1] == ["ratings"]:
-        from tg_durak.ratings_cli import main as ratings_main
+        from tg_durak.ops.ratings_cli import main as ratings_main
 
         return ratings_main(argv[1:])
     if argv[:1] in (["check"], ["backup"]):
-        from tg_durak.maintenance_cli import main as maintenance_main
+        from tg_durak.ops.check_cli import main as maintenance_main
 
         return maintenance_main(argv)
     from tg_durak.config import ConfigError, Settings
@@ -41,7 +41,7 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=settings.log_level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from tg_durak.app import AnotherInstance, SettingRefused, StartFailed, run
-    from tg_durak.store import SchemaTooNew
+    from tg_durak.storage.store import SchemaTooNew
 
     try:
         with contextlib.suppress(KeyboardInterrupt):

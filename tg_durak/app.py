@@ -21,20 +21,20 @@ from aiogram.exceptions import (
 )
 from aiogram.types import BotCommand, BotCommandScopeAllGroupChats
 
-from tg_durak.api_responses import hold_response_models
-from tg_durak.collector import settle_after_start
-from tg_durak.computer import ComputerPlayers
 from tg_durak.config import Settings
-from tg_durak.delivery import Delivery
-from tg_durak.handlers import commands, failures, game, group, guards, lobby, menus
-from tg_durak.i18n import DEFAULT_LOCALE, LOCALES, make_i18n, translator
-from tg_durak.middlewares import PlayerLocaleMiddleware
-from tg_durak.publisher import Publisher
-from tg_durak.stats import final_report, keep_writing, report_on_signal
-from tg_durak.store import Store, StoreUnavailable
-from tg_durak.tables import TableService
-from tg_durak.telegram_retry import TelegramRetry
-from tg_durak.throttle import Throttle
+from tg_durak.i18n.translate import DEFAULT_LOCALE, LOCALES, make_i18n, translator
+from tg_durak.ops.gc_tuning import settle_after_start
+from tg_durak.ops.stats import final_report, keep_writing, report_on_signal
+from tg_durak.outbox.publisher import Publisher
+from tg_durak.storage.store import Store, StoreUnavailable
+from tg_durak.tables.computers import ComputerPlayers
+from tg_durak.tables.service import TableService
+from tg_durak.telegram.handlers import commands, failures, game, group, guards, lobby, menus
+from tg_durak.telegram.middlewares import PlayerLocaleMiddleware
+from tg_durak.telegram.response_models import hold_response_models
+from tg_durak.telegram.retry import TelegramRetry
+from tg_durak.telegram.throttle import Throttle
+from tg_durak.telegram.update_claims import Delivery
 
 log = logging.getLogger(__name__)
 

@@ -20,10 +20,10 @@ from tests.app.test_table_service import (
     stored,
     three_people,
 )
-from tg_durak.lobbies import Answer, refused
-from tg_durak.store import Store
-from tg_durak.tables import LiveTable, Reply
-from tg_durak.taps import Pass
+from tg_durak.play.lobby_rules import Answer, refused
+from tg_durak.play.taps import Pass
+from tg_durak.storage.store import Store
+from tg_durak.tables.service import LiveTable, Reply
 
 SEAT = {user: seat for seat, (user, _) in enumerate(PEOPLE)}
 

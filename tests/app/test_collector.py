@@ -4,11 +4,11 @@ Checked in a process of its own, since freezing is for good."""
 import subprocess
 import sys
 
-from tg_durak.collector import YOUNG
+from tg_durak.ops.gc_tuning import YOUNG
 
 PROBE = """
 import gc
-from tg_durak.collector import settle_after_start
+from tg_durak.ops.gc_tuning import settle_after_start
 built = [[i] for i in range(1000)]   # start-up's objects
 settle_after_start()
 print(gc.get_freeze_count() >= 1000, gc.get_threshold()[0])
@@ -23,7 +23,7 @@ def test_start_up_is_frozen_and_the_young_gather_longer() -> None:
 
 PAUSED = """
 import gc
-from tg_durak.collector import paused
+from tg_durak.ops.gc_tuning import paused
 gc.collect()
 with paused():
     built = [[i] for i in range(100_000)]   # a resume's tables

@@ -17,8 +17,8 @@ import pytest
 
 from engine import Game, Rules
 from tests.processes import children, running
-from tg_durak import computer
-from tg_durak.computer import (
+from tg_durak.tables import computers as computer
+from tg_durak.tables.computers import (
     ANSWER_WITHIN,
     HARD_BUDGET,
     MIN_HARD_BUDGET,
@@ -69,7 +69,7 @@ async def test_a_ctrl_c_is_for_the_bot_not_for_its_workers() -> None:
 KILLED_BOT = """
 import asyncio, os, signal
 from engine import Game, Rules
-from tg_durak.computer import ComputerPlayers
+from tg_durak.tables.computers import ComputerPlayers
 
 async def main():
     game = Game.new(Rules(), seed=1)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from engine import ThrowIn, Variant
-from tg_durak.lobbies import DEFAULT_SEATS, Lobby, LobbySettings, message_link
-from tg_durak.play_settings import OptionField, TableOptions
-from tg_durak.store import SeatRow, TableRow
+from tg_durak.play.lobby_rules import DEFAULT_SEATS, Lobby, LobbySettings, message_link
+from tg_durak.play.options import OptionField, TableOptions
+from tg_durak.storage.store import SeatRow, TableRow
 
 HOST, BOB, CAT = 1, 2, 3
 

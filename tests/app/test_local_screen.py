@@ -10,8 +10,8 @@ import pytest
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from tg_durak.emulator import Button, Change, FakeTelegram, Message
-from tg_durak.i18n import LOCALES, translator
-from tg_durak.local import USER_ID, ChatOrder, Terminal, render_screen
+from tg_durak.i18n.translate import LOCALES, translator
+from tg_durak.terminal import USER_ID, ChatOrder, Terminal, render_screen
 
 EN = translator("en")
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from engine import Game, Rules
-from tg_durak.maintenance import check
-from tg_durak.store import SeatRow, Store, StoreUnavailable
+from tg_durak.ops.check import check
+from tg_durak.storage.store import SeatRow, Store, StoreUnavailable
 
 ANN, BOB = 7, 8
 START = 1_700_000_000.0

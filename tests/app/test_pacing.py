@@ -27,10 +27,10 @@ from tests.app.test_table_service import (
     service,
     stored,
 )
-from tg_durak.play_settings import PlaySettings
-from tg_durak.store import Store
-from tg_durak.taps import Pass, PlayCard
-from tg_durak.wakeups import plan_reactions
+from tg_durak.play.options import PlaySettings
+from tg_durak.play.taps import Pass, PlayCard
+from tg_durak.storage.store import Store
+from tg_durak.tables.reactions import plan_reactions
 
 SEED = 3
 TRUMP = "A♥"   # the bottom of the stock: hearts are trumps

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import Game, Rules, ThrowIn, Variant
-from tg_durak.play_settings import (
+from tg_durak.play.options import (
     CHOICES,
     LEVELS,
     MAX_OPPONENTS,

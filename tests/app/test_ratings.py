@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from tg_durak.ratings import Rating, ranks, rate
+from tg_durak.play.ratings import Rating, ranks, rate
 
 NEW = Rating()
 

@@ -8,10 +8,10 @@ import asyncio
 import pytest
 
 from tests.app.test_table_service import ONE_COMPUTER, START, USER, FakeClock, World, service
-from tg_durak import tables as tables_module
-from tg_durak.store import Store, StoreUnavailable
-from tg_durak.tables import HEARTBEAT_KEY, Reply
-from tg_durak.taps import PlayCard
+from tg_durak.play.taps import PlayCard
+from tg_durak.storage.store import Store, StoreUnavailable
+from tg_durak.tables import service as tables_module
+from tg_durak.tables.service import HEARTBEAT_KEY, Reply
 
 TABLES = 30
 

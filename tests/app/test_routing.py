@@ -6,10 +6,8 @@ import pytest
 from aiogram.types import CallbackQuery, Chat, InlineKeyboardMarkup, Message, User
 
 from engine import Action, Card, Game, Rules, Variant
-from tg_durak.callbacks import Menu, MenuAction, Move, RuleBook, SetupField, SetupOption, Verb
-from tg_durak.handlers import game, group, lobby, menus
-from tg_durak.i18n import translator
-from tg_durak.play_settings import CHOICES, OptionField, PlaySettings, TableOptions, encode
+from tg_durak.i18n.translate import translator
+from tg_durak.play.options import CHOICES, OptionField, PlaySettings, TableOptions, encode
 from tg_durak.render.absent import kick_screen, leave_screen
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 from tg_durak.render.menus import (
@@ -20,7 +18,17 @@ from tg_durak.render.menus import (
     rules_screen,
     setup_screen,
 )
-from tg_durak.store import SeatRow
+from tg_durak.storage.store import SeatRow
+from tg_durak.telegram.callbacks import (
+    Menu,
+    MenuAction,
+    Move,
+    RuleBook,
+    SetupField,
+    SetupOption,
+    Verb,
+)
+from tg_durak.telegram.handlers import game, group, lobby, menus
 
 T = translator("en")
 VERB_HANDLERS = {

@@ -28,10 +28,10 @@ from tests.app.test_table_service import (
     stored,
     three_people,
 )
-from tg_durak.lobbies import OK
-from tg_durak.store import Store, StoreUnavailable
-from tg_durak.tables import SAVE_RETRY_SECONDS, Reply
-from tg_durak.taps import Pass, PlayCard
+from tg_durak.play.lobby_rules import OK
+from tg_durak.play.taps import Pass, PlayCard
+from tg_durak.storage.store import Store, StoreUnavailable
+from tg_durak.tables.service import SAVE_RETRY_SECONDS, Reply
 
 
 @pytest.fixture

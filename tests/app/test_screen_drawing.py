@@ -17,10 +17,10 @@ from tests.app.test_table_service import (
     person_leads,
     service,
 )
-from tg_durak import tables as tables_module
-from tg_durak.publisher import Priority
-from tg_durak.store import Store
-from tg_durak.taps import Cancel, Choosing, PlayCard, Take
+from tg_durak.outbox.publisher import Priority
+from tg_durak.play.taps import Cancel, Choosing, PlayCard, Take
+from tg_durak.storage.store import Store
+from tg_durak.tables import service as tables_module
 
 
 @pytest.fixture

@@ -20,10 +20,10 @@ from tests.app.test_table_service import (
     service,
     three_people,
 )
-from tg_durak.publisher import Priority
-from tg_durak.store import Store
-from tg_durak.tables import Reply
-from tg_durak.taps import PlayCard, Take
+from tg_durak.outbox.publisher import Priority
+from tg_durak.play.taps import PlayCard, Take
+from tg_durak.storage.store import Store
+from tg_durak.tables.service import Reply
 
 
 @pytest.fixture

@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
-from tg_durak.callbacks import Setup, SetupField, SetupOption
-from tg_durak.handlers import menus
-from tg_durak.i18n import translator
-from tg_durak.play_settings import OptionField, PlaySettings, TableOptions
+from tg_durak.i18n.translate import translator
+from tg_durak.play.options import OptionField, PlaySettings, TableOptions
 from tg_durak.render.menus import options_screen, setup_screen
-from tg_durak.store import UserRow
+from tg_durak.storage.store import UserRow
+from tg_durak.telegram.callbacks import Setup, SetupField, SetupOption
+from tg_durak.telegram.handlers import menus
 
 T = translator("en")
 CHAT, MESSAGE = 7, 70

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from engine import Action, Game
 from tests.helpers.deals import attack, card, deal, defend
-from tg_durak.stale_taps import KEPT_PER_SEAT, ShownScreens, round_start, still_meant
-from tg_durak.taps import (
+from tg_durak.play.stale_taps import KEPT_PER_SEAT, ShownScreens, round_start, still_meant
+from tg_durak.play.taps import (
     Beat,
     Choose,
     Choosing,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tg_durak.config import Settings
-from tg_durak.stats import PREFIX, final_report, keep_writing, report, write_file
+from tg_durak.ops.stats import PREFIX, final_report, keep_writing, report, write_file
 
 
 class Counting:
@@ -73,7 +73,7 @@ async def test_an_unwritable_file_is_told_once_and_stops_nothing(
 
 def test_at_stop_the_line_is_logged_and_the_file_written(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="tg_durak.stats")
+    caplog.set_level(logging.INFO, logger="tg_durak.ops.stats")
     path = tmp_path / "stats.json"
     final_report(components(), str(path))
     [record] = caplog.records

@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 import pytest
 
 from engine import Action, Card, Game, PlayerView, Rules
-from tg_durak.callbacks import Menu, MenuAction, Verb
-from tg_durak.i18n import translator
-from tg_durak.play_settings import PlaySettings
-from tg_durak.publisher import Priority, Screen
+from tg_durak.i18n.translate import translator
+from tg_durak.outbox.publisher import Priority, Screen
+from tg_durak.play.options import PlaySettings
+from tg_durak.play.taps import Cancel, Pass, PlayCard, Take, TransferMode, TransferWith
 from tg_durak.render.cards import card_label
-from tg_durak.store import SeatRow, Store, TableRow
-from tg_durak.tables import HEARTBEAT_KEY, Reply, TableService
-from tg_durak.taps import Cancel, Pass, PlayCard, Take, TransferMode, TransferWith
+from tg_durak.storage.store import SeatRow, Store, TableRow
+from tg_durak.tables.service import HEARTBEAT_KEY, Reply, TableService
+from tg_durak.telegram.callbacks import Menu, MenuAction, Verb
 
 USER, STRANGER = 7, 8
 START = 1_700_000_000.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Action, Card, Game, Rules
-from tg_durak.taps import (
+from tg_durak.play.taps import (
     Beat,
     Cancel,
     Choose,

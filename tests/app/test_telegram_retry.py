@@ -18,9 +18,9 @@ from aiogram.exceptions import (
 )
 from aiogram.methods import AnswerCallbackQuery, EditMessageText, GetUpdates, SendMessage
 
-from tg_durak import telegram_retry
-from tg_durak.outbox import MAX_BACKOFF, Outbox, Slot
-from tg_durak.telegram_retry import ATTEMPTS, TelegramRetry, backoff
+from tg_durak.outbox.queue import MAX_BACKOFF, Outbox, Slot
+from tg_durak.telegram import retry as telegram_retry
+from tg_durak.telegram.retry import ATTEMPTS, TelegramRetry, backoff
 
 ANSWER = AnswerCallbackQuery(callback_query_id="1")
 POLL = GetUpdates(timeout=10)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tg_durak.throttle import BURST, KEPT, TAPS_PER_SECOND, TokenBuckets
+from tg_durak.telegram.throttle import BURST, KEPT, TAPS_PER_SECOND, TokenBuckets
 
 
 class Clock:

@@ -7,11 +7,11 @@ import asyncio
 import subprocess
 
 from tests.bot.conftest import game_message
-from tg_durak.callbacks import Move
 from tg_durak.emulator import FakeTelegram
 from tg_durak.emulator.models import Message
-from tg_durak.maintenance import check
-from tg_durak.store import Store
+from tg_durak.ops.check import check
+from tg_durak.storage.store import Store
+from tg_durak.telegram.callbacks import Move
 
 
 async def quick_game(tg: FakeTelegram, user_id: int) -> Message:

@@ -12,7 +12,7 @@ import random
 from tests.bot.conftest import choose_button, game_message, is_over
 from tg_durak.emulator import FakeTelegram
 from tg_durak.emulator.models import Message
-from tg_durak.i18n import translator
+from tg_durak.i18n.translate import translator
 
 GROUP = -1001234567890   # a supergroup
 BOT = "durak_test_bot"

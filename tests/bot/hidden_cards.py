@@ -16,9 +16,9 @@ from collections.abc import Iterator
 
 from engine import Card, Game
 from engine.cards import CARDS
-from tg_durak.i18n import LOCALES, translator
+from tg_durak.i18n.translate import LOCALES, translator
 from tg_durak.render.cards import card_label
-from tg_durak.tables import TableService
+from tg_durak.tables.service import TableService
 
 Reader = tuple[Game, int | None]   # a game and the seat reading it (None: everybody)
 

@@ -13,7 +13,7 @@ import pytest
 from tests.bot.conftest import ALICE, game_message, settings_for
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram, RateLimits
-from tg_durak.i18n import translator
+from tg_durak.i18n.translate import translator
 
 CROWD = range(9001, 9091)   # 90 people: three seconds of the bot's whole budget
 TELEGRAM = RateLimits(private_per_second=1, group_per_minute=20, global_per_second=30)

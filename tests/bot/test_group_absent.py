@@ -24,8 +24,8 @@ from tests.bot.groups import BOT, GROUP, join, open_lobby, start, wait_started
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
 from tg_durak.emulator.models import Button, Message
-from tg_durak.lobbies import DEFAULT_SEATS
-from tg_durak.store import Store
+from tg_durak.play.lobby_rules import DEFAULT_SEATS
+from tg_durak.storage.store import Store
 
 CAT, DAN = 503, 504
 NAMES = {ALICE: "Alice", BOB: "Bob", CAT: "Cat", DAN: "Dan"}

@@ -17,8 +17,8 @@ import pytest
 from tests.bot.conftest import ALICE, BOB, game_message, settings_for
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
-from tg_durak.i18n import translator
-from tg_durak.throttle import BURST, Throttle, TokenBuckets
+from tg_durak.i18n.translate import translator
+from tg_durak.telegram.throttle import BURST, Throttle, TokenBuckets
 
 GROUP = -1001234567890
 BOT = "durak_test_bot"

@@ -38,7 +38,12 @@ from engine.cards import CARDS
 from tests.bot.conftest import ALICE, BOB, CALLBACK_TTL, game_message, settings_for
 from tests.bot.groups import open_lobby, start
 from tg_durak.app import BotApp
-from tg_durak.callbacks import (
+from tg_durak.emulator import FakeTelegram
+from tg_durak.emulator.models import Message
+from tg_durak.i18n.translate import LOCALES
+from tg_durak.play.options import CHOICES, LEVELS, OptionField, encode
+from tg_durak.storage.store import Store
+from tg_durak.telegram.callbacks import (
     Kick,
     Lang,
     LobbyOption,
@@ -53,12 +58,7 @@ from tg_durak.callbacks import (
     SetupOption,
     Verb,
 )
-from tg_durak.emulator import FakeTelegram
-from tg_durak.emulator.models import Message
-from tg_durak.i18n import LOCALES
-from tg_durak.play_settings import CHOICES, LEVELS, OptionField, encode
-from tg_durak.store import Store
-from tg_durak.throttle import Throttle, TokenBuckets
+from tg_durak.telegram.throttle import Throttle, TokenBuckets
 
 CAT, DAN, MAL, EVE = 503, 504, 505, 506
 EXAMPLES = int(os.environ.get("HOSTILE_EXAMPLES", "200"))   # more to search longer

@@ -18,7 +18,7 @@ from tests.bot.groups import GROUP, JOIN, REMATCH, START, open_lobby, shows_resu
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
 from tg_durak.emulator.models import Message
-from tg_durak.i18n import translator
+from tg_durak.i18n.translate import translator
 
 T = translator("en")
 

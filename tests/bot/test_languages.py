@@ -9,7 +9,7 @@ from babel.messages.pofile import read_po
 
 from tests.bot.conftest import ALICE, game_message, play_to_end
 from tg_durak.emulator import FakeTelegram
-from tg_durak.i18n import LOCALES_DIR
+from tg_durak.i18n.translate import LOCALES_DIR
 
 OLENA, KASIA = 601, 602
 _WORD = re.compile(r"[^\W\d_]{4,}")

@@ -12,8 +12,8 @@ import pytest
 
 from tests.bot.conftest import ALICE, BOB
 from tg_durak.emulator import FakeTelegram
-from tg_durak.ratings import rate
-from tg_durak.store import SeatRow, Store
+from tg_durak.play.ratings import rate
+from tg_durak.storage.store import SeatRow, Store
 
 CAT = 503
 GROUP = -1001234567890

@@ -7,7 +7,7 @@ import re
 import pytest
 from babel.messages.catalog import Catalog
 
-from tg_durak.catalog import forms_of, key_of, read_catalogs
+from tg_durak.i18n.catalog import forms_of, key_of, read_catalogs
 
 # GLOSSARY.md, "Buttons and calls" and the names of the two games.
 WORDS = {

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from babel.messages.catalog import Catalog
 
-from tg_durak.catalog import (
+from tg_durak.i18n.catalog import (
     MAX_TEXT_LENGTH,
     check_compiled,
     check_headers,
@@ -17,7 +17,7 @@ from tg_durak.catalog import (
     po_path,
     read_catalogs,
 )
-from tg_durak.i18n import LOCALES, LOCALES_DIR, make_i18n, translator
+from tg_durak.i18n.translate import LOCALES, LOCALES_DIR, make_i18n, translator
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +140,7 @@ def test_sync_check_catches_an_uncompiled_edit_and_compile_fixes_it(tmp_path: Pa
     )
 
     assert check_compiled(read_catalogs(root), root) == [
-        "uk: messages.mo is out of date; run: python -m tg_durak.catalog compile"
+        "uk: messages.mo is out of date; run: python -m tg_durak.i18n.catalog compile"
     ]
     compile_catalogs(root)
     assert check_compiled(read_catalogs(root), root) == []

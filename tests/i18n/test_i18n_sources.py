@@ -3,7 +3,7 @@
 import ast
 import textwrap
 
-from tg_durak.catalog import (
+from tg_durak.i18n.catalog import (
     PACKAGE_DIR,
     check_sources,
     english_keys,
@@ -84,13 +84,14 @@ def test_scanner_finds_every_unknown_key_in_a_sample():
 
 
 def test_scan_covers_the_package_but_not_the_emulator_and_the_i18n_plumbing(tmp_path):
-    for name in ["bot.py", "render/table.py", "emulator/server.py", "i18n.py", "catalog.py"]:
+    for name in ["bot.py", "render/table.py", "emulator/server.py", "i18n/translate.py",
+                 "i18n/catalog.py"]:
         path = tmp_path / name
-        path.parent.mkdir(exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text('async def f(message):\n    await message.answer("Hi")\n')
     assert [p.relative_to(tmp_path).as_posix() for p in source_files(tmp_path)] == [
         "bot.py",
         "render/table.py",
     ]
     assert len(check_sources({}, tmp_path)) == 2
-    assert PACKAGE_DIR / "i18n.py" not in source_files()
+    assert PACKAGE_DIR / "i18n" / "translate.py" not in source_files()

@@ -7,8 +7,8 @@ from aiogram.utils.i18n import gettext as _
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 
-from tg_durak.catalog import forms_of, key_of, read_catalogs
-from tg_durak.i18n import (
+from tg_durak.i18n.catalog import forms_of, key_of, read_catalogs
+from tg_durak.i18n.translate import (
     DEFAULT_LOCALE,
     LANGUAGE_NAMES,
     LOCALES,

@@ -8,9 +8,9 @@ import pytest
 from babel.messages.catalog import Catalog
 
 from engine.actions import MESSAGES, Refusal
-from tg_durak.catalog import placeholders, read_catalogs
-from tg_durak.i18n import LOCALES, translator
-from tg_durak.taps import Reply
+from tg_durak.i18n.catalog import placeholders, read_catalogs
+from tg_durak.i18n.translate import LOCALES, translator
+from tg_durak.play.taps import Reply
 
 CODES = sorted(value for name, value in vars(Refusal).items() if name.isupper())
 

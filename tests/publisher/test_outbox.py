@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from tg_durak.outbox import AGING, Budget, OneOff, Outbox, Priority, Request, Screen
+from tg_durak.outbox.queue import AGING, Budget, OneOff, Outbox, Priority, Request, Screen
 
 MOVER, PLAYER, WATCHER, BAR = Priority
 

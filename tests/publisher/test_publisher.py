@@ -23,8 +23,8 @@ from aiogram.types import (
     ReplyParameters,
 )
 
-from tg_durak.outbox import TokenBucket
-from tg_durak.publisher import Priority, Publisher, Screen
+from tg_durak.outbox.publisher import Priority, Publisher, Screen
+from tg_durak.outbox.queue import TokenBucket
 
 # Small budgets keep the tests fast; tests about a budget set that one large.
 FAST = {"private_interval": 0.01, "group_per_minute": 6000, "global_per_second": 1000}

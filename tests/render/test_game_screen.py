@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 from engine import Action, Card, Game, Rules
-from tg_durak.history import History
-from tg_durak.i18n import LOCALES, translator
+from tg_durak.i18n.translate import LOCALES, translator
+from tg_durak.play.history import History
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 
 MAX_TEXT = 4096

@@ -11,8 +11,8 @@ from itertools import pairwise
 import pytest
 
 from engine import Action, Card, Game, PlayerView, Rules
-from tg_durak.history import History, Told
-from tg_durak.i18n import LOCALES, translator
+from tg_durak.i18n.translate import LOCALES, translator
+from tg_durak.play.history import History, Told
 from tg_durak.render.cards import card_label, in_hand_order
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 

@@ -10,11 +10,10 @@ from collections.abc import Iterator
 import pytest
 
 from engine import Action, Card, Game, Rules, Variant
-from tg_durak.callbacks import LobbyOption, LobbyTap, LobbyVerb
-from tg_durak.history import History
-from tg_durak.i18n import LOCALES, translator
-from tg_durak.lobbies import LobbySettings
-from tg_durak.play_settings import TableOptions
+from tg_durak.i18n.translate import LOCALES, translator
+from tg_durak.play.history import History
+from tg_durak.play.lobby_rules import LobbySettings
+from tg_durak.play.options import TableOptions
 from tg_durak.render.cards import card_label
 from tg_durak.render.game import SeatInfo
 from tg_durak.render.group import (
@@ -26,7 +25,8 @@ from tg_durak.render.group import (
     lobby_screen,
     private_note_screen,
 )
-from tg_durak.store import SeatRow
+from tg_durak.storage.store import SeatRow
+from tg_durak.telegram.callbacks import LobbyOption, LobbyTap, LobbyVerb
 
 MAX_TEXT = 4096
 MAX_DATA = 64

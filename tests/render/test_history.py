@@ -4,7 +4,7 @@ attack card of the round."""
 from __future__ import annotations
 
 from engine import Action, Card, Game, Rules
-from tg_durak.history import KEEP, LEAD, History, Told
+from tg_durak.play.history import KEEP, LEAD, History, Told
 
 
 def c(text: str) -> Card:

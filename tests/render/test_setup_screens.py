@@ -9,9 +9,8 @@ import pytest
 from aiogram.types import InlineKeyboardMarkup
 
 from engine import Variant
-from tg_durak.callbacks import RuleBook, Setup, SetupField, SetupOption
-from tg_durak.i18n import LOCALES, translator
-from tg_durak.play_settings import (
+from tg_durak.i18n.translate import LOCALES, translator
+from tg_durak.play.options import (
     CHOICES,
     MAX_OPPONENTS,
     OptionField,
@@ -21,6 +20,7 @@ from tg_durak.play_settings import (
 )
 from tg_durak.render.menus import options_screen, rules_screen, setup_screen
 from tg_durak.render.options import MORE_OPTIONS, options_rows, options_summary
+from tg_durak.telegram.callbacks import RuleBook, Setup, SetupField, SetupOption
 
 MAX_TEXT = 4096
 MAX_DATA = 64

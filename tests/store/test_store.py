@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from tg_durak import store as store_module
-from tg_durak.store import (
+from tg_durak.storage import store as store_module
+from tg_durak.storage.store import (
     CorruptRow,
     MessageRow,
     SchemaTooNew,

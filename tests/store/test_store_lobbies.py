@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tg_durak.store import AlreadySeated, LobbyClosed, LobbyFull, SeatRow, Store
+from tg_durak.storage.store import AlreadySeated, LobbyClosed, LobbyFull, SeatRow, Store
 
 GROUP, OTHER = -1001, -1002
 ANN, BOB, CAT = 1, 2, 3
@@ -115,7 +115,7 @@ async def test_migrating_a_chat_moves_its_tables_and_messages(store: Store) -> N
 async def test_the_migration_marks_people_with_a_private_table_reachable(tmp_path: Path) -> None:
     """Users from before 0003 who have played privately have opened the bot."""
     path = str(tmp_path / "old.sqlite3")
-    migrations = Path(__file__).parents[2] / "tg_durak" / "migrations"
+    migrations = Path(__file__).parents[2] / "tg_durak" / "storage" / "migrations"
     old = tmp_path / "old"
     old.mkdir()
     for name in ("0001_init.sql", "0002_ratings.sql"):

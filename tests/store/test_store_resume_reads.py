@@ -5,7 +5,7 @@ import sqlite3
 
 import pytest
 
-from tg_durak.store import SeatRow, StaleVersion, Store, _in_order
+from tg_durak.storage.store import SeatRow, StaleVersion, Store, _in_order
 
 ANN = SeatRow(seat=0, user_id=1, name="Ann")
 BOB = SeatRow(seat=1, user_id=2, name="Bob")
@@ -79,7 +79,7 @@ def test_a_log_read_out_of_order_is_put_in_order() -> None:
 
 
 async def test_users_in_a_few_reads(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tg_durak import store as store_module
+    from tg_durak.storage import store as store_module
 
     monkeypatch.setattr(store_module, "_IDS_PER_QUERY", 2)
     for user_id in (1, 2, 3):

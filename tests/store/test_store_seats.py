@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tg_durak.store import SeatRow, Store
+from tg_durak.storage.store import SeatRow, Store
 
 ANN, BOB = 1, 2
 

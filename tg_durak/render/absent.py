@@ -7,12 +7,12 @@ from html import escape
 
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
-from tg_durak.callbacks import Kick, MenuAction
-from tg_durak.i18n import Translator
-from tg_durak.publisher import Screen
+from tg_durak.i18n.translate import Translator
+from tg_durak.outbox.publisher import Screen
 from tg_durak.render.buttons import button
 from tg_durak.render.menus import confirm_screen
-from tg_durak.store import SeatRow
+from tg_durak.storage.store import SeatRow
+from tg_durak.telegram.callbacks import Kick, MenuAction
 
 
 def unreachable_screen(name: str, bot_username: str, t: Translator) -> Screen:

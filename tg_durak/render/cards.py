@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from engine import Card
-from tg_durak.i18n import Translator
+from tg_durak.i18n.translate import Translator
 
 SUIT_EMOJI = {"♠": "♠️", "♣": "♣️", "♦": "♦️", "♥": "♥️"}
 # A hand's suits, left to right, by trump: trumps last, colours alternating, otherwise as near

@@ -9,11 +9,11 @@ from html import escape
 from typing import Protocol
 
 from engine import Action, Card, EventKind, PlayerView
-from tg_durak.callbacks import Menu, MenuAction, Move, Verb
-from tg_durak.history import Told
-from tg_durak.i18n import Translator
-from tg_durak.publisher import Button, Keyboard, Screen
+from tg_durak.i18n.translate import Translator
+from tg_durak.outbox.publisher import Button, Keyboard, Screen
+from tg_durak.play.history import Told
 from tg_durak.render.cards import card_label, in_hand_order, suit_label
+from tg_durak.telegram.callbacks import Menu, MenuAction, Move, Verb
 
 BAR_CELLS = 8
 ROW = 6          # card buttons per row on a phone

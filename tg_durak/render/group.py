@@ -15,12 +15,11 @@ from html import escape
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from engine import Card, PlayerView, Rules
-from tg_durak.callbacks import LobbyOption, LobbyTap, LobbyVerb
-from tg_durak.history import Told
-from tg_durak.i18n import Translator
-from tg_durak.lobbies import LobbySettings
-from tg_durak.play_settings import LEVELS, OptionField
-from tg_durak.publisher import Screen
+from tg_durak.i18n.translate import Translator
+from tg_durak.outbox.publisher import Screen
+from tg_durak.play.history import Told
+from tg_durak.play.lobby_rules import LobbySettings
+from tg_durak.play.options import LEVELS, OptionField
 from tg_durak.render.buttons import button, marked
 from tg_durak.render.game import (
     Namer,
@@ -33,7 +32,8 @@ from tg_durak.render.game import (
     told_line,
 )
 from tg_durak.render.options import options_rows, options_summary
-from tg_durak.store import SeatRow
+from tg_durak.storage.store import SeatRow
+from tg_durak.telegram.callbacks import LobbyOption, LobbyTap, LobbyVerb
 
 BAR_CELLS = 4
 

@@ -6,12 +6,20 @@ from html import escape
 
 from aiogram.types import InlineKeyboardMarkup
 
-from tg_durak.callbacks import Lang, Menu, MenuAction, RuleBook, Setup, SetupField, SetupOption
-from tg_durak.i18n import LANGUAGE_NAMES, LOCALES, Translator
-from tg_durak.play_settings import LEVELS, MAX_OPPONENTS, OptionField, PlaySettings
-from tg_durak.publisher import Screen
+from tg_durak.i18n.translate import LANGUAGE_NAMES, LOCALES, Translator
+from tg_durak.outbox.publisher import Screen
+from tg_durak.play.options import LEVELS, MAX_OPPONENTS, OptionField, PlaySettings
 from tg_durak.render.buttons import button, marked
 from tg_durak.render.options import MAIN_OPTIONS, MORE_OPTIONS, options_rows, options_summary
+from tg_durak.telegram.callbacks import (
+    Lang,
+    Menu,
+    MenuAction,
+    RuleBook,
+    Setup,
+    SetupField,
+    SetupOption,
+)
 
 
 def play_buttons(t: Translator) -> InlineKeyboardMarkup:

@@ -13,8 +13,8 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardButton
 
 from engine import Variant
-from tg_durak.i18n import Translator
-from tg_durak.play_settings import CHOICES, OptionField, TableOptions, encode
+from tg_durak.i18n.translate import Translator
+from tg_durak.play.options import CHOICES, OptionField, TableOptions, encode
 from tg_durak.render.buttons import button, marked, toggled
 
 OptionData = Callable[[OptionField, str], CallbackData]

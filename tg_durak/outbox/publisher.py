@@ -1,0 +1,318 @@
+"""Every message send and edit: coalescing, deduplicated, within Telegram's rate limits.
+
+Callers describe what a message should show (a :class:`Screen`) under a key of their choosing
+(say ``(table_id, user_id)``) and move on; a background worker brings Telegram up to date. Which
+screen goes when is the :class:`~tg_durak.outbox.queue.Outbox`'s business (latest screen wins,
+budgets per chat and for the bot, priorities, timer bars dropped first); this module talks to
+Telegram:
+
+- a command's reply is a one-off message (:meth:`Publisher.send`) in the same budgets; nothing
+  the bot sends bypasses them, and a 429 makes it wait, never fail;
+- a 429 pauses the chat (and the whole bot when two chats are flooded at once) for its
+  ``retry_after``, then the latest screen goes;
+- a message that cannot be edited any more is replaced by a fresh one, reported through
+  ``on_new_message(key, chat_id, message_id)`` so that the caller can store its id;
+- a chat that refuses the bot (403: a person blocked it, or the bot left a group) is reported
+  through ``on_blocked(chat_id)``; a group that became a supergroup (a 400 with its new id) through
+  ``on_migrated(old_chat_id, new_chat_id)``, and the screen goes out afresh in the new chat;
+- a screen for a forum topic is sent into that topic (``thread_id``).
+
+A key names one message. Once the publisher has sent a message for a key it trusts its own
+message id over the caller's (which may be a stale copy from the store).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Hashable
+
+from aiogram import Bot
+from aiogram.exceptions import (
+    TelegramBadRequest,
+    TelegramForbiddenError,
+    TelegramMigrateToChat,
+    TelegramNetworkError,
+    TelegramRetryAfter,
+    TelegramServerError,
+)
+from aiogram.types import ReplyParameters
+
+from tg_durak.outbox.queue import Button, Keyboard, Outbox, Priority, Request, Screen
+
+log = logging.getLogger(__name__)
+
+OnNewMessage = Callable[[Hashable, int, int], Awaitable[None]]
+OnBlocked = Callable[[int], Awaitable[None]]
+OnMigrated = Callable[[int, int], Awaitable[None]]
+
+_NOT_MODIFIED = "message is not modified"
+# Telegram's words for "this message cannot be edited any more": send a fresh one instead.
+_GONE = ("message to edit not found", "message can't be edited")
+# Seconds the worker waits after an unexpected error in its own bookkeeping.
+_DISPATCH_ERROR_PAUSE = 1.0
+
+__all__ = ["Button", "Keyboard", "Priority", "Publisher", "Screen"]
+
+
+class Publisher:
+    """Brings Telegram messages up to date with the latest screens; see the module docstring."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        on_new_message: OnNewMessage,
+        *,
+        on_blocked: OnBlocked | None = None,
+        on_migrated: OnMigrated | None = None,
+        private_interval: float = 1.0,
+        group_per_minute: int = 20,
+        global_per_second: int = 30,
+        parse_mode: str = "HTML",
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._bot = bot
+        self._on_new_message = on_new_message
+        self._on_blocked = on_blocked
+        self._on_migrated = on_migrated
+        self._parse_mode = parse_mode
+        self._clock = clock
+        self._outbox = Outbox(private_interval, group_per_minute, global_per_second)
+        self._sending: set[asyncio.Task[None]] = set()
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._worker: asyncio.Task[None] | None = None
+
+    # -- public interface -------------------------------------------------------------------
+
+    def show(
+        self,
+        key: Hashable,
+        chat_id: int,
+        message_id: int | None,
+        screen: Screen,
+        *,
+        priority: Priority = Priority.PLAYER,
+        thread_id: int | None = None,
+    ) -> None:
+        """Make the message ``key`` show ``screen`` soon; returns at once.
+
+        ``message_id`` None sends a new message (then ``on_new_message`` is awaited), into the
+        forum topic ``thread_id`` if one is given. ``priority`` says who waits for it.
+        """
+        self._outbox.put(key, chat_id, message_id, screen, priority, self._clock(), thread_id)
+        self._queued()
+
+    def send(
+        self,
+        chat_id: int,
+        screen: Screen,
+        *,
+        reply_to: int | None = None,
+        thread_id: int | None = None,
+        priority: Priority = Priority.MOVER,
+    ) -> None:
+        """Send a new message once (a command's reply), in turn with every other; returns at
+        once. It answers the message ``reply_to`` if given (and is sent anyway if that is gone)."""
+        self._outbox.put_one_off(chat_id, screen, priority, self._clock(), thread_id, reply_to)
+        self._queued()
+
+    def has_spare_budget(self) -> bool:
+        """Whether a timer bar shown now would go out (else it is dropped: drawing it is wasted
+        work while the bot's budget is spent)."""
+        return self._outbox.spare(self._clock())
+
+    def stats(self) -> dict[str, float]:
+        """Counters since the start: requests by kind, screens coalesced (superseded before
+        their turn), unchanged (never sent), dropped (timer bars without spare budget), 429s; and
+        per priority the requests sent, the longest and the mean a message waited for its
+        screen (seconds, since the start: not counters)."""
+        outbox = self._outbox
+        waits = {}
+        for p, longest in outbox.max_wait.items():
+            name = p.name.lower()
+            sent = outbox.counts[f"sent_{name}"]
+            waits[f"max_wait_s_{name}"] = round(longest, 3)
+            waits[f"mean_wait_s_{name}"] = round(outbox.total_wait[p] / sent, 3)
+            waits[f"sent_{name}"] = sent
+        return {
+            **{name: outbox.counts[name] for name in _COUNTS},
+            "max_wait_s": round(max(outbox.max_wait.values(), default=0.0), 3),
+            **waits,
+            "queued": outbox.queued,
+        }
+
+    async def flush(self, timeout: float = 5.0) -> None:
+        """Wait until every pending screen is sent or dropped; TimeoutError after ``timeout``."""
+        if self._is_idle():
+            return
+        if self._worker is None or self._worker.done():
+            raise RuntimeError("the publisher is not running: call start() first")
+        await asyncio.wait_for(self._idle.wait(), timeout)
+
+    async def start(self) -> None:
+        if self._worker is None or self._worker.done():
+            self._worker = asyncio.create_task(self._run(), name="publisher")
+
+    async def stop(self) -> None:
+        """Stop the worker; requests already in flight are allowed to finish."""
+        if self._worker is not None:
+            self._worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._worker
+            self._worker = None
+        if self._sending:
+            await asyncio.gather(*self._sending, return_exceptions=True)
+
+    # -- the worker -------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        while True:
+            self._wake.clear()
+            try:
+                requests, delay = self._outbox.due(self._clock())
+                for request in requests:
+                    self._start(request)
+            except Exception:
+                log.exception("publisher: dispatch failed")
+                delay = _DISPATCH_ERROR_PAUSE
+            if self._is_idle():
+                self._idle.set()
+            if delay is None:
+                await self._wake.wait()
+            else:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), delay)
+
+    def _start(self, request: Request) -> None:
+        method = "sends" if request.slot.message_id is None else "edits"
+        self._outbox.counts[method] += 1
+        task = asyncio.create_task(self._deliver(request))
+        self._sending.add(task)
+        task.add_done_callback(self._delivered)
+
+    def _delivered(self, task: asyncio.Task[None]) -> None:
+        self._sending.discard(task)
+        self._wake.set()
+
+    async def _deliver(self, request: Request) -> None:
+        slot, screen = request.slot, request.screen
+        message_id = slot.message_id
+        try:
+            if message_id is None:
+                await self._send(request)
+            else:
+                await self._bot.edit_message_text(
+                    text=screen.text,
+                    chat_id=slot.chat_id,
+                    message_id=message_id,
+                    reply_markup=screen.markup,
+                    parse_mode=self._parse_mode,
+                )
+                slot.shown = screen
+            slot.failures = 0
+        except TelegramRetryAfter as exc:
+            self._flooded(slot.chat_id, exc.retry_after)
+            if request.priority is not Priority.BAR:
+                self._outbox.retry(request)
+        except TelegramMigrateToChat as exc:
+            await self._migrated(request, exc.migrate_to_chat_id)
+        except TelegramBadRequest as exc:
+            self._refused(request, message_id, exc)
+        except TelegramForbiddenError as exc:
+            await self._blocked(request, exc)
+        except (TelegramNetworkError, TelegramServerError) as exc:
+            # Retried until it works: the message must end up showing the latest screen.
+            backoff = self._outbox.back_off(slot, self._clock())
+            self._outbox.counts["failures"] += 1
+            log.warning("publisher: %r failed (%s), retrying in %.1fs", slot.key, exc, backoff)
+            if request.priority is not Priority.BAR:
+                self._outbox.retry(request)
+        except Exception:
+            log.exception("publisher: a screen for %r failed", slot.key)
+        finally:
+            self._outbox.finished(request, self._clock())
+
+    async def _send(self, request: Request) -> None:
+        slot, screen = request.slot, request.screen
+        reply = None if slot.reply_to is None else ReplyParameters(
+            message_id=slot.reply_to, allow_sending_without_reply=True)
+        message = await self._bot.send_message(
+            chat_id=slot.chat_id,
+            text=screen.text,
+            reply_markup=screen.markup,
+            parse_mode=self._parse_mode,
+            message_thread_id=slot.thread_id,
+            reply_parameters=reply,
+        )
+        slot.message_id = message.message_id
+        slot.shown = screen
+        if slot.one_off:
+            return
+        try:
+            await self._on_new_message(slot.key, slot.chat_id, message.message_id)
+        except Exception:
+            log.exception("publisher: on_new_message failed for %r", slot.key)
+
+    async def _migrated(self, request: Request, new_chat_id: int) -> None:
+        """The group is a supergroup now: its old messages cannot be edited under the new id."""
+        slot = request.slot
+        old_chat_id = slot.chat_id
+        log.info("publisher: chat %s moved to %s", old_chat_id, new_chat_id)
+        self._outbox.moved(slot, new_chat_id)
+        self._outbox.retry(request)
+        await self._report(self._on_migrated, old_chat_id, new_chat_id)
+
+    async def _blocked(self, request: Request, exc: TelegramForbiddenError) -> None:
+        slot = request.slot
+        log.info("publisher: dropping screens for %r, chat %s: %s", slot.key, slot.chat_id,
+                 exc.message)
+        if self._outbox.is_current(slot):
+            self._outbox.unqueue(slot)
+        await self._report(self._on_blocked, slot.chat_id)
+
+    @staticmethod
+    async def _report(callback: Callable[..., Awaitable[None]] | None, *args: int) -> None:
+        if callback is None:
+            return
+        try:
+            await callback(*args)
+        except Exception:
+            log.exception("publisher: reporting %r failed", args)
+
+    def _refused(self, request: Request, message_id: int | None,
+                 exc: TelegramBadRequest) -> None:
+        slot = request.slot
+        reason = exc.message.lower()
+        if _NOT_MODIFIED in reason:
+            slot.shown = request.screen
+        elif message_id is not None and any(words in reason for words in _GONE):
+            log.info("publisher: message %s of %r is gone, sending a new one", message_id, slot.key)
+            if slot.message_id == message_id:
+                slot.message_id, slot.shown = None, None
+            slot.owns_id = True
+            self._outbox.retry(request)
+        else:
+            log.error("publisher: Telegram refused a screen for %r: %s", slot.key, exc.message)
+
+    def _flooded(self, chat_id: int, retry_after: float) -> None:
+        if self._outbox.flooded(chat_id, retry_after, self._clock()):
+            log.warning("publisher: flood control in several chats, pausing %ss", retry_after)
+        else:
+            log.warning("publisher: flood control in chat %s, pausing %ss", chat_id, retry_after)
+
+    # -- bookkeeping ------------------------------------------------------------------------
+
+    def _queued(self) -> None:
+        self._idle.clear()
+        self._wake.set()
+
+    def _is_idle(self) -> bool:
+        return self._outbox.empty and not self._sending
+
+
+_COUNTS = ("sends", "edits", "replies", "coalesced", "unchanged", "dropped", "errors_429",
+           "failures")

@@ -1,0 +1,129 @@
+"""Commands in a group or supergroup.
+
+Under privacy mode a group sends commands as ``/stats@<bot>``; aiogram's ``Command`` filter
+accepts a mention only when it names this bot, so ``/stats@other_bot`` is left to the other bot.
+Any group command not handled here falls through to ``commands.group_router``, which points to
+the private chat.
+"""
+
+from __future__ import annotations
+
+from aiogram import Bot, F, Router
+from aiogram.filters import Command, MagicData
+from aiogram.types import CallbackQuery, ChatMemberUpdated, Message, User
+
+from tg_durak.i18n.translate import Translator
+from tg_durak.outbox.publisher import Publisher, Screen
+from tg_durak.play.lobby_rules import Answer
+from tg_durak.render.absent import kick_screen, leave_screen
+from tg_durak.render.standings import leaderboard_screen
+from tg_durak.storage.store import Store, UserRow
+from tg_durak.tables.service import TableService
+from tg_durak.telegram.callbacks import Kick, Menu, MenuAction
+from tg_durak.telegram.handlers.lobby import chat_admin, say
+from tg_durak.telegram.handlers.menus import drop_question
+from tg_durak.telegram.handlers.replies import respond
+
+TOP = 10  # lines of a chat's table of players (plus the asker's own, if lower)
+GONE = frozenset({"left", "kicked"})   # the bot's own status once it is out of a chat
+
+
+# ---- leaving and removing players ----------------------------------------------------------
+
+async def leave(message: Message, t: Translator, user: UserRow, tables: TableService,
+                publisher: Publisher) -> None:
+    """/leave in the group: a computer plays the sender's seat to the end (or he leaves the
+    lobby)."""
+    say(publisher, message, await tables.leave_game(user.id, message.chat.id), t)
+
+
+async def leave_asked(query: CallbackQuery, t: Translator, publisher: Publisher) -> None:
+    """Leave on the game message: asked once more in a message of its own."""
+    respond(publisher, query.message, leave_screen(t))
+    await query.answer()
+
+
+async def leave_confirmed(query: CallbackQuery, t: Translator, user: UserRow,
+                          tables: TableService) -> None:
+    answer = await tables.leave_game(user.id)
+    refused = answer.key if answer.alert else None   # else his game message says it
+    await query.answer(t(refused, **answer.params) if refused else None, show_alert=answer.alert)
+    await drop_question(query)
+
+
+def _replied_to(message: Message) -> User | None:
+    """Whom the command answers. In a forum topic every message replies to the topic's first
+    message unless it replies to another: that implicit reply names nobody."""
+    reply = message.reply_to_message
+    implicit = message.is_topic_message and reply is not None \
+        and reply.message_id == message.message_thread_id
+    return None if reply is None or implicit else reply.from_user
+
+
+async def kick(message: Message, t: Translator, user: UserRow, tables: TableService,
+               bot: Bot, publisher: Publisher) -> None:
+    """/kick as a reply to a player's message removes him if he is away; alone, it lists the
+    players who are away."""
+    chat_id = message.chat.id
+    admin = chat_admin(bot, chat_id, user.id)
+    target = _replied_to(message)
+    if target is not None:
+        say(publisher, message, await tables.kick(chat_id, target.id, user.id, admin), t)
+        return
+    choices = await tables.kick_choices(chat_id, user.id, admin)
+    if isinstance(choices, Answer):
+        say(publisher, message, choices, t)
+        return
+    respond(publisher, message, kick_screen(*choices, t))
+
+
+async def kick_tapped(query: CallbackQuery, callback_data: Kick, t: Translator, user: UserRow,
+                      tables: TableService, bot: Bot, publisher: Publisher) -> None:
+    chat_id, message_id = query.message.chat.id, query.message.message_id
+    answer = await tables.kick(chat_id, callback_data.user, user.id,
+                               chat_admin(bot, chat_id, user.id), callback_data.table)
+    text = t(answer.key, **answer.params)
+    if not answer.alert:   # done: the list becomes what happened
+        publisher.show(("kick", chat_id, message_id), chat_id, message_id, Screen(text))
+    await query.answer(text, show_alert=answer.alert)
+
+
+# ---- the chat's lifecycle ------------------------------------------------------------------
+
+async def migrated(message: Message, tables: TableService) -> None:
+    """The group became a supergroup: its lobby or table moves with it."""
+    await tables.migrate_chat(message.chat.id, message.migrate_to_chat_id)
+
+
+async def membership(update: ChatMemberUpdated, tables: TableService) -> None:
+    """The bot's own membership: removed from a group, or blocked / unblocked by a person."""
+    status = update.new_chat_member.status
+    if update.chat.type != "private":
+        if status in GONE:
+            await tables.bot_removed(update.chat.id)
+    elif status == "kicked":
+        await tables.mark_unreachable(update.chat.id)
+    elif status == "member":
+        await tables.mark_reachable(update.chat.id)
+
+
+def router() -> Router:
+    r = Router(name="group_games")
+    r.message.filter(MagicData(F.event.chat.type.in_({"group", "supergroup"})))
+
+    @r.message(Command("stats", "top"))
+    async def standings(message: Message, t: Translator, user: UserRow, store: Store,
+                        publisher: Publisher) -> None:
+        rows = await store.leaderboard(message.chat.id, user.id, top=TOP)
+        respond(publisher, message, leaderboard_screen(rows, user.id, t).text)
+
+    r.message.register(leave, Command("leave"))
+    r.message.register(kick, Command("kick"))
+    r.message.register(migrated, MagicData(F.event.migrate_to_chat_id))
+    r.my_chat_member.register(membership)
+    r.callback_query.register(kick_tapped, Kick.filter())
+    private = MagicData(F.event.message.chat.type == "private")   # as every Menu button
+    r.callback_query.register(leave_asked, private, Menu.filter(F.action == MenuAction.LEAVE))
+    r.callback_query.register(leave_confirmed, private,
+                              Menu.filter(F.action == MenuAction.LEAVE_SURE))
+    return r

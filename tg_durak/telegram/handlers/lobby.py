@@ -1,0 +1,118 @@
+"""A group's lobby: /new, the lobby's buttons and Rematch. Thin: parse, ask, answer.
+
+Settings, Start and Cancel belong to the host or a chat administrator; whether the tapper
+administers the chat is asked of Telegram (getChatMember) only when he is not the host. A lobby's
+button counts only in the lobby's own chat: pressed elsewhere it is forged and answered as an
+unknown button (by the game router's fallback).
+"""
+
+from __future__ import annotations
+
+from aiogram import Bot, F, Router
+from aiogram.exceptions import TelegramBadRequest
+from aiogram.filters import Command, MagicData
+from aiogram.types import CallbackQuery, Message
+
+from tg_durak.i18n.translate import Translator
+from tg_durak.outbox.publisher import Publisher
+from tg_durak.play.lobby_rules import Answer
+from tg_durak.play.options import decode
+from tg_durak.storage.store import UserRow
+from tg_durak.tables.lobbies import Admin
+from tg_durak.tables.service import TableService
+from tg_durak.telegram.callbacks import LobbyOption, LobbyTap, LobbyVerb
+from tg_durak.telegram.handlers.replies import respond
+
+ADMINS = frozenset({"creator", "administrator"})
+
+
+def say(publisher: Publisher, message: Message, answer: Answer, t: Translator) -> None:
+    """A command's answer in the chat, as a reply to the message it points to, if any."""
+    if answer.key is not None:
+        respond(publisher, message, t(answer.key, **answer.params), reply_to=answer.reply_to)
+
+
+async def _answer(query: CallbackQuery, answer: Answer, t: Translator, bot: Bot) -> None:
+    if answer.start is not None:
+        me = await bot.me()
+        await query.answer(url=f"https://t.me/{me.username}?start={answer.start}")
+        return
+    text = t(answer.key, **answer.params) if answer.key else None
+    await query.answer(text, show_alert=answer.alert)
+
+
+def chat_admin(bot: Bot, chat_id: int, user_id: int) -> Admin:
+    """Asks Telegram, when called, whether the user administers the chat."""
+    async def administers() -> bool:
+        try:
+            member = await bot.get_chat_member(chat_id, user_id)
+        except TelegramBadRequest:
+            return False
+        return member.status in ADMINS
+    return administers
+
+
+async def in_its_chat(query: CallbackQuery, callback_data: LobbyTap | LobbyOption,
+                      tables: TableService) -> bool:
+    """Filter: the button names a table of the chat it was pressed in."""
+    chat_id = None if query.message is None else query.message.chat.id
+    return await tables.in_its_chat(callback_data.table, chat_id)
+
+
+def _admin(query: CallbackQuery, bot: Bot) -> Admin:
+    return chat_admin(bot, query.message.chat.id, query.from_user.id)
+
+
+async def new(message: Message, t: Translator, user: UserRow, tables: TableService,
+              publisher: Publisher) -> None:
+    thread = message.message_thread_id if message.is_topic_message else None
+    answer = await tables.open_lobby(message.chat.id, user, message.from_user.full_name, thread)
+    say(publisher, message, answer, t)
+
+
+async def help_(message: Message, t: Translator, publisher: Publisher) -> None:
+    respond(publisher, message, t("group.help"))
+
+
+async def lobby_tap(query: CallbackQuery, callback_data: LobbyTap, t: Translator,
+                    user: UserRow, tables: TableService, bot: Bot) -> None:
+    table, verb, value = callback_data.table, callback_data.verb, callback_data.value
+    name = query.from_user.full_name
+    admin = _admin(query, bot)
+    match verb:
+        case LobbyVerb.JOIN:
+            answer = await tables.join(table, user, name)
+        case LobbyVerb.LEAVE:
+            answer = await tables.leave_lobby(table, user.id)
+        case LobbyVerb.COMPUTER:
+            answer = await tables.add_computer(table, value)
+        case LobbyVerb.SETTINGS | LobbyVerb.BACK:
+            answer = await tables.lobby_settings(table, user.id, admin,
+                                                 verb == LobbyVerb.SETTINGS)
+        case LobbyVerb.SEATS:
+            answer = await tables.set_lobby_seats(table, user.id, admin, value)
+        case LobbyVerb.START:
+            answer = await tables.start_lobby(table, user.id, admin)
+        case LobbyVerb.CANCEL:
+            answer = await tables.cancel_lobby(table, user.id, admin)
+        case LobbyVerb.REMATCH:
+            answer = await tables.rematch(table, user, name)
+    await _answer(query, answer, t, bot)
+
+
+async def lobby_option(query: CallbackQuery, callback_data: LobbyOption, t: Translator,
+                       user: UserRow, tables: TableService, bot: Bot) -> None:
+    answer = await tables.set_lobby_option(callback_data.table, user.id, _admin(query, bot),
+                                           callback_data.field, callback_data.value)
+    await _answer(query, answer, t, bot)
+
+
+def router() -> Router:
+    r = Router(name="lobby")
+    in_group = MagicData(F.event.chat.type.in_({"group", "supergroup"}))
+    r.message.register(new, in_group, Command("new"))
+    r.message.register(help_, in_group, Command("help"))
+    r.callback_query.register(lobby_tap, LobbyTap.filter(), in_its_chat)
+    r.callback_query.register(lobby_option, LobbyOption.filter(
+        F.func(lambda d: decode(d.field, d.value) is not None)), in_its_chat)
+    return r

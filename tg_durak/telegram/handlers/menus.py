@@ -1,0 +1,169 @@
+"""Buttons outside the game: setup, quick play, languages, resigning, full rules.
+
+One handler per button. The filters take only the values a button can carry; anything else falls
+through to the game router's "unknown button". So does any of these buttons pressed on a group's
+message: they are only ever sent privately, and a forged one must not turn the group's table into
+somebody's menu.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+
+from aiogram import F, Router
+from aiogram.exceptions import TelegramBadRequest
+from aiogram.filters import MagicData
+from aiogram.types import CallbackQuery
+
+from tg_durak.i18n.translate import LANGUAGE_NAMES, LOCALES, Translator, translator
+from tg_durak.outbox.publisher import Publisher, Screen
+from tg_durak.play.options import LEVELS, MAX_OPPONENTS, PlaySettings, decode
+from tg_durak.render.menus import options_screen, setup_screen
+from tg_durak.render.options import MAIN_OPTIONS
+from tg_durak.storage.store import Store, UserRow
+from tg_durak.tables.service import TableService
+from tg_durak.telegram.callbacks import Lang, Menu, MenuAction, Setup, SetupField, SetupOption
+from tg_durak.telegram.handlers.replies import respond
+
+BOT_COUNTS = tuple(str(n) for n in range(1, MAX_OPPONENTS + 1))
+SettingsScreen = Callable[[PlaySettings, Translator], Screen]
+
+
+async def _start_game(query: CallbackQuery, t: Translator, user: UserRow, tables: TableService,
+                      edit: bool) -> None:
+    settings = PlaySettings.from_dict(user.settings)
+    message = (query.message.chat.id, query.message.message_id) if edit else None
+    started = await tables.start_private(user.id, query.from_user.first_name, settings, message)
+    await query.answer(None if started else t("play.already"), show_alert=not started)
+
+
+def _edit(publisher: Publisher, query: CallbackQuery, screen: Screen) -> None:
+    """Menus change in place, through the publisher like every other edit."""
+    chat_id, message_id = query.message.chat.id, query.message.message_id
+    publisher.show(("menu", chat_id, message_id), chat_id, message_id, screen)
+
+
+async def drop_question(query: CallbackQuery) -> None:
+    """The question a tap answered leaves the chat; after a double tap it is gone already."""
+    with contextlib.suppress(TelegramBadRequest):
+        await query.message.delete()
+
+
+async def _save(query: CallbackQuery, t: Translator, user: UserRow, store: Store,
+                publisher: Publisher, settings: PlaySettings, screen: SettingsScreen,
+                gave_way: bool) -> None:
+    """Remember the new settings and redraw; say so when the deck and the opponents clashed."""
+    if settings != PlaySettings.from_dict(user.settings):
+        await store.set_settings(user.id, settings.to_dict())
+        _edit(publisher, query, screen(settings, t))
+    await query.answer(t("setup.small_deck") if gave_way else None)
+
+
+# ---- the /play setup message -----------------------------------------------------------------
+
+async def choose_option(query: CallbackQuery, callback_data: SetupOption, t: Translator,
+                        user: UserRow, store: Store, publisher: Publisher) -> None:
+    before = PlaySettings.from_dict(user.settings)
+    after = before.with_option(callback_data.field, callback_data.value)
+    if after is None:   # a value the field takes, but not now: show-trump in the throw-in game
+        await query.answer(t("tap.unknown"), show_alert=True)
+        return
+    screen = setup_screen if callback_data.field in MAIN_OPTIONS else options_screen
+    await _save(query, t, user, store, publisher, after, screen, after.bots != before.bots)
+
+
+async def choose_bots(query: CallbackQuery, callback_data: Setup, t: Translator, user: UserRow,
+                      store: Store, publisher: Publisher) -> None:
+    before = PlaySettings.from_dict(user.settings)
+    after = before.with_bots(int(callback_data.value))
+    await _save(query, t, user, store, publisher, after, setup_screen,
+                after.options != before.options)
+
+
+async def choose_level(query: CallbackQuery, callback_data: Setup, t: Translator, user: UserRow,
+                       store: Store, publisher: Publisher) -> None:
+    after = PlaySettings.from_dict(user.settings).with_level(callback_data.value)
+    await _save(query, t, user, store, publisher, after, setup_screen, False)
+
+
+async def more_options(query: CallbackQuery, t: Translator, user: UserRow,
+                       publisher: Publisher) -> None:
+    _edit(publisher, query, options_screen(PlaySettings.from_dict(user.settings), t))
+    await query.answer()
+
+
+async def back_to_setup(query: CallbackQuery, t: Translator, user: UserRow,
+                        publisher: Publisher) -> None:
+    _edit(publisher, query, setup_screen(PlaySettings.from_dict(user.settings), t))
+    await query.answer()
+
+
+async def start_from_setup(query: CallbackQuery, t: Translator, user: UserRow,
+                           tables: TableService) -> None:
+    await _start_game(query, t, user, tables, edit=True)
+
+
+# ---- menu buttons ----------------------------------------------------------------------------
+
+async def quick_play(query: CallbackQuery, t: Translator, user: UserRow,
+                     tables: TableService) -> None:
+    await _start_game(query, t, user, tables, edit=False)
+
+
+async def open_setup(query: CallbackQuery, t: Translator, user: UserRow,
+                     publisher: Publisher) -> None:
+    """⚙ Settings: the table's options, as a setup message of its own (Back leads to the rest)."""
+    respond(publisher, query.message, options_screen(PlaySettings.from_dict(user.settings), t))
+    await query.answer()
+
+
+async def resign(query: CallbackQuery, t: Translator, user: UserRow,
+                 tables: TableService) -> None:
+    done = await tables.resign(user.id)
+    await query.answer(t("quit.done") if done else t("quit.none"))
+    await drop_question(query)
+
+
+async def keep_playing(query: CallbackQuery) -> None:
+    await query.answer()
+    await drop_question(query)
+
+
+async def full_rules(query: CallbackQuery, callback_data: Menu, t: Translator,
+                     publisher: Publisher) -> None:
+    respond(publisher, query.message, t(f"rules.{callback_data.book}.full"))
+    await query.answer()
+
+
+# ---- languages -------------------------------------------------------------------------------
+
+async def choose_language(query: CallbackQuery, callback_data: Lang, store: Store,
+                          tables: TableService, publisher: Publisher) -> None:
+    code = callback_data.code
+    await store.set_language(query.from_user.id, code)
+    await tables.change_locale(query.from_user.id, code)
+    _edit(publisher, query, Screen(text=translator(code)("lang.set",
+                                                      language=LANGUAGE_NAMES[code])))
+    await query.answer()
+
+
+def router() -> Router:
+    r = Router(name="menus")
+    # MagicData, not a bare F: aiogram runs a plain magic filter in a thread, and this one
+    # sees every tap on the way to the game's router.
+    r.callback_query.filter(MagicData(F.event.message.chat.type == "private"))
+    on = r.callback_query.register
+    on(choose_option, SetupOption.filter(F.func(lambda d: decode(d.field, d.value) is not None)))
+    on(choose_bots, Setup.filter((F.field == SetupField.BOTS) & F.value.in_(BOT_COUNTS)))
+    on(choose_level, Setup.filter((F.field == SetupField.LEVEL) & F.value.in_(LEVELS)))
+    on(more_options, Setup.filter(F.field == SetupField.MORE))
+    on(back_to_setup, Setup.filter(F.field == SetupField.BACK))
+    on(start_from_setup, Setup.filter(F.field == SetupField.START))
+    on(quick_play, Menu.filter(F.action.in_({MenuAction.QUICK, MenuAction.AGAIN})))
+    on(open_setup, Menu.filter(F.action == MenuAction.SETUP))
+    on(resign, Menu.filter(F.action == MenuAction.RESIGN))
+    on(keep_playing, Menu.filter(F.action == MenuAction.KEEP))
+    on(full_rules, Menu.filter((F.action == MenuAction.RULES) & F.book.is_not(None)))
+    on(choose_language, Lang.filter(F.code.in_(LOCALES)))
+    return r

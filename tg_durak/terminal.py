@@ -1,0 +1,287 @@
+"""`python -m tg_durak local`: play in this terminal, no Telegram token needed.
+
+The real bot runs against the Bot API emulator on 127.0.0.1; this client is the phone. It shows
+your private chat's latest message with its buttons numbered: type a number to tap a button, or
+a command such as /play, /rules, /lang; `q` or Ctrl-C quits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import getpass
+import math
+import os
+import signal
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from tg_durak.app import BotApp
+from tg_durak.config import Settings
+from tg_durak.emulator import Button, Change, FakeTelegram, Message
+from tg_durak.i18n.translate import Translator, pick_locale, translator
+from tg_durak.storage.store import Store
+
+USER_ID = 1001
+# A second message's buttons start at the next 11, 21, ... past the first message's: the game
+# message's hand may change size without moving them.
+NUMBER_BLOCK = 10
+# How long a tap waits for the bot's answer before the terminal gives up on it.
+PRESS_TIMEOUT = 30.0
+
+
+class ChatOrder:
+    """In which order the chat's messages arrived and last changed, as the terminal saw it.
+
+    Message dates count whole seconds: too coarse to tell a menu from the game message sent in
+    the same second.
+    """
+
+    def __init__(self) -> None:
+        self._count = 0
+        self.arrived: dict[int, int] = {}
+        self.changed: dict[int, int] = {}
+        self.first_number: dict[int, int] = {}  # the shown messages' first button numbers
+
+    def note(self, change: Change) -> None:
+        if change.message_id is None or change.kind not in ("message", "edit"):
+            return
+        self._count += 1
+        self.changed[change.message_id] = self._count
+        if change.kind == "message":
+            self.arrived[change.message_id] = self._count
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What the player sees, and the button each number on it taps."""
+
+    text: str
+    buttons: dict[int, tuple[Message, Button]]
+
+
+def _taps(message: Message) -> list[list[Button]]:
+    return [[b for b in row if b.callback_data is not None] for row in message.buttons]
+
+
+def shown_messages(messages: list[Message], order: ChatOrder) -> list[Message]:
+    """The newest bot message and, above it, the most recently changed earlier one with buttons
+    (the game message keeps changing while a /rules or /lang answer arrives below it) — unless
+    the newest has buttons of its own and that earlier one has not changed since: an old menu.
+    """
+    if not messages:
+        return []
+    *earlier, newest = messages
+    live = [m for m in earlier if any(_taps(m))]
+    if not live:
+        return [newest]
+    latest = max(live, key=lambda m: (order.changed.get(m.message_id, 0), m.message_id))
+    if any(_taps(newest)) and (order.changed.get(latest.message_id, 0)
+                               < order.arrived.get(newest.message_id, 0)):
+        return [newest]
+    return [latest, newest]
+
+
+def _first_numbers(shown: list[Message], before: dict[int, int]) -> dict[int, int]:
+    """Each shown message's first button number: the one it had while it stays shown, else the
+    lowest block of NUMBER_BLOCK numbers that no other shown message holds."""
+    def blocks(message: Message) -> int:
+        return max(1, -(-sum(map(len, _taps(message))) // NUMBER_BLOCK))
+
+    taken: set[int] = set()
+    firsts: dict[int, int] = {}
+    kept = [m for m in shown if m.message_id in before]
+    for message in kept + [m for m in shown if m.message_id not in before]:
+        wanted = range(blocks(message))
+        first = before.get(message.message_id)
+        if first is None or any(first + k * NUMBER_BLOCK in taken for k in wanted):
+            first = 1
+            while any(first + k * NUMBER_BLOCK in taken for k in wanted):
+                first += NUMBER_BLOCK
+        taken.update(first + k * NUMBER_BLOCK for k in wanted)
+        firsts[message.message_id] = first
+    return firsts
+
+
+def render_screen(messages: list[Message], order: ChatOrder, t: Translator,
+                  notice: str | None) -> Screen:
+    """The shown messages as text, their buttons numbered message by message.
+
+    A message's numbers depend on that message alone: the first message's start at 1, the
+    second's at 11 (21, ... if the first has more than ten buttons). A message arriving, leaving
+    or changing below or above another does not renumber it: a message keeps its first number
+    for as long as it stays on the screen.
+    """
+    shown = shown_messages([m for m in messages if m.from_bot], order)
+    order.first_number = _first_numbers(shown, order.first_number)
+    lines: list[str] = [] if shown else ["…", ""]
+    buttons: dict[int, tuple[Message, Button]] = {}
+    for message in shown:
+        lines += [message.text, ""]
+        number = order.first_number.get(message.message_id, 1)
+        for row in (row for row in _taps(message) if row):
+            cells = []
+            for button in row:
+                buttons[number] = (message, button)
+                cells.append(f"[{number}] {button.text}")
+                number += 1
+            lines.append("  ".join(cells))
+        lines.append("")
+    if notice:
+        lines.append(f"» {notice}")
+    lines.append(t("terminal.keys"))
+    return Screen("\n".join(lines), buttons)
+
+
+def read_lines(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None]) -> None:
+    """Hands the typed lines to the event loop, then None when input ends.
+
+    Runs in a daemon thread: a read waiting for a line must not keep the program alive once
+    the player has pressed Ctrl-C or typed q (a thread of the loop's executor would, until Enter).
+    """
+    with contextlib.suppress(RuntimeError):  # the loop is closed: we are leaving anyway
+        for line in iter(sys.stdin.readline, ""):
+            loop.call_soon_threadsafe(lines.put_nowait, line)
+        loop.call_soon_threadsafe(lines.put_nowait, None)
+
+
+class Terminal:
+    """The phone: draws the chat, taps buttons, sends what is typed.
+
+    Its own lines speak the language the bot keeps for the player in `store` (the one chosen
+    with /lang); `t`, from --lang, until the bot has saved one.
+    """
+
+    def __init__(self, tg: FakeTelegram, t: Translator, out=sys.stdout,
+                 store: Store | None = None, press_timeout: float = PRESS_TIMEOUT) -> None:
+        self.tg = tg
+        self.t = t
+        self.out = out
+        self.store = store
+        self.press_timeout = press_timeout
+        self.order = ChatOrder()
+        self.screen = Screen("", {})
+        self.notice: str | None = None
+        self.clear = out.isatty()
+
+    async def follow_language(self) -> None:
+        user = await self.store.get_user(USER_ID) if self.store else None
+        if user is not None and user.language and user.language != self.t.locale:
+            self.t = translator(user.language)
+
+    async def draw(self) -> None:
+        await self.follow_language()
+        self.screen = render_screen(self.tg.messages(USER_ID), self.order, self.t, self.notice)
+        if self.clear:
+            self.out.write("\033[2J\033[H")
+        else:
+            self.out.write("\n" + "─" * 40 + "\n")
+        self.out.write(self.screen.text + "\n")
+        self.out.flush()
+
+    async def handle(self, line: str) -> bool:
+        """One line typed by the player; False when he wants to leave."""
+        line = line.strip()
+        if line in ("q", "quit", "exit"):
+            return False
+        self.notice = None
+        if line.isdigit():
+            await self.press(int(line))
+        elif line:
+            await self.tg.send_text(USER_ID, line)
+        return True
+
+    async def press(self, number: int) -> None:
+        """Taps the button `number` labels on the screen the player is looking at."""
+        tap = self.screen.buttons.get(number)
+        if tap is None:
+            self.notice = self.t("terminal.no_button", number=number)
+        else:
+            try:
+                answer = await self.tg.press(USER_ID, *tap, timeout=self.press_timeout)
+            except TimeoutError:
+                self.notice = self.t("terminal.no_answer")
+            except LookupError:  # deleted since the screen was drawn
+                self.notice = self.t("terminal.gone")
+            else:
+                self.notice = answer.text
+                return  # the answer is a change in the chat: the screen redraws with it
+        await self.draw()
+
+    async def run(self) -> None:
+        """Greet the bot, then act on each typed line until q or the end of input."""
+        lines: asyncio.Queue[str | None] = asyncio.Queue()
+        threading.Thread(target=read_lines, args=(asyncio.get_running_loop(), lines),
+                         name="stdin", daemon=True).start()
+        await self.tg.send_text(USER_ID, "/start")
+        while (line := await lines.get()) is not None and await self.handle(line):
+            pass
+
+    async def redraw_on_changes(self) -> None:
+        queue = self.tg.subscribe(USER_ID)
+        try:
+            while True:
+                self.order.note(await queue.get())
+                await asyncio.sleep(0.05)  # let a burst of edits settle
+                while not queue.empty():
+                    self.order.note(queue.get_nowait())
+                await self.draw()
+        finally:
+            self.tg.unsubscribe(queue)
+
+
+async def play(db_path: str, time_scale: float, language: str, name: str) -> None:
+    async with FakeTelegram() as tg:
+        tg.add_user(USER_ID, name, language_code=language)
+        # The emulator has no flood limits: redraw faster than Telegram's ~1 edit/s allows.
+        app = BotApp(Settings(token=tg.token, db_path=db_path, api_url=tg.url,
+                              time_scale=time_scale, log_level="WARNING", edit_interval=0.2))
+        await app.start()
+        term = Terminal(tg, translator(pick_locale(language)), store=app.store)
+        redraw = asyncio.create_task(term.redraw_on_changes())
+        session = asyncio.create_task(term.run())
+        # Ctrl-C ends the session only, whatever it is waiting for, so that the bot still stops
+        # in order below; another Ctrl-C meanwhile finds nothing left to cancel.
+        with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, session.cancel)
+        try:
+            with contextlib.suppress(asyncio.CancelledError):
+                await session
+        finally:
+            session.cancel()
+            redraw.cancel()
+            await asyncio.gather(session, redraw, return_exceptions=True)
+            await app.stop()
+
+
+def speed(text: str) -> float:
+    """The --speed option: a factor, more than 0."""
+    value = float(text)
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text} is not a speed; try 2 or 0.5")
+    return value
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="python -m tg_durak local", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--db", help="SQLite file to keep games in (default: a fresh temporary one)")
+    p.add_argument("--speed", type=speed, default=1.0,
+                   help="how fast the game runs: 2 is twice as fast (every timer and computer "
+                        "pause halved), 0.5 half as fast; default 1, real time")
+    p.add_argument("--lang", default=pick_locale(os.environ.get("LANG", "en").split(".")[0]),
+                   help="your Telegram language: en, ru, uk or pl")
+    p.add_argument("--name", default=getpass.getuser().capitalize() or "Player",
+                   help="your first name at the table (default: your login name)")
+    a = p.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = a.db or str(Path(tmp) / "durak-local.sqlite3")
+        # Ctrl-C during start-up, before play() takes it over, ends the program just as quietly.
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(play(db, 1 / a.speed, a.lang, a.name))
+    print()  # the shell's prompt on a line of its own, not after the ^C echoed on the last one
+    return 0
