@@ -50,7 +50,8 @@ from tg_durak.emulator import Button, Change, FakeTelegram, Message, RateLimits
 from tg_durak.i18n.translate import translator
 from tg_durak.ops.stats import PREFIX as STATS_PREFIX
 from tg_durak.play.options import PlaySettings
-from tg_durak.storage.store import SeatRow, Store
+from tg_durak.play.records import SeatRow
+from tg_durak.storage import Store
 from tg_durak.tables.service import HEARTBEAT_KEY
 
 TELEGRAM = RateLimits(private_per_second=1, group_per_minute=20, global_per_second=30)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 
 @pytest.fixture

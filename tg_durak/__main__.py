@@ -41,7 +41,7 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=settings.log_level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from tg_durak.app import AnotherInstance, SettingRefused, StartFailed, run
-    from tg_durak.storage.store import SchemaTooNew
+    from tg_durak.storage import SchemaTooNew
 
     try:
         with contextlib.suppress(KeyboardInterrupt):

@@ -26,7 +26,7 @@ from tg_durak.i18n.translate import DEFAULT_LOCALE, LOCALES, make_i18n, translat
 from tg_durak.ops.gc_tuning import settle_after_start
 from tg_durak.ops.stats import final_report, keep_writing, report_on_signal
 from tg_durak.outbox.publisher import Publisher
-from tg_durak.storage.store import Store, StoreUnavailable
+from tg_durak.storage import Store, StoreUnavailable
 from tg_durak.tables.computers import ComputerPlayers
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.handlers import commands, failures, game, group, guards, lobby, menus

@@ -24,7 +24,7 @@ from tg_durak.app import BotApp
 from tg_durak.config import Settings
 from tg_durak.emulator import Button, Change, FakeTelegram, Message
 from tg_durak.i18n.translate import Translator, pick_locale, translator
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 USER_ID = 1001
 # A second message's buttons start at the next 11, 21, ... past the first message's: the game

@@ -22,7 +22,7 @@ from tests.app.test_table_service import (
 )
 from tg_durak.play.lobby_rules import Answer, refused
 from tg_durak.play.taps import Pass
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 from tg_durak.tables.service import LiveTable, Reply
 
 SEAT = {user: seat for seat, (user, _) in enumerate(PEOPLE)}

@@ -8,7 +8,8 @@ import pytest
 from tests.app.test_table_service import START, FakeClock, World, service
 from tg_durak.i18n.translate import translator
 from tg_durak.play.lobby_rules import LOBBY_SECONDS, Answer
-from tg_durak.storage.store import Store, UserRow
+from tg_durak.play.records import UserRow
+from tg_durak.storage import Store
 
 GROUP = -1001
 ANN, BOB = 11, 12

@@ -15,7 +15,8 @@ import pytest
 
 from engine import Game, Rules
 from tg_durak.ops.check import check
-from tg_durak.storage.store import SeatRow, Store, StoreUnavailable
+from tg_durak.play.records import SeatRow
+from tg_durak.storage import Store, StoreUnavailable
 
 ANN, BOB = 7, 8
 START = 1_700_000_000.0

@@ -29,7 +29,7 @@ from tests.app.test_table_service import (
 )
 from tg_durak.play.options import PlaySettings
 from tg_durak.play.taps import Pass, PlayCard
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 from tg_durak.tables.reactions import plan_reactions
 
 SEED = 3

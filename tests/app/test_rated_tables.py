@@ -14,7 +14,8 @@ import pytest
 from engine import Game, Rules
 from tests.app.test_table_service import START, FakeClock, World, service
 from tg_durak.play.ratings import rate
-from tg_durak.storage.store import SeatRow, Store
+from tg_durak.play.records import SeatRow
+from tg_durak.storage import Store
 
 ANN, BOB = 21, 22
 

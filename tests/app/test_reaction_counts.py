@@ -15,7 +15,7 @@ from tests.app.test_table_service import (
     deal_where,
     service,
 )
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import time
 
 from tests.app.test_maintenance import played
 from tests.app.test_table_service import START, FakeClock, service
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 from tg_durak.tables.service import ENDS_SHOWN_AGAIN_SECONDS, HEARTBEAT_KEY
 
 ANN, BOB = 7, 8

@@ -9,7 +9,7 @@ import pytest
 
 from tests.app.test_table_service import ONE_COMPUTER, START, USER, FakeClock, World, service
 from tg_durak.play.taps import PlayCard
-from tg_durak.storage.store import Store, StoreUnavailable
+from tg_durak.storage import Store, StoreUnavailable
 from tg_durak.tables import service as tables_module
 from tg_durak.tables.service import HEARTBEAT_KEY, Reply
 

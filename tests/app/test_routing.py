@@ -8,6 +8,7 @@ from aiogram.types import CallbackQuery, Chat, InlineKeyboardMarkup, Message, Us
 from engine import Action, Card, Game, Rules, Variant
 from tg_durak.i18n.translate import translator
 from tg_durak.play.options import CHOICES, OptionField, PlaySettings, TableOptions, encode
+from tg_durak.play.records import SeatRow
 from tg_durak.render.absent import kick_screen, leave_screen
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 from tg_durak.render.menus import (
@@ -18,7 +19,6 @@ from tg_durak.render.menus import (
     rules_screen,
     setup_screen,
 )
-from tg_durak.storage.store import SeatRow
 from tg_durak.telegram.callbacks import (
     Menu,
     MenuAction,

@@ -30,7 +30,7 @@ from tests.app.test_table_service import (
 )
 from tg_durak.play.lobby_rules import OK
 from tg_durak.play.taps import Pass, PlayCard
-from tg_durak.storage.store import Store, StoreUnavailable
+from tg_durak.storage import Store, StoreUnavailable
 from tg_durak.tables.service import SAVE_RETRY_SECONDS, Reply
 
 

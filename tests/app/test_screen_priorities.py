@@ -22,7 +22,7 @@ from tests.app.test_table_service import (
 )
 from tg_durak.outbox.publisher import Priority
 from tg_durak.play.taps import PlayCard, Take
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 from tg_durak.tables.service import Reply
 
 

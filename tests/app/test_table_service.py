@@ -18,9 +18,10 @@ from engine import Action, Card, Game, PlayerView, Rules
 from tg_durak.i18n.translate import translator
 from tg_durak.outbox.publisher import Priority, Screen
 from tg_durak.play.options import PlaySettings
+from tg_durak.play.records import SeatRow, TableRow
 from tg_durak.play.taps import Cancel, Pass, PlayCard, Take, TransferMode, TransferWith
 from tg_durak.render.cards import card_label
-from tg_durak.storage.store import SeatRow, Store, TableRow
+from tg_durak.storage import Store
 from tg_durak.tables.service import HEARTBEAT_KEY, Reply, TableService
 from tg_durak.telegram.callbacks import Menu, MenuAction, Verb
 

@@ -14,7 +14,7 @@ import pytest
 from tg_durak.app import BotApp
 from tg_durak.config import Settings
 from tg_durak.emulator import FakeTelegram
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 # Game timers run at a tenth of real time: a 30 s turn is 3 s, a bot's pause 0.15-0.3 s.
 TIME_SCALE = 0.1

@@ -10,7 +10,7 @@ from tests.bot.conftest import game_message
 from tg_durak.emulator import FakeTelegram
 from tg_durak.emulator.models import Message
 from tg_durak.ops.check import check
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 from tg_durak.telegram.callbacks import Move
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from tests.bot.conftest import ALICE, bot_process, game_message, is_over, play_to_end
 from tests.bot.faults import exit_code, problems, quick_game, shown_version
 from tg_durak.emulator import FakeTelegram
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 
 async def table_version(db_path: str) -> tuple[int, int]:

@@ -9,7 +9,7 @@ from tests.bot.conftest import ALICE, BOB, game_message
 from tg_durak.emulator import FakeTelegram
 from tg_durak.i18n.translate import translator
 from tg_durak.render.cards import card_label
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 
 async def _start_game(tg: FakeTelegram) -> None:

@@ -14,7 +14,7 @@ from tests.bot.conftest import ALICE, bot_process, game_message
 from tests.bot.faults import exit_code, problems, quick_game, shown_version
 from tests.processes import children, running
 from tg_durak.emulator import FakeTelegram
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 
 def taps_left_unconfirmed(tg: FakeTelegram) -> set[str]:

@@ -25,7 +25,7 @@ from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
 from tg_durak.emulator.models import Button, Message
 from tg_durak.play.lobby_rules import DEFAULT_SEATS
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 CAT, DAN = 503, 504
 NAMES = {ALICE: "Alice", BOB: "Bob", CAT: "Cat", DAN: "Dan"}

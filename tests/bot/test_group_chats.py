@@ -11,7 +11,7 @@ from tests.bot.groups import BOT, join, lobby_message, open_lobby, start
 from tests.bot.test_group_absent import AWAY_YOU, keep_playing, table_of
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 BASIC = -4242                 # a basic group, before its upgrade
 FORUM = -1009876543210

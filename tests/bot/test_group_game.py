@@ -22,7 +22,7 @@ from tests.bot.groups import (
 )
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 CAT = 503
 

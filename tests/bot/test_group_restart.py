@@ -18,7 +18,7 @@ from tests.bot.groups import (
     wait_started,
 )
 from tg_durak.emulator import FakeTelegram
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 
 async def _stop(proc: subprocess.Popen, sig: int) -> None:

@@ -42,7 +42,7 @@ from tg_durak.emulator import FakeTelegram
 from tg_durak.emulator.models import Message
 from tg_durak.i18n.translate import LOCALES
 from tg_durak.play.options import CHOICES, LEVELS, OptionField, encode
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 from tg_durak.telegram.callbacks import (
     Kick,
     Lang,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine import Game
 from tests.bot.conftest import ALICE, game_message, is_over, play_to_end
 from tg_durak.emulator import FakeTelegram
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 
 async def test_start_greets_and_registers_commands(tg: FakeTelegram, bot) -> None:

@@ -19,7 +19,7 @@ from tests.bot.conftest import (
 from tests.bot.faults import exit_code, problems, quick_game
 from tests.bot.groups import add_computer, join, lobby_message, open_lobby, wait_started
 from tg_durak.emulator import FakeTelegram
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 
 async def _stop(proc: subprocess.Popen, sig: int) -> None:

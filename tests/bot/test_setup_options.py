@@ -10,7 +10,7 @@ import pytest
 from engine import Game, ThrowIn
 from tests.bot.conftest import ALICE, TIME_SCALE, game_message, is_over, play_to_end
 from tg_durak.emulator import FakeTelegram
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 
 async def _tap(tg: FakeTelegram, message_id: int, label: str, then: str) -> None:

@@ -13,7 +13,8 @@ import pytest
 from tests.bot.conftest import ALICE, BOB
 from tg_durak.emulator import FakeTelegram
 from tg_durak.play.ratings import rate
-from tg_durak.storage.store import SeatRow, Store
+from tg_durak.play.records import SeatRow
+from tg_durak.storage import Store
 
 CAT = 503
 GROUP = -1001234567890

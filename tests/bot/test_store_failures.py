@@ -16,7 +16,7 @@ from tests.bot.faults import problems, quick_game, shown_version
 from tg_durak.app import BotApp
 from tg_durak.emulator import Button, FakeTelegram, Message
 from tg_durak.i18n.translate import translator
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 PEOPLE = {601: "en", 602: "ru", 603: "uk", 604: "pl"}
 NEWCOMER = 605

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.bot.conftest import ALICE, game_message, is_over, play_to_end, remembered
 from tg_durak.emulator import FakeTelegram, RateLimits
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 
 async def _quick_game(tg: FakeTelegram):

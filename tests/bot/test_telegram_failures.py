@@ -25,7 +25,7 @@ from tg_durak.__main__ import SETTING_EXIT, START_EXIT
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
 from tg_durak.emulator.api import QUERY_TOO_OLD
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 
 def answers_of(tg: FakeTelegram, query_id: str) -> list:

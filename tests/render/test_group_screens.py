@@ -14,6 +14,7 @@ from tg_durak.i18n.translate import LOCALES, translator
 from tg_durak.play.history import History
 from tg_durak.play.lobby_rules import LobbySettings
 from tg_durak.play.options import TableOptions
+from tg_durak.play.records import SeatRow
 from tg_durak.render.cards import card_label
 from tg_durak.render.game import SeatInfo
 from tg_durak.render.group import (
@@ -25,7 +26,6 @@ from tg_durak.render.group import (
     lobby_screen,
     private_note_screen,
 )
-from tg_durak.storage.store import SeatRow
 from tg_durak.telegram.callbacks import LobbyOption, LobbyTap, LobbyVerb
 
 MAX_TEXT = 4096

@@ -4,16 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from tg_durak.play.records import MessageRow, SeatRow, Stats
+from tg_durak.storage import CorruptRow, SchemaTooNew, StaleVersion, Store
 from tg_durak.storage import store as store_module
-from tg_durak.storage.store import (
-    CorruptRow,
-    MessageRow,
-    SchemaTooNew,
-    SeatRow,
-    StaleVersion,
-    Stats,
-    Store,
-)
 
 # The package's migration files, in order; other features add theirs after these.
 MIGRATIONS = sorted(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 
 async def test_a_cancelled_write_leaves_the_store_usable(tmp_path: Path) -> None:

@@ -7,8 +7,9 @@ import sqlite3
 
 import pytest
 
+from tg_durak.play.records import SeatRow
+from tg_durak.storage import Store, StoreUnavailable
 from tg_durak.storage import store as store_module
-from tg_durak.storage.store import SeatRow, Store, StoreUnavailable
 
 ANN = SeatRow(seat=0, user_id=1, name="Ann")
 CPU = SeatRow(seat=1, user_id=None, name="", level="normal")

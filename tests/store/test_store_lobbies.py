@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tg_durak.storage.store import AlreadySeated, LobbyClosed, LobbyFull, SeatRow, Store
+from tg_durak.play.records import SeatRow
+from tg_durak.storage import AlreadySeated, LobbyClosed, LobbyFull, Store
 
 GROUP, OTHER = -1001, -1002
 ANN, BOB, CAT = 1, 2, 3

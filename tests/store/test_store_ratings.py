@@ -9,9 +9,10 @@ import pytest
 
 from tg_durak.i18n.translate import translator
 from tg_durak.play.ratings import Rating, rate
+from tg_durak.play.records import Rebuilt, SeatRow, Stats
 from tg_durak.render.standings import OWN_LINE_MARK, leaderboard_screen, record_screen
+from tg_durak.storage import Store
 from tg_durak.storage import store as store_module
-from tg_durak.storage.store import Rebuilt, SeatRow, Stats, Store
 
 CHAT, OTHER_CHAT = -100, -200
 Result = tuple[int, str, int]

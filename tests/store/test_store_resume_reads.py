@@ -5,7 +5,9 @@ import sqlite3
 
 import pytest
 
-from tg_durak.storage.store import SeatRow, StaleVersion, Store, _in_order
+from tg_durak.play.records import SeatRow
+from tg_durak.storage import StaleVersion, Store
+from tg_durak.storage.store import _in_order
 
 ANN = SeatRow(seat=0, user_id=1, name="Ann")
 BOB = SeatRow(seat=1, user_id=2, name="Bob")

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from tg_durak.storage.store import SeatRow, StaleVersion, Store, StoreUnavailable
+from tg_durak.play.records import SeatRow
+from tg_durak.storage import StaleVersion, Store, StoreUnavailable
 
 ANN = SeatRow(seat=0, user_id=1, name="Ann")
 CPU = SeatRow(seat=1, user_id=None, name="", level="normal")

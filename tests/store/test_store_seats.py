@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tg_durak.storage.store import SeatRow, Store
+from tg_durak.play.records import SeatRow
+from tg_durak.storage import Store
 
 ANN, BOB = 1, 2
 

@@ -3,8 +3,8 @@ no SQL once the row is known, while every change made through the store shows at
 
 from pathlib import Path
 
+from tg_durak.storage import Store
 from tg_durak.storage import store as store_module
-from tg_durak.storage.store import Store
 
 ANN = 1
 

@@ -22,7 +22,7 @@ from dotenv import load_dotenv
 
 from tg_durak.config import Settings
 from tg_durak.ops.check import Report, check
-from tg_durak.storage.store import SchemaTooNew, Store
+from tg_durak.storage import SchemaTooNew, Store
 
 
 async def _check(db_path: str) -> Report:

@@ -15,7 +15,8 @@ from dotenv import load_dotenv
 
 from tg_durak.config import Settings
 from tg_durak.play.ratings import rate
-from tg_durak.storage.store import Rebuilt, SchemaTooNew, Store
+from tg_durak.play.records import Rebuilt
+from tg_durak.storage import SchemaTooNew, Store
 
 
 async def rebuild(db_path: str) -> Rebuilt:

@@ -9,9 +9,9 @@ from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from tg_durak.i18n.translate import Translator
 from tg_durak.outbox.publisher import Screen
+from tg_durak.play.records import SeatRow
 from tg_durak.render.buttons import button
 from tg_durak.render.menus import confirm_screen
-from tg_durak.storage.store import SeatRow
 from tg_durak.telegram.callbacks import Kick, MenuAction
 
 

@@ -20,6 +20,7 @@ from tg_durak.outbox.publisher import Screen
 from tg_durak.play.history import Told
 from tg_durak.play.lobby_rules import LobbySettings
 from tg_durak.play.options import LEVELS, OptionField
+from tg_durak.play.records import SeatRow
 from tg_durak.render.buttons import button, marked
 from tg_durak.render.game import (
     Namer,
@@ -32,7 +33,6 @@ from tg_durak.render.game import (
     told_line,
 )
 from tg_durak.render.options import options_rows, options_summary
-from tg_durak.storage.store import SeatRow
 from tg_durak.telegram.callbacks import LobbyOption, LobbyTap, LobbyVerb
 
 BAR_CELLS = 4

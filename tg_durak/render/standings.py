@@ -8,8 +8,8 @@ from babel.numbers import format_percent
 
 from tg_durak.i18n.translate import Translator
 from tg_durak.outbox.publisher import Screen
+from tg_durak.play.records import PlayerRecord, Standing
 from tg_durak.render.menus import play_buttons
-from tg_durak.storage.store import PlayerRecord, Standing
 
 OWN_LINE_MARK = "▸"
 

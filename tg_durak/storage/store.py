@@ -33,6 +33,17 @@ from typing import Any
 import aiosqlite
 
 from tg_durak.play.ratings import Rating, Result
+from tg_durak.play.records import (
+    MessageRow,
+    PlayerRecord,
+    Rebuilt,
+    SeatRow,
+    Standing,
+    Stats,
+    TableRecord,
+    TableRow,
+    UserRow,
+)
 
 log = logging.getLogger(__name__)
 
@@ -93,96 +104,6 @@ class AlreadySeated(RuntimeError):
     def __init__(self, table_id: int) -> None:
         super().__init__(f"already seated at table {table_id}")
         self.table_id = table_id
-
-
-@dataclass(frozen=True)
-class UserRow:
-    id: int
-    name: str
-    language: str | None
-    settings: dict
-    reachable: bool = False  # the bot may write to him privately (he has opened it)
-
-
-@dataclass(frozen=True)
-class SeatRow:
-    seat: int
-    user_id: int | None  # None: a computer player
-    name: str
-    level: str | None = None  # computer strength
-    status: str = "playing"  # "left" or "kicked": a computer plays the seat on
-
-
-@dataclass(frozen=True)
-class TableRow:
-    id: int
-    chat_id: int
-    kind: str
-    status: str
-    options: dict
-    snapshot: dict | None
-    version: int
-    seats: tuple[SeatRow, ...]
-    created_at: float
-    updated_at: float
-    # Group tables: who opened the lobby, its forum topic, its deep-link payload, when the
-    # unstarted lobby expires, and the language of the group's message.
-    host_id: int | None = None
-    thread_id: int | None = None
-    invite: str | None = None
-    expires_at: float | None = None
-    language: str | None = None
-
-
-@dataclass(frozen=True)
-class TableRecord:
-    """Everything stored about one table, read at one moment."""
-
-    row: TableRow
-    log: list[list]
-    results: list[Result]
-
-
-@dataclass(frozen=True)
-class MessageRow:
-    table_id: int
-    user_id: int | None  # None: the group's public message
-    chat_id: int
-    message_id: int
-
-
-@dataclass(frozen=True)
-class Stats:
-    games: int
-    durak: int
-    safe: int
-    draws: int
-    resigned: int
-
-
-@dataclass(frozen=True)
-class PlayerRecord:
-    people: Stats  # rated games (against people)
-    computers: Stats  # games that moved no rating (against computers alone)
-    rating: Rating | None  # None before the first rated game
-
-
-@dataclass(frozen=True)
-class Standing:
-    """One line of a chat's table of players."""
-
-    position: int  # 1 the best
-    user_id: int
-    name: str
-    rating: int  # the shown number
-    games: int  # rated games
-    durak: int  # of them, times the durak
-
-
-@dataclass(frozen=True)
-class Rebuilt:
-    people: int
-    tables: int
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from tg_durak.play.lobby_rules import Answer, refused
+from tg_durak.play.records import SeatRow
 from tg_durak.render.absent import unreachable_screen
 from tg_durak.render.group import private_note_screen
-from tg_durak.storage.store import SeatRow
 
 if TYPE_CHECKING:
     from tg_durak.tables.lobbies import Admin

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tg_durak.i18n.translate import DEFAULT_LOCALE
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 
 
 class PlayerLanguages:

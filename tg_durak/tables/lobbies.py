@@ -27,6 +27,7 @@ from tg_durak.play.lobby_rules import (
     refused,
 )
 from tg_durak.play.options import OptionField, PlaySettings
+from tg_durak.play.records import TableRow, UserRow
 from tg_durak.render.group import (
     GroupScreenInput,
     LobbyScreenInput,
@@ -36,15 +37,7 @@ from tg_durak.render.group import (
     lobby_screen,
     private_note_screen,
 )
-from tg_durak.storage.store import (
-    AlreadySeated,
-    CorruptRow,
-    LobbyClosed,
-    LobbyFull,
-    StoreUnavailable,
-    TableRow,
-    UserRow,
-)
+from tg_durak.storage import AlreadySeated, CorruptRow, LobbyClosed, LobbyFull, StoreUnavailable
 
 if TYPE_CHECKING:
     from tg_durak.tables.service import LiveTable, TableService

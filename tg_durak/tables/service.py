@@ -25,10 +25,11 @@ from tg_durak.outbox.publisher import Priority, Publisher, Screen
 from tg_durak.play.history import History
 from tg_durak.play.options import PlaySettings
 from tg_durak.play.ratings import rate
+from tg_durak.play.records import MessageRow, SeatRow, TableRow
 from tg_durak.play.stale_taps import ShownScreens, rewound, round_start, still_meant
 from tg_durak.play.taps import Choose, Choosing, Position, Reply, Tap
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
-from tg_durak.storage.store import CorruptRow, MessageRow, SeatRow, Store, TableRow
+from tg_durak.storage import CorruptRow, Store
 from tg_durak.tables.absences import AbsentPlayers
 from tg_durak.tables.chats import ChatLifecycle
 from tg_durak.tables.computers import ComputerPlayers

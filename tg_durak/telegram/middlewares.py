@@ -9,7 +9,7 @@ from aiogram.types import Chat, TelegramObject, User
 from aiogram.utils.i18n import I18n, I18nMiddleware
 
 from tg_durak.i18n.translate import pick_locale, translator
-from tg_durak.storage.store import Store
+from tg_durak.storage import Store
 from tg_durak.tables.service import TableService
 
 

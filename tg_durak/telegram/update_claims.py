@@ -18,7 +18,7 @@ from aiogram import BaseMiddleware
 from aiogram.dispatcher.event.bases import UNHANDLED
 from aiogram.types import Update
 
-from tg_durak.storage.store import Store, StoreUnavailable
+from tg_durak.storage import Store, StoreUnavailable
 
 log = logging.getLogger(__name__)
 

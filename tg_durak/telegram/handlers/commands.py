@@ -11,6 +11,7 @@ from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
 from tg_durak.i18n.translate import Translator
 from tg_durak.outbox.publisher import Publisher, Screen
 from tg_durak.play.options import PlaySettings
+from tg_durak.play.records import UserRow
 from tg_durak.render.menus import (
     lang_screen,
     play_buttons,
@@ -20,7 +21,7 @@ from tg_durak.render.menus import (
     start_screen,
 )
 from tg_durak.render.standings import record_screen
-from tg_durak.storage.store import Store, UserRow
+from tg_durak.storage import Store
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.handlers.lobby import say
 from tg_durak.telegram.handlers.replies import respond

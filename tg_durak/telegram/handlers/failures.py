@@ -18,7 +18,7 @@ from aiogram.types import ErrorEvent, User
 
 from tg_durak.i18n.translate import pick_locale, translator
 from tg_durak.outbox.publisher import Publisher, Screen
-from tg_durak.storage.store import Store, StoreUnavailable
+from tg_durak.storage import Store, StoreUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -19,9 +19,10 @@ from aiogram.types import CallbackQuery
 from tg_durak.i18n.translate import LANGUAGE_NAMES, LOCALES, Translator, translator
 from tg_durak.outbox.publisher import Publisher, Screen
 from tg_durak.play.options import LEVELS, MAX_OPPONENTS, PlaySettings, decode
+from tg_durak.play.records import UserRow
 from tg_durak.render.menus import options_screen, setup_screen
 from tg_durak.render.options import MAIN_OPTIONS
-from tg_durak.storage.store import Store, UserRow
+from tg_durak.storage import Store
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.callbacks import Lang, Menu, MenuAction, Setup, SetupField, SetupOption
 from tg_durak.telegram.handlers.replies import respond
