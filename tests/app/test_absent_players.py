@@ -20,10 +20,10 @@ from tests.app.test_table_service import (
     stored,
     three_people,
 )
-from tg_durak.play.lobby_rules import Answer, refused
+from tg_durak.play.answers import Answer, refused
 from tg_durak.play.taps import Pass
 from tg_durak.storage import Store
-from tg_durak.tables.service import LiveTable, Reply
+from tg_durak.tables.service import LiveTable
 
 SEAT = {user: seat for seat, (user, _) in enumerate(PEOPLE)}
 
@@ -110,7 +110,7 @@ async def test_leaving_hands_the_seat_to_a_computer_for_good(world: World) -> No
     assert "no longer in this game" in last_text(world, ANN)
     shown = len(world.shown_to(ANN))
     assert world.tables.running_table_of(ANN) is None, "free to play elsewhere"
-    assert await world.tables.tap(ANN, table_id, 0, Pass()) == Reply("tap.not_seated", alert=True)
+    assert await world.tables.tap(ANN, table_id, 0, Pass()) == Answer("tap.not_seated", alert=True)
     assert "left: a computer plays the seat" in last_text(world, BOB)
     assert "left: a computer plays the seat" in group_texts(world, table_id)[-1]
 
@@ -180,7 +180,7 @@ async def test_a_person_who_blocked_the_bot_is_away_and_the_group_is_told_once(
     await world.tables.chat_refused(BOB)
     notices = [s for s in world.publisher.shown if s.key == ("unreachable", table_id, BOB)]
     assert len(notices) == 1
-    [[button]] = notices[0].screen.markup.inline_keyboard
+    [[button]] = notices[0].screen.keyboard
     assert button.url == "https://t.me/durak_bot"
     assert "Bob" in notices[0].screen.text and notices[0].chat_id == -100
     assert table.away == {1}

@@ -7,7 +7,8 @@ import pytest
 
 from tests.app.test_table_service import START, FakeClock, World, service
 from tg_durak.i18n.translate import translator
-from tg_durak.play.lobby_rules import LOBBY_SECONDS, Answer
+from tg_durak.play.answers import Answer
+from tg_durak.play.lobby_rules import LOBBY_SECONDS
 from tg_durak.play.records import UserRow
 from tg_durak.storage import Store
 

@@ -8,10 +8,11 @@ import asyncio
 import pytest
 
 from tests.app.test_table_service import ONE_COMPUTER, START, USER, FakeClock, World, service
+from tg_durak.play.answers import Answer
 from tg_durak.play.taps import PlayCard
 from tg_durak.storage import Store, StoreUnavailable
 from tg_durak.tables import service as tables_module
-from tg_durak.tables.service import HEARTBEAT_KEY, Reply
+from tg_durak.tables.service import HEARTBEAT_KEY
 
 TABLES = 30
 
@@ -128,7 +129,7 @@ async def test_the_timers_run_before_the_postponement_is_stored_and_its_tables_w
     assert (await store.get_table(table_id)).version == 0
     assert await store.get_meta(HEARTBEAT_KEY) == START + 5, "a crash now gives it all back"
     stored.set()
-    assert await tap == Reply(), "played on top of the postponement"
+    assert await tap == Answer(), "played on top of the postponement"
     await beat
     assert (await store.get_table(table_id)).version == 2
     assert await store.get_meta(HEARTBEAT_KEY) == START + 65
@@ -148,4 +149,4 @@ async def test_postponements_refused_at_once_are_stored_one_table_at_a_time(
     await after.tables.postponed()
     assert {(await store.get_table(i)).version for i in ids} == {1}
     table_id, user, lead = a_lead(after, ids)
-    assert await after.tables.tap(user, table_id, 1, lead) == Reply(), "its lock let go"
+    assert await after.tables.tap(user, table_id, 1, lead) == Answer(), "its lock let go"

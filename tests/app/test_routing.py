@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from aiogram.types import CallbackQuery, Chat, InlineKeyboardMarkup, Message, User
+from aiogram.types import CallbackQuery, Chat, Message, User
 
 from engine import Action, Card, Game, Rules, Variant
 from tg_durak.i18n.translate import translator
 from tg_durak.play.options import CHOICES, OptionField, PlaySettings, TableOptions, encode
 from tg_durak.play.records import SeatRow
 from tg_durak.render.absent import kick_screen, leave_screen
+from tg_durak.render.callbacks import MenuAction, RuleBook, SetupField, Verb
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 from tg_durak.render.menus import (
     lang_screen,
@@ -19,15 +20,8 @@ from tg_durak.render.menus import (
     rules_screen,
     setup_screen,
 )
-from tg_durak.telegram.callbacks import (
-    Menu,
-    MenuAction,
-    Move,
-    RuleBook,
-    SetupField,
-    SetupOption,
-    Verb,
-)
+from tg_durak.render.screen import Keyboard
+from tg_durak.telegram.callbacks import Menu, Move, SetupOption
 from tg_durak.telegram.handlers import game, group, lobby, menus
 
 T = translator("en")
@@ -66,8 +60,8 @@ async def handler_for(data: str) -> object:
     raise AssertionError(f"nothing handles {data!r}")
 
 
-def _data(markup: InlineKeyboardMarkup) -> list[str]:
-    return [b.callback_data for row in markup.inline_keyboard for b in row if b.callback_data]
+def _data(markup: Keyboard) -> list[str]:
+    return [b.callback_data for row in markup for b in row if b.callback_data]
 
 
 @pytest.mark.parametrize("verb", list(Verb))
@@ -89,10 +83,10 @@ async def test_every_menu_action_has_its_handler(action: MenuAction) -> None:
 
 async def test_every_menu_button_drawn_is_handled() -> None:
     transfer = PlaySettings(TableOptions(variant=Variant.TRANSFER))
-    screens = [setup_screen(PlaySettings(), T).markup, options_screen(transfer, T).markup,
-               play_buttons(T), quit_screen(T).markup, rules_screen(T).markup,
-               lang_screen("en", T).markup, leave_screen(T).markup,
-               kick_screen(1, [SeatRow(0, 7, "Ann")], T).markup]
+    screens = [setup_screen(PlaySettings(), T).keyboard, options_screen(transfer, T).keyboard,
+               play_buttons(T), quit_screen(T).keyboard, rules_screen(T).keyboard,
+               lang_screen("en", T).keyboard, leave_screen(T).keyboard,
+               kick_screen(1, [SeatRow(0, 7, "Ann")], T).keyboard]
     handled = {await handler_for(data) for markup in screens for data in _data(markup)}
     assert game.unknown not in handled
     assert {menus.choose_option, menus.choose_bots, menus.choose_level, menus.more_options,
@@ -127,11 +121,11 @@ async def test_every_game_button_drawn_is_handled() -> None:
         inp = GameScreenInput(table_id=1, version=game_.version, view=game_.view(1),
                               legal=tuple(game_.legal_actions(1)), seats=seats, last=(), now=0.0,
                               **extra)
-        for data in _data(game_screen(inp, T).markup):
+        for data in _data(game_screen(inp, T).keyboard):
             assert await handler_for(data) is not game.unknown, data
             if data != leave:
                 verbs.add(Move.unpack(data).verb)
-        assert (leave in _data(game_screen(inp, T).markup)) == ("leave" in extra)
+        assert (leave in _data(game_screen(inp, T).keyboard)) == ("leave" in extra)
     assert verbs >= {Verb.CARD, Verb.TARGET, Verb.TRANSFER_MODE, Verb.TRANSFER, Verb.TAKE,
                      Verb.SHOW_TRUMP, Verb.CANCEL}
 

@@ -28,10 +28,10 @@ from tests.app.test_table_service import (
     stored,
     three_people,
 )
-from tg_durak.play.lobby_rules import OK
+from tg_durak.play.answers import OK, Answer
 from tg_durak.play.taps import Pass, PlayCard
 from tg_durak.storage import Store, StoreUnavailable
-from tg_durak.tables.service import SAVE_RETRY_SECONDS, Reply
+from tg_durak.tables.service import SAVE_RETRY_SECONDS
 
 
 @pytest.fixture
@@ -63,12 +63,12 @@ async def test_a_refused_tap_leaves_the_table_as_stored(
     with monkeypatch.context() as patch:
         tries = refuse_writes(world, patch)
         reply = await world.tables.tap(USER, table_id, 0, PlayCard(card.index))
-    assert reply == Reply("error.not_saved", alert=True)
+    assert reply == Answer("error.not_saved", alert=True)
     assert tries == [table_id]
     live = world.tables._tables[table_id]
     assert live.game.to_dict(log=False) == row.snapshot, "memory is what the store holds"
     assert world.timer.armed[table_id] == START + SAVE_RETRY_SECONDS
-    assert await world.tables.tap(USER, table_id, 0, PlayCard(card.index)) == Reply()
+    assert await world.tables.tap(USER, table_id, 0, PlayCard(card.index)) == Answer()
     row, game = await stored(world.store, table_id)
     assert row.version == 1 and game.table[0][0] == card
 
@@ -109,7 +109,7 @@ async def test_a_refused_resignation_leaves_the_game_running(
     assert world.timer.armed[table_id] == due, "its clock runs on"
     assert (await world.store.get_table(table_id)).status == "running"
     card = live.game.legal_actions(0)[0].card
-    assert await world.tables.tap(USER, table_id, 0, PlayCard(card.index)) == Reply(), \
+    assert await world.tables.tap(USER, table_id, 0, PlayCard(card.index)) == Answer(), \
         "he plays on"
     assert await world.tables.resign(USER) is True, "and may resign once the store is back"
     assert (await world.store.get_table(table_id)).status == "aborted"

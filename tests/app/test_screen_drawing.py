@@ -17,7 +17,7 @@ from tests.app.test_table_service import (
     person_leads,
     service,
 )
-from tg_durak.outbox.publisher import Priority
+from tg_durak.outbox.queue import Priority
 from tg_durak.play.taps import Cancel, Choosing, PlayCard, Take
 from tg_durak.storage import Store
 from tg_durak.tables import service as tables_module

@@ -10,8 +10,9 @@ from types import SimpleNamespace
 from tg_durak.i18n.translate import translator
 from tg_durak.play.options import OptionField, PlaySettings, TableOptions
 from tg_durak.play.records import UserRow
+from tg_durak.render.callbacks import SetupField
 from tg_durak.render.menus import options_screen, setup_screen
-from tg_durak.telegram.callbacks import Setup, SetupField, SetupOption
+from tg_durak.telegram.callbacks import Setup, SetupOption
 from tg_durak.telegram.handlers import menus
 
 T = translator("en")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from engine import Action, Game
 from tests.helpers.deals import attack, card, deal, defend
+from tg_durak.play.answers import Answer
 from tg_durak.play.stale_taps import KEPT_PER_SEAT, ShownScreens, round_start, still_meant
 from tg_durak.play.taps import (
     Beat,
@@ -17,7 +18,6 @@ from tg_durak.play.taps import (
     Pass,
     PlayCard,
     Position,
-    Reply,
     Take,
     Tap,
     TransferMode,
@@ -234,7 +234,7 @@ def test_a_refusal_or_a_choice_that_means_the_same_stands() -> None:
     t.play(THROWER, attack("6d"))
     seen = t.game.version                  # 7♥ beats both sixes: which one?
     t.play(ATTACKER, Action("pass"))
-    choose = Choose(Choosing(card=card("7h")), Reply("tap.choose_target"))
+    choose = Choose(Choosing(card=card("7h")), Answer("tap.choose_target"))
     assert t.meant(seen, DEFENDER, PlayCard(card("7h").index)) == choose
 
 

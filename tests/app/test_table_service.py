@@ -16,14 +16,17 @@ import pytest
 
 from engine import Action, Card, Game, PlayerView, Rules
 from tg_durak.i18n.translate import translator
-from tg_durak.outbox.publisher import Priority, Screen
+from tg_durak.outbox.queue import Priority
+from tg_durak.play.answers import Answer
 from tg_durak.play.options import PlaySettings
 from tg_durak.play.records import SeatRow, TableRow
 from tg_durak.play.taps import Cancel, Pass, PlayCard, Take, TransferMode, TransferWith
+from tg_durak.render.callbacks import MenuAction, Verb
 from tg_durak.render.cards import card_label
+from tg_durak.render.screen import Screen
 from tg_durak.storage import Store
-from tg_durak.tables.service import HEARTBEAT_KEY, Reply, TableService
-from tg_durak.telegram.callbacks import Menu, MenuAction, Verb
+from tg_durak.tables.service import HEARTBEAT_KEY, TableService
+from tg_durak.telegram.callbacks import Menu
 
 USER, STRANGER = 7, 8
 START = 1_700_000_000.0
@@ -168,7 +171,7 @@ async def test_start_private_stores_shows_and_arms_the_table(world: World) -> No
     [shown] = world.publisher.shown
     assert (shown.key, shown.chat_id, shown.message_id) == ((table_id, USER), USER, None)
     hand = {card_label(c, translator("en")) for c in game.view(0).hand}
-    buttons = {b.text.lstrip("•") for row in shown.screen.markup.inline_keyboard for b in row}
+    buttons = {b.text.lstrip("•") for row in shown.screen.keyboard for b in row}
     assert hand <= buttons, "the hand is on the buttons"
     assert table_id in world.timer.armed
     assert world.tables.running_table_of(USER) == table_id
@@ -195,7 +198,7 @@ async def test_a_legal_tap_is_applied_once_stored_and_shown(
     card = game.legal_actions(0)[0].card
     shown = len(world.publisher.shown)
 
-    assert await world.tables.tap(USER, table_id, 0, PlayCard(card.index)) == Reply()
+    assert await world.tables.tap(USER, table_id, 0, PlayCard(card.index)) == Answer()
     row, game = await stored(world.store, table_id)
     assert row.version == game.version == 1
     assert game.table == [(card, None)]
@@ -203,7 +206,7 @@ async def test_a_legal_tap_is_applied_once_stored_and_shown(
     assert f"{card_label(card, translator('en'))} → …" in world.publisher.shown[-1].screen.text
 
     again = await world.tables.tap(USER, table_id, 0, PlayCard(card.index))
-    assert again == Reply("tap.stale"), "the same button twice moves once"
+    assert again == Answer("tap.stale"), "the same button twice moves once"
     assert (await world.store.get_table(table_id)).version == 1
 
 
@@ -217,7 +220,7 @@ async def test_a_stale_tap_refreshes_the_message_and_changes_nothing(
 
     for version in (-1, 1, 99):
         shown = len(world.shown_to(USER))
-        assert await world.tables.tap(USER, table_id, version, PlayCard(card.index)) == Reply(
+        assert await world.tables.tap(USER, table_id, version, PlayCard(card.index)) == Answer(
             "tap.stale")
         assert len(world.shown_to(USER)) == shown + 1, "the message is redrawn"
     row, _ = await stored(world.store, table_id)
@@ -229,9 +232,9 @@ async def test_a_foreign_or_unknown_table_tap_is_refused(world: World) -> None:
     shown = len(world.publisher.shown)
 
     reply = await world.tables.tap(STRANGER, table_id, 0, Take())
-    assert reply == Reply("tap.not_seated", alert=True)
+    assert reply == Answer("tap.not_seated", alert=True)
     reply = await world.tables.tap(USER, table_id + 1, 0, Take())
-    assert reply == Reply("tap.unknown_table", alert=True)
+    assert reply == Answer("tap.unknown_table", alert=True)
     assert len(world.publisher.shown) == shown
     assert (await world.store.get_table(table_id)).version == 0
 
@@ -245,7 +248,7 @@ async def test_an_illegal_move_is_refused_with_the_engines_reason(
     reply = await world.tables.tap(USER, table_id, 0, Take())   # the attacker cannot take
     assert reply.alert and reply.key.startswith("illegal.")
     reply = await world.tables.tap(USER, table_id, 0, TransferMode())   # a throw-in game
-    assert reply == Reply("tap.cannot_transfer", alert=True)
+    assert reply == Answer("tap.cannot_transfer", alert=True)
     assert (await world.store.get_table(table_id)).version == 0
 
 
@@ -258,7 +261,7 @@ def _transfer_choice(game: Game) -> bool:
 
 
 def _verbs(shown: Shown) -> set[str]:
-    return {b.callback_data.split(":")[3] for row in shown.screen.markup.inline_keyboard
+    return {b.callback_data.split(":")[3] for row in shown.screen.keyboard
             for b in row if b.callback_data.startswith("m:")}
 
 
@@ -274,14 +277,14 @@ async def test_a_choice_is_shown_then_cancelled_or_played(
     fits = [a for a in game.legal_actions(0) if a.kind == "transfer"]
 
     reply = await world.tables.tap(USER, table_id, 1, TransferMode())
-    assert reply == Reply("tap.choose_transfer")
+    assert reply == Answer("tap.choose_transfer")
     assert _verbs(world.shown_to(USER)[-1]) == {Verb.TRANSFER, Verb.CANCEL}
-    assert await world.tables.tap(USER, table_id, 1, Cancel()) == Reply()
+    assert await world.tables.tap(USER, table_id, 1, Cancel()) == Answer()
     assert Verb.TRANSFER not in _verbs(world.shown_to(USER)[-1])
     assert Verb.CARD in _verbs(world.shown_to(USER)[-1])
 
     await world.tables.tap(USER, table_id, 1, TransferMode())
-    assert await world.tables.tap(USER, table_id, 1, TransferWith(fits[1].card.index)) == Reply()
+    assert await world.tables.tap(USER, table_id, 1, TransferWith(fits[1].card.index)) == Answer()
     row, game = await stored(world.store, table_id)
     assert row.version == 2 and game.table[-1] == (fits[1].card, None)
     assert Verb.TRANSFER not in _verbs(world.shown_to(USER)[-1]), "the choice ends with the move"
@@ -353,12 +356,12 @@ async def test_resign_finishes_the_game_and_stores_the_result(world: World) -> N
     assert (await world.store.stats(USER)).resigned == 1
     again = Menu(action=MenuAction.AGAIN).pack()
     final = world.publisher.shown[-1].screen
-    assert [b.callback_data for r in final.markup.inline_keyboard for b in r] == [again]
+    assert [b.callback_data for r in final.keyboard for b in r] == [again]
     assert table_id not in world.timer.armed
     assert world.tables.running_table_of(USER) is None
 
     assert not await world.tables.resign(USER)
-    assert await world.tables.tap(USER, table_id, 0, Take()) == Reply("tap.game_over")
+    assert await world.tables.tap(USER, table_id, 0, Take()) == Answer("tap.game_over")
 
 
 async def test_resume_rearms_and_gives_back_the_downtime(store: Store) -> None:
@@ -424,22 +427,22 @@ def card(text: str) -> int:
 
 def drawn_at(shown: Shown) -> int:
     """The table version a game message's buttons carry."""
-    return int(shown.screen.markup.inline_keyboard[0][0].callback_data.split(":")[2])
+    return int(shown.screen.keyboard[0][0].callback_data.split(":")[2])
 
 
 async def test_throw_ins_racing_a_defence_are_each_applied_once(world: World) -> None:
     table_id = await three_people(world)
-    assert await world.tables.tap(ANN, table_id, 0, PlayCard(card("6s"))) == Reply()
+    assert await world.tables.tap(ANN, table_id, 0, PlayCard(card("6s"))) == Answer()
     # All three pressed on the screen of version 1, at the same moment.
     taps = [(BOB, PlayCard(card("7s"))), (ANN, PlayCard(card("6c"))), (CID, PlayCard(card("6d")))]
     replies = await asyncio.gather(*(world.tables.tap(u, table_id, 1, t) for u, t in taps))
-    assert replies == [Reply()] * 3
+    assert replies == [Answer()] * 3
     row, game = await stored(world.store, table_id)
     assert row.version == 4
     assert sorted(a for a, _ in game.table) == sorted(map(Card.parse, ("6s", "6c", "6d")))
     assert (Card.parse("6s"), Card.parse("7s")) in game.table
     again = await asyncio.gather(*(world.tables.tap(u, table_id, 1, t) for u, t in taps))
-    assert again == [Reply("tap.stale")] * 3, "each tap moves once"
+    assert again == [Answer("tap.stale")] * 3, "each tap moves once"
     assert (await world.store.get_table(table_id)).version == 4
 
 
@@ -449,7 +452,7 @@ async def test_a_tap_whose_meaning_changed_is_stale_with_a_fresh_screen(world: W
     await world.tables.tap(CID, table_id, 1, PlayCard(card("6d")))
     shown = len(world.shown_to(BOB))
     # On Bob's screen 7♥ beat the one card there; now it beats either six.
-    assert await world.tables.tap(BOB, table_id, 1, PlayCard(card("7h"))) == Reply("tap.stale")
+    assert await world.tables.tap(BOB, table_id, 1, PlayCard(card("7h"))) == Answer("tap.stale")
     assert len(world.shown_to(BOB)) == shown + 1
     assert drawn_at(world.shown_to(BOB)[-1]) == 2, "the fresh screen"
     assert (await world.store.get_table(table_id)).version == 2
@@ -466,12 +469,12 @@ async def test_the_round_start_is_found_again_after_a_restart(store: Store) -> N
     round_from, leader = game.version, PEOPLE[game.attacker][0]
     lead = game.legal_actions(game.attacker)[0].card
     assert leader == CID and await before.tables.tap(CID, table_id, round_from,
-                                                     PlayCard(lead.index)) == Reply()
+                                                     PlayCard(lead.index)) == Answer()
 
     after = service(store, FakeClock(before.clock.now))
     assert await after.tables.resume() == 1
-    assert await after.tables.tap(CID, table_id, 1, Pass()) == Reply("tap.stale"), "old round"
+    assert await after.tables.tap(CID, table_id, 1, Pass()) == Answer("tap.stale"), "old round"
     # Bob pressed Pass on the screen that showed the round begin, before Cid led: it stands.
-    assert await after.tables.tap(BOB, table_id, round_from, Pass()) == Reply()
+    assert await after.tables.tap(BOB, table_id, round_from, Pass()) == Answer()
     _, game = await stored(store, table_id)
     assert game.passed == {1}

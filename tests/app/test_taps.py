@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Action, Card, Game, Rules
+from tg_durak.play.answers import Answer
 from tg_durak.play.taps import (
     Beat,
     Cancel,
@@ -13,7 +14,6 @@ from tg_durak.play.taps import (
     Pass,
     PlayCard,
     Position,
-    Reply,
     ShowTrump,
     Take,
     TransferMode,
@@ -74,7 +74,7 @@ def test_a_defence_card_that_beats_one_attack_card_beats_it() -> None:
 def test_a_defence_card_that_beats_several_asks_for_the_target() -> None:
     game = attacked(DEFENDER_HAND, "6s", "6c")
     outcome = PlayCard(c("7h").index).outcome(at(game, DEFENDER))
-    assert outcome == Choose(Choosing(card=c("7h")), Reply("tap.choose_target"))
+    assert outcome == Choose(Choosing(card=c("7h")), Answer("tap.choose_target"))
 
 
 def test_the_target_chosen_is_beaten() -> None:
@@ -117,7 +117,7 @@ def test_transfer_with_the_one_card_that_fits_transfers_at_once() -> None:
 def test_transfer_with_several_cards_that_fit_asks_for_the_card() -> None:
     game = attacked("6h 8s 6d Jh Ac Jd", "6s", variant="transfer")
     outcome = TransferMode().outcome(at(game, DEFENDER))
-    assert outcome == Choose(Choosing(transfer=True), Reply("tap.choose_transfer"))
+    assert outcome == Choose(Choosing(transfer=True), Answer("tap.choose_transfer"))
 
     transferring = Choosing(transfer=True)
     chosen = TransferWith(c("6d").index).outcome(at(game, DEFENDER, transferring))
@@ -130,7 +130,7 @@ def test_transfer_with_several_cards_that_fit_asks_for_the_card() -> None:
 
 def test_transfer_with_no_card_that_fits_is_refused() -> None:
     game = attacked("7h 8s 7d Jh Ac Jd", "6s", variant="transfer")
-    assert TransferMode().outcome(at(game, DEFENDER)) == Reply("tap.cannot_transfer", alert=True)
+    assert TransferMode().outcome(at(game, DEFENDER)) == Answer("tap.cannot_transfer", alert=True)
 
 
 def test_show_trump() -> None:
@@ -151,4 +151,4 @@ def test_cancel_leaves_any_choice(choosing: Choosing) -> None:
                                  lambda index: Beat(index, 0)])
 def test_a_forged_card_index_is_an_unknown_button(tap, index: int) -> None:
     game = attacked(DEFENDER_HAND, "6s")
-    assert tap(index).outcome(at(game, DEFENDER)) == Reply("tap.unknown", alert=True)
+    assert tap(index).outcome(at(game, DEFENDER)) == Answer("tap.unknown", alert=True)

@@ -20,7 +20,7 @@ from tests.bot.hidden_cards import HiddenCards, Watch
 from tg_durak.app import BotApp
 from tg_durak.emulator import Change, FakeTelegram
 from tg_durak.i18n.translate import translator
-from tg_durak.telegram.callbacks import LobbyVerb
+from tg_durak.render.callbacks import LobbyVerb
 
 CAT, DAN, ERIN, FAY, GUS = 503, 504, 505, 506, 507
 LANGUAGES = {ALICE: "en", BOB: "en", CAT: "ru", DAN: "uk", ERIN: "pl", FAY: "ru", GUS: "pl"}

@@ -42,21 +42,17 @@ from tg_durak.emulator import FakeTelegram
 from tg_durak.emulator.models import Message
 from tg_durak.i18n.translate import LOCALES
 from tg_durak.play.options import CHOICES, LEVELS, OptionField, encode
+from tg_durak.render.callbacks import LobbyVerb, MenuAction, RuleBook, SetupField, Verb
 from tg_durak.storage import Store
 from tg_durak.telegram.callbacks import (
     Kick,
     Lang,
     LobbyOption,
     LobbyTap,
-    LobbyVerb,
     Menu,
-    MenuAction,
     Move,
-    RuleBook,
     Setup,
-    SetupField,
     SetupOption,
-    Verb,
 )
 from tg_durak.telegram.throttle import Throttle, TokenBuckets
 

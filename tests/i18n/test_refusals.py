@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 import pytest
 from babel.messages.catalog import Catalog
 
 from engine.actions import MESSAGES, Refusal
 from tg_durak.i18n.catalog import placeholders, read_catalogs
 from tg_durak.i18n.translate import LOCALES, translator
-from tg_durak.play.taps import Reply
+from tg_durak.play.answers import illegal
 
 CODES = sorted(value for name, value in vars(Refusal).items() if name.isupper())
 
@@ -25,11 +23,13 @@ def test_the_codes_are_the_engines_refusals() -> None:
     assert CODES and sorted(MESSAGES) == CODES
 
 
-def test_an_alert_carries_a_key_and_nothing_to_fill_in() -> None:
-    # The table service answers an IllegalMove with Reply(f"illegal.{code}") and the handler
-    # shows t(reply.key): no parameters reach the text. If Reply ever carries some, the
+@pytest.mark.parametrize("code", CODES)
+def test_an_alert_carries_a_key_and_nothing_to_fill_in(code: str) -> None:
+    # The table service answers an IllegalMove with illegal(code) and the handler shows
+    # t(answer.key, **answer.params): no parameters reach the text. If it ever carries some, the
     # placeholders expected below must become those.
-    assert {f.name for f in fields(Reply)} == {"key", "alert"}
+    answer = illegal(code)
+    assert (answer.key, answer.params, answer.alert) == (f"illegal.{code}", {}, True)
 
 
 @pytest.mark.parametrize("locale", LOCALES)

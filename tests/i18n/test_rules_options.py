@@ -8,7 +8,7 @@ import pytest
 
 from tg_durak.i18n.translate import LOCALES, translator
 from tg_durak.play.options import CHOICES, OptionField
-from tg_durak.telegram.callbacks import RuleBook
+from tg_durak.render.callbacks import RuleBook
 
 RULE_TEXTS = ["rules.short", *(f"rules.{book}.full" for book in RuleBook)]
 # Who "may change some settings" in a private game? Nobody but the player, in /play.

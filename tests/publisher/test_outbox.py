@@ -7,7 +7,9 @@ import math
 
 import pytest
 
-from tg_durak.outbox.queue import AGING, Budget, OneOff, Outbox, Priority, Request, Screen
+from tg_durak.outbox.budgets import Budget
+from tg_durak.outbox.queue import AGING, OneOff, Outbox, Priority, Request
+from tg_durak.render.screen import Screen
 
 MOVER, PLAYER, WATCHER, BAR = Priority
 

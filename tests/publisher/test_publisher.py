@@ -23,8 +23,10 @@ from aiogram.types import (
     ReplyParameters,
 )
 
-from tg_durak.outbox.publisher import Priority, Publisher, Screen
-from tg_durak.outbox.queue import TokenBucket
+from tg_durak.outbox.budgets import TokenBucket
+from tg_durak.outbox.publisher import Publisher
+from tg_durak.outbox.queue import Priority
+from tg_durak.render.screen import Button, Screen
 
 # Small budgets keep the tests fast; tests about a budget set that one large.
 FAST = {"private_interval": 0.01, "group_per_minute": 6000, "global_per_second": 1000}
@@ -206,7 +208,7 @@ async def test_new_message_then_edits_of_it(make: Factory, bot: FakeBot, news: l
     keyboard = InlineKeyboardMarkup(
         inline_keyboard=[[InlineKeyboardButton(text="6♠", callback_data="t:1:0:6S")]]
     )
-    publisher.show("k", 1, None, Screen("<b>hand</b>", keyboard))
+    publisher.show("k", 1, None, Screen("<b>hand</b>", [[Button("6♠", "t:1:0:6S")]]))
     await publisher.flush()
 
     [send] = bot.calls

@@ -47,14 +47,14 @@ def _positions(rules: Rules, seed: int, rng: random.Random) -> Iterator[tuple[Ga
 
 
 def _buttons(screen):
-    return [b for row in screen.markup.inline_keyboard for b in row]
+    return [b for row in screen.keyboard for b in row]
 
 
 def _check_limits(screen) -> None:
     assert 0 < len(screen.text) <= MAX_TEXT
     buttons = _buttons(screen)
     assert len(buttons) <= 100
-    assert all(len(row) <= 8 for row in screen.markup.inline_keyboard)
+    assert all(len(row) <= 8 for row in screen.keyboard)
     for b in buttons:
         assert len(b.callback_data.encode()) <= MAX_DATA, b.callback_data
         is_card = b.callback_data.split(":")[3:4] in (["c"], ["X"])
@@ -86,7 +86,7 @@ def test_biggest_hand_still_fits() -> None:
     for locale in LOCALES:
         screen = _screen(game, 0, locale)
         _check_limits(screen)
-        assert max(len(r) for r in screen.markup.inline_keyboard) == 8
+        assert max(len(r) for r in screen.keyboard) == 8
 
 
 @pytest.mark.parametrize(("locale", "counts"), [
@@ -136,7 +136,7 @@ def test_targets_come_three_to_a_row_with_cancel_alone(locale: str) -> None:
         game.apply(0, Action("attack", Card.parse(card)), 1.0)
     screen = _screen(game, 1, locale, choosing_card=Card.parse("Ac"))
     _check_limits(screen)
-    rows = screen.markup.inline_keyboard
+    rows = screen.keyboard
     assert [len(row) for row in rows] == [3, 1, 1]
     assert [b.callback_data.split(":")[5] for b in rows[0] + rows[1]] == ["0", "1", "2", "3"]
     assert rows[-1][0].text == translator(locale)("btn.cancel")

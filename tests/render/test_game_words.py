@@ -408,5 +408,5 @@ def test_the_hand_on_the_keyboard_is_in_that_order_in_every_language() -> None:
         inp = GameScreenInput(table_id=1, version=0, view=game.view(0), legal=(),
                               seats=(SeatInfo("Alice", False), SeatInfo("", True)),
                               last=(), now=0.0)
-        [cards] = game_screen(inp, translator(locale)).markup.inline_keyboard
+        [cards] = game_screen(inp, translator(locale)).keyboard
         assert " ".join(b.text for b in cards) == row

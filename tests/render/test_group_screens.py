@@ -15,6 +15,7 @@ from tg_durak.play.history import History
 from tg_durak.play.lobby_rules import LobbySettings
 from tg_durak.play.options import TableOptions
 from tg_durak.play.records import SeatRow
+from tg_durak.render.callbacks import LobbyVerb
 from tg_durak.render.cards import card_label
 from tg_durak.render.game import SeatInfo
 from tg_durak.render.group import (
@@ -26,7 +27,7 @@ from tg_durak.render.group import (
     lobby_screen,
     private_note_screen,
 )
-from tg_durak.telegram.callbacks import LobbyOption, LobbyTap, LobbyVerb
+from tg_durak.telegram.callbacks import LobbyOption, LobbyTap
 
 MAX_TEXT = 4096
 MAX_DATA = 64
@@ -35,7 +36,7 @@ SEATED = (SeatRow(0, 1, "Ann <b>"), SeatRow(1, None, "", "hard"), SeatRow(2, 2, 
 
 
 def _buttons(screen) -> list:
-    return [b for row in (screen.markup.inline_keyboard if screen.markup else ()) for b in row]
+    return [b for row in (screen.keyboard if screen.keyboard else ()) for b in row]
 
 
 def _check_limits(screen) -> None:
@@ -93,7 +94,7 @@ def test_closed_lobbies_and_private_notes_say_so(locale: str) -> None:
     t = translator(locale)
     for reason in ("expired", "cancelled"):
         screen = lobby_closed_screen(reason, t)
-        assert screen.text == t(f"lobby.{reason}") and screen.markup is None
+        assert screen.text == t(f"lobby.{reason}") and screen.keyboard is None
     assert private_note_screen("lobby.waiting", t).text == t("lobby.waiting")
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from itertools import product
 
 import pytest
-from aiogram.types import InlineKeyboardMarkup
 
 from engine import Variant
 from tg_durak.i18n.translate import LOCALES, translator
@@ -18,9 +17,11 @@ from tg_durak.play.options import (
     TableOptions,
     with_option,
 )
+from tg_durak.render.callbacks import RuleBook, SetupField
 from tg_durak.render.menus import options_screen, rules_screen, setup_screen
 from tg_durak.render.options import MORE_OPTIONS, options_rows, options_summary
-from tg_durak.telegram.callbacks import RuleBook, Setup, SetupField, SetupOption
+from tg_durak.render.screen import Keyboard
+from tg_durak.telegram.callbacks import Setup, SetupOption
 
 MAX_TEXT = 4096
 MAX_DATA = 64
@@ -38,16 +39,16 @@ EVERY_SETUP = [
 ]
 
 
-def _buttons(markup: InlineKeyboardMarkup) -> list:
-    return [b for row in markup.inline_keyboard for b in row]
+def _buttons(markup: Keyboard) -> list:
+    return [b for row in markup for b in row]
 
 
 def _check_limits(screen) -> None:
     assert 0 < len(screen.text.encode("utf-16-le")) // 2 <= MAX_TEXT
-    for row in screen.markup.inline_keyboard:
+    for row in screen.keyboard:
         assert 1 <= len(row) <= MAX_ROW_BUTTONS
         assert sum(len(b.text) for b in row) <= MAX_ROW_CHARACTERS, [b.text for b in row]
-    for b in _buttons(screen.markup):
+    for b in _buttons(screen.keyboard):
         assert 1 <= len(b.callback_data.encode()) <= MAX_DATA, b.callback_data
 
 
@@ -64,17 +65,17 @@ def test_setup_screens_fit_telegram_and_a_phone(locale: str) -> None:
 def test_the_setup_is_short_and_more_options_has_the_rest(locale: str) -> None:
     t = translator(locale)
     main = setup_screen(PlaySettings(), t)
-    main_data = [b.callback_data for b in _buttons(main.markup)]
+    main_data = [b.callback_data for b in _buttons(main.keyboard)]
     assert [SetupOption.unpack(d).field for d in main_data if d.startswith("s:variant")] == [
         OptionField.VARIANT] * 2
     assert {Setup(field=SetupField.MORE).pack(), Setup(field=SetupField.START).pack()} <= set(
         main_data)
-    assert len(main.markup.inline_keyboard) == 4
+    assert len(main.keyboard) == 4
     assert all(Setup(field=SetupField.BOTS, value=str(n)).pack() in main_data
                for n in range(1, MAX_OPPONENTS + 1))
 
     transfer = PlaySettings(TableOptions(variant=Variant.TRANSFER))
-    more = [b.callback_data for b in _buttons(options_screen(transfer, t).markup)]
+    more = [b.callback_data for b in _buttons(options_screen(transfer, t).keyboard)]
     fields = {SetupOption.unpack(d).field for d in more if not d.startswith(("s:back", "s:start"))}
     assert fields == set(MORE_OPTIONS) == set(OptionField) - {OptionField.VARIANT}
     assert Setup(field=SetupField.BACK).pack() in more
@@ -84,12 +85,12 @@ def test_the_setup_is_short_and_more_options_has_the_rest(locale: str) -> None:
 def test_show_trump_is_offered_only_in_the_transfer_game(locale: str) -> None:
     t = translator(locale)
     for settings in EVERY_SETUP:
-        data = [b.callback_data for b in _buttons(options_screen(settings, t).markup)]
+        data = [b.callback_data for b in _buttons(options_screen(settings, t).keyboard)]
         offered = any(d.startswith("s:show_trump") for d in data)
         assert offered is (settings.options.variant == Variant.TRANSFER)
 
 
-def _marked(markup: InlineKeyboardMarkup) -> set[str]:
+def _marked(markup: Keyboard) -> set[str]:
     return {b.callback_data for b in _buttons(markup) if b.text.startswith("✅")}
 
 
@@ -98,11 +99,11 @@ def test_the_current_choices_are_marked_and_switches_offer_their_opposite() -> N
     settings = PlaySettings(TableOptions(variant=Variant.TRANSFER, deck=24, turn_seconds=15,
                                          throw_in="neighbours", draws=False, show_trump=True),
                             bots=3, level="hard")
-    assert _marked(setup_screen(settings, t).markup) == {
+    assert _marked(setup_screen(settings, t).keyboard) == {
         "s:variant:transfer", "s:bots:3", "s:level:hard"}
-    assert _marked(options_screen(settings, t).markup) == {
+    assert _marked(options_screen(settings, t).keyboard) == {
         "s:deck:24", "s:turn_seconds:15", "s:throw_in:neighbours", "s:show_trump:0"}
-    switches = [b for b in _buttons(options_screen(settings, t).markup)
+    switches = [b for b in _buttons(options_screen(settings, t).keyboard)
                 if b.callback_data.startswith(("s:first_round_five", "s:draws"))]
     assert [(b.text, b.callback_data) for b in switches] == [
         ("⬜ First round: up to 5 cards", "s:first_round_five:1"),
@@ -114,7 +115,7 @@ def test_the_current_choices_are_marked_and_switches_offer_their_opposite() -> N
 def test_every_button_value_is_one_with_option_takes(locale: str) -> None:
     t = translator(locale)
     for settings in EVERY_SETUP:
-        for b in _buttons(options_screen(settings, t).markup):
+        for b in _buttons(options_screen(settings, t).keyboard):
             if b.callback_data.startswith(("s:back", "s:start")):
                 continue
             data = SetupOption.unpack(b.callback_data)
@@ -162,5 +163,5 @@ def test_the_rows_are_built_with_the_callers_callback_data() -> None:
 
 
 def test_rules_offer_the_options_book() -> None:
-    data = [b.callback_data for b in _buttons(rules_screen(translator("en")).markup)]
+    data = [b.callback_data for b in _buttons(rules_screen(translator("en")).keyboard)]
     assert data == [f"u:rules:{book}" for book in RuleBook]

@@ -38,9 +38,10 @@ from aiogram.exceptions import (
     TelegramRetryAfter,
     TelegramServerError,
 )
-from aiogram.types import ReplyParameters
+from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, ReplyParameters
 
-from tg_durak.outbox.queue import Button, Keyboard, Outbox, Priority, Request, Screen
+from tg_durak.outbox.queue import Outbox, Priority, Request
+from tg_durak.render.screen import Screen
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,13 @@ _GONE = ("message to edit not found", "message can't be edited")
 # Seconds the worker waits after an unexpected error in its own bookkeeping.
 _DISPATCH_ERROR_PAUSE = 1.0
 
-__all__ = ["Button", "Keyboard", "Priority", "Publisher", "Screen"]
+def inline_markup(screen: Screen) -> InlineKeyboardMarkup | None:
+    """aiogram's keyboard of a screen, built only when it is sent."""
+    if screen.keyboard is None:
+        return None
+    return InlineKeyboardMarkup(inline_keyboard=[
+        [InlineKeyboardButton(**{k: v for k, v in b._asdict().items() if v is not None})
+         for b in row] for row in screen.keyboard])
 
 
 class Publisher:
@@ -209,7 +216,7 @@ class Publisher:
                     text=screen.text,
                     chat_id=slot.chat_id,
                     message_id=message_id,
-                    reply_markup=screen.markup,
+                    reply_markup=inline_markup(screen),
                     parse_mode=self._parse_mode,
                 )
                 slot.shown = screen
@@ -243,7 +250,7 @@ class Publisher:
         message = await self._bot.send_message(
             chat_id=slot.chat_id,
             text=screen.text,
-            reply_markup=screen.markup,
+            reply_markup=inline_markup(screen),
             parse_mode=self._parse_mode,
             message_thread_id=slot.thread_id,
             reply_parameters=reply,

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import NamedTuple
 
-from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
+from tg_durak.outbox.budgets import Budget, ChatBudget
+from tg_durak.render.screen import Screen
 
 # Seconds of waiting worth one priority class: a player's screen that waited this much longer
 # than a mover's goes first.
@@ -45,145 +46,6 @@ class Priority(IntEnum):
     PLAYER = 1  # a seated person who only watches the others for now
     WATCHER = 2  # a group's public message
     BAR = 3  # a timer bar's refresh: spare budget only, else dropped
-
-
-class Button(NamedTuple):
-    """An inline button as a screen keeps it: about 100 bytes where aiogram's model takes 1 KB,
-    and a running table keeps a few screens of a dozen buttons each."""
-
-    text: str
-    callback_data: str | None = None
-    url: str | None = None
-
-
-Keyboard = tuple[tuple[Button, ...], ...]
-
-
-@dataclass(frozen=True, slots=True, init=False)
-class Screen:
-    """What one message should show: its text and its buttons, row by row.
-
-    The buttons are kept compact; :attr:`markup` builds aiogram's keyboard when a message is sent.
-    """
-
-    text: str
-    keyboard: Keyboard | None
-
-    def __init__(self, text: str,
-                 markup: InlineKeyboardMarkup | Iterable[Iterable[Button]] | None = None) -> None:
-        object.__setattr__(self, "text", text)
-        object.__setattr__(self, "keyboard", None if markup is None else _compact(markup))
-
-    @property
-    def markup(self) -> InlineKeyboardMarkup | None:
-        if self.keyboard is None:
-            return None
-        return InlineKeyboardMarkup(inline_keyboard=[
-            [InlineKeyboardButton(**{k: v for k, v in b._asdict().items() if v is not None})
-             for b in row] for row in self.keyboard])
-
-
-def _compact(markup: InlineKeyboardMarkup | Iterable[Iterable[Button]]) -> Keyboard:
-    if not isinstance(markup, InlineKeyboardMarkup):
-        return tuple(tuple(row) for row in markup)
-    rows = []
-    for row in markup.inline_keyboard:
-        for b in row:
-            if b.model_fields_set - set(Button._fields):
-                raise ValueError(f"a screen keeps only {Button._fields} of a button: {b!r}")
-        rows.append(tuple(Button(b.text, b.callback_data, b.url) for b in row))
-    return tuple(rows)
-
-
-class TokenBucket:
-    """``rate`` tokens per second, at most ``capacity`` saved up; one request costs one token."""
-
-    __slots__ = ("_stamp", "_tokens", "capacity", "rate")
-
-    def __init__(self, rate: float, capacity: float = 1.0) -> None:
-        if rate <= 0 or capacity < 1:
-            raise ValueError("a bucket needs a positive rate and room for one token")
-        self.rate = rate
-        self.capacity = capacity
-        self._tokens = capacity
-        self._stamp: float | None = None
-
-    def wait(self, now: float) -> float:
-        """Seconds until a token is available (0.0: one is available now)."""
-        self._refill(now)
-        # The epsilon absorbs float error after sleeping exactly the computed time.
-        return 0.0 if self._tokens >= 1 - 1e-9 else (1 - self._tokens) / self.rate
-
-    def take(self, now: float) -> None:
-        self._refill(now)
-        self._tokens -= 1
-
-    def full(self, now: float) -> bool:
-        self._refill(now)
-        return self._tokens >= self.capacity
-
-    def _refill(self, now: float) -> None:
-        if self._stamp is not None:
-            elapsed = max(0.0, now - self._stamp)
-            self._tokens = min(self.capacity, self._tokens + elapsed * self.rate)
-        self._stamp = now
-
-
-class Budget:
-    """At most ``limit`` requests in any ``seconds``, paced evenly.
-
-    A request counts from its start until ``seconds`` after its answer: Telegram counts it when it
-    arrives, somewhere in between.
-    """
-
-    # Every chat a running table writes to keeps one: slots and a list (a deque costs 600 bytes).
-    __slots__ = ("_ends", "_open", "limit", "pace", "seconds")
-
-    def __init__(self, limit: int, seconds: float) -> None:
-        self.limit = limit
-        self.seconds = seconds
-        self.pace = TokenBucket(limit / seconds)
-        self._ends: list[float] = []  # answers within the last window, oldest first
-        self._open = 0  # requests awaiting their answer
-
-    def wait(self, now: float) -> float:
-        """Seconds until a request may start; ``math.inf`` until an answer comes."""
-        ends = self._expire(now)
-        if len(ends) + self._open < self.limit:
-            return self.pace.wait(now)
-        return ends[0] + self.seconds - now if ends else math.inf
-
-    def take(self, now: float) -> None:
-        self.pace.take(now)
-        self._open += 1
-
-    def release(self, now: float) -> None:
-        """A request's answer came (or it failed): it leaves the window ``seconds`` from now."""
-        self._open -= 1
-        # Answers may come out of order; a later stamp only keeps the request a little longer.
-        self._ends.append(max(now, self._ends[-1]) if self._ends else now)
-
-    def rested(self, now: float) -> bool:
-        """Nothing open and nothing counted: the same as a new budget."""
-        return not self._open and not self._expire(now) and self.pace.full(now)
-
-    def _expire(self, now: float) -> list[float]:
-        ends = self._ends
-        # The same sum as in wait(): a request still counted has a wait above zero.
-        expired = 0
-        while expired < len(ends) and ends[expired] + self.seconds <= now:
-            expired += 1
-        del ends[:expired]
-        return ends
-
-
-@dataclass(eq=False, slots=True)
-class Chat:
-    budget: Budget
-    blocked_until: float = 0.0  # after a 429
-
-    def wait(self, now: float) -> float:
-        return max(self.blocked_until - now, self.budget.wait(now), 0.0)
 
 
 @dataclass(eq=False, slots=True)
@@ -215,7 +77,7 @@ class Request(NamedTuple):
     screen: Screen
     priority: Priority
     since: float
-    chat: Chat
+    chat: ChatBudget
 
 
 class OneOff(NamedTuple):
@@ -238,7 +100,7 @@ class Outbox:
         self._slots: dict[Hashable, Slot] = {}  # least recently shown first
         self._queue: dict[Hashable, Slot] = {}  # keys with a pending screen
         self._bars = 0  # queued slots whose pending screen is a bar
-        self._chats: dict[int, Chat] = {}
+        self._chats: dict[int, ChatBudget] = {}
         self._numbers = itertools.count(1)
         self.counts: Counter[str] = Counter()
         self.max_wait: dict[Priority, float] = {}
@@ -304,7 +166,7 @@ class Outbox:
                 delay = min(delay, wait)
         return requests, _delay(delay)
 
-    def _start(self, slot: Slot, chat: Chat, now: float) -> Request:
+    def _start(self, slot: Slot, chat: ChatBudget, now: float) -> Request:
         chat.budget.take(now)
         self._global.take(now)
         screen, priority, since = slot.pending, slot.priority, slot.since
@@ -415,13 +277,13 @@ class Outbox:
     def _global_wait(self, now: float) -> float:
         return max(self._global_blocked_until - now, self._global.wait(now), 0.0)
 
-    def chat(self, chat_id: int, now: float) -> Chat:
+    def chat(self, chat_id: int, now: float) -> ChatBudget:
         chat = self._chats.get(chat_id)
         if chat is None:
             if len(self._chats) >= MAX_CHATS:
                 self._evict_chats(now)
             limit, seconds = self._private if chat_id > 0 else self._group
-            chat = self._chats[chat_id] = Chat(Budget(limit, seconds))
+            chat = self._chats[chat_id] = ChatBudget(Budget(limit, seconds))
         return chat
 
     def _evict_chats(self, now: float) -> None:

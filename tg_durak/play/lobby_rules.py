@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from engine import MIN_PLAYERS
+from tg_durak.play.answers import Answer, refused
 from tg_durak.play.options import LEVELS, OptionField, TableOptions, with_option
 from tg_durak.play.records import SeatRow, TableRow
 
@@ -46,26 +47,6 @@ class LobbySettings:
         if not (type(seats) is int and seats >= MIN_PLAYERS):
             seats = DEFAULT_SEATS
         return cls(options, min(seats, options.max_players))
-
-
-@dataclass(frozen=True)
-class Answer:
-    """How a lobby tap, a command or a deep link is answered: a catalog key with its parameters
-    (None: silently), as an alert or a toast, or a t.me start link to open (`start`: its
-    payload)."""
-
-    key: str | None = None
-    params: dict = field(default_factory=dict)
-    alert: bool = False
-    start: str | None = None
-    reply_to: int | None = None   # a message of the chat the answer points to
-
-
-OK = Answer()
-
-
-def refused(key: str, **params: object) -> Answer:
-    return Answer(key, params, alert=True)
 
 
 @dataclass(frozen=True)

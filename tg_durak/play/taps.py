@@ -16,6 +16,7 @@ from typing import Protocol
 from engine import Action, Card
 from engine.actions import PASS, TAKE
 from engine.cards import CARDS
+from tg_durak.play.answers import OK, Answer
 
 
 @dataclass(frozen=True)
@@ -26,15 +27,7 @@ class Choosing:
     transfer: bool = False     # picking the card to transfer with
 
 
-@dataclass(frozen=True)
-class Reply:
-    """How a tap is answered: a message key (None: a silent answer), as an alert or a toast."""
-
-    key: str | None = None
-    alert: bool = False
-
-
-UNKNOWN = Reply("tap.unknown", alert=True)
+UNKNOWN = Answer("tap.unknown", alert=True)
 
 
 @dataclass(frozen=True)
@@ -42,10 +35,10 @@ class Choose:
     """The player now chooses `state`; the game does not change."""
 
     state: Choosing
-    reply: Reply = Reply()
+    reply: Answer = OK
 
 
-Outcome = Action | Choose | Reply  # a Reply alone refuses the tap
+Outcome = Action | Choose | Answer  # a Answer alone refuses the tap
 
 
 class TableSide(Protocol):
@@ -103,8 +96,8 @@ class TransferMode(Tap):
         if len(fits) == 1:
             return fits[0]
         if not fits:
-            return Reply("tap.cannot_transfer", alert=True)
-        return Choose(Choosing(transfer=True), Reply("tap.choose_transfer"))
+            return Answer("tap.cannot_transfer", alert=True)
+        return Choose(Choosing(transfer=True), Answer("tap.choose_transfer"))
 
 
 @dataclass(frozen=True)
@@ -135,7 +128,7 @@ class PlayCard(_CardTap):
         if len(targets) == 1:
             return Action("defend", card, targets[0])
         if targets:
-            return Choose(Choosing(card=card), Reply("tap.choose_target"))
+            return Choose(Choosing(card=card), Answer("tap.choose_target"))
         first_open = next(i for i, (_, beaten_by) in enumerate(view.table) if beaten_by is None)
         return Action("defend", card, first_open)  # the engine says why it cannot
 

@@ -5,21 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
-
 from tg_durak.i18n.translate import Translator
-from tg_durak.outbox.publisher import Screen
 from tg_durak.play.records import SeatRow
-from tg_durak.render.buttons import button
+from tg_durak.render.buttons import button, open_bot
+from tg_durak.render.callbacks import Kick, MenuAction
 from tg_durak.render.menus import confirm_screen
-from tg_durak.telegram.callbacks import Kick, MenuAction
+from tg_durak.render.screen import Screen
 
 
 def unreachable_screen(name: str, bot_username: str, t: Translator) -> Screen:
     """Told once in the group: the bot cannot write to him; the button opens the bot."""
-    opener = InlineKeyboardButton(text=t("btn.open_private"), url=f"https://t.me/{bot_username}")
-    return Screen(text=t("group.unreachable", name=escape(name)),
-                  markup=InlineKeyboardMarkup(inline_keyboard=[[opener]]))
+    return Screen(t("group.unreachable", name=escape(name)),
+                  [[open_bot(t("btn.open_private"), bot_username)]])
 
 
 def leave_screen(t: Translator) -> Screen:
@@ -30,6 +27,6 @@ def leave_screen(t: Translator) -> Screen:
 def kick_screen(table_id: int, away: Sequence[SeatRow], t: Translator) -> Screen:
     """/kick without a reply: the players who are away, one button each."""
     if not away:
-        return Screen(text=t("kick.nobody_away"))
+        return Screen(t("kick.nobody_away"))
     rows = [[button(s.name, Kick(table=table_id, user=s.user_id))] for s in away]
-    return Screen(text=t("kick.choose"), markup=InlineKeyboardMarkup(inline_keyboard=rows))
+    return Screen(t("kick.choose"), rows)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from aiogram.filters.callback_data import CallbackData
-from aiogram.types import InlineKeyboardButton
+from tg_durak.render.callbacks import CallbackRecord
+from tg_durak.render.screen import Button
 
 
-def button(text: str, data: CallbackData) -> InlineKeyboardButton:
-    return InlineKeyboardButton(text=text, callback_data=data.pack())
+def button(text: str, data: CallbackRecord) -> Button:
+    return Button(text, data.pack())
 
 
 def marked(text: str, chosen: bool) -> str:
@@ -18,3 +18,9 @@ def marked(text: str, chosen: bool) -> str:
 def toggled(text: str, on: bool) -> str:
     """A setting that is on or off: both states carry a box, so it reads as a switch."""
     return f"{'✅' if on else '⬜'} {text}"
+
+
+def open_bot(text: str, bot_username: str, start: str | None = None) -> Button:
+    """A link that opens the private chat with the bot (with `/start <start>`, if given)."""
+    link = f"https://t.me/{bot_username}"
+    return Button(text, url=link if start is None else f"{link}?start={start}")

@@ -10,10 +10,10 @@ from typing import Protocol
 
 from engine import Action, Card, EventKind, PlayerView
 from tg_durak.i18n.translate import Translator
-from tg_durak.outbox.publisher import Button, Keyboard, Screen
 from tg_durak.play.history import Told
+from tg_durak.render.callbacks import Menu, MenuAction, Move, Verb
 from tg_durak.render.cards import card_label, in_hand_order, suit_label
-from tg_durak.telegram.callbacks import Menu, MenuAction, Move, Verb
+from tg_durak.render.screen import Button, Keyboard, Screen
 
 BAR_CELLS = 8
 ROW = 6          # card buttons per row on a phone
@@ -345,4 +345,4 @@ def game_screen(inp: GameScreenInput, t: Translator) -> Screen:
         if timer:
             lines.append(timer)
         lines.append(_seat_line(inp, v.seat, t))
-    return Screen(text="\n".join(lines), markup=_keyboard(inp, t))
+    return Screen("\n".join(lines), _keyboard(inp, t))

@@ -12,16 +12,14 @@ import math
 from dataclasses import dataclass
 from html import escape
 
-from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
-
 from engine import Card, PlayerView, Rules
 from tg_durak.i18n.translate import Translator
-from tg_durak.outbox.publisher import Screen
 from tg_durak.play.history import Told
 from tg_durak.play.lobby_rules import LobbySettings
 from tg_durak.play.options import LEVELS, OptionField
 from tg_durak.play.records import SeatRow
 from tg_durak.render.buttons import button, marked
+from tg_durak.render.callbacks import LobbyOption, LobbyTap, LobbyVerb
 from tg_durak.render.game import (
     Namer,
     SeatInfo,
@@ -33,7 +31,7 @@ from tg_durak.render.game import (
     told_line,
 )
 from tg_durak.render.options import options_rows, options_summary
-from tg_durak.telegram.callbacks import LobbyOption, LobbyTap, LobbyVerb
+from tg_durak.render.screen import Button, Screen
 
 BAR_CELLS = 4
 
@@ -68,12 +66,12 @@ def _tap(inp: LobbyScreenInput, verb: LobbyVerb, value: str = "") -> LobbyTap:
     return LobbyTap(table=inp.table_id, verb=verb, value=value)
 
 
-def _seat_row(inp: LobbyScreenInput, t: Translator) -> list[InlineKeyboardButton]:
+def _seat_row(inp: LobbyScreenInput, t: Translator) -> list[Button]:
     return [button(t("btn.lobby.join"), _tap(inp, LobbyVerb.JOIN)),
             button(t("btn.lobby.leave"), _tap(inp, LobbyVerb.LEAVE))]
 
 
-def _lobby_keyboard(inp: LobbyScreenInput, t: Translator) -> list[list[InlineKeyboardButton]]:
+def _lobby_keyboard(inp: LobbyScreenInput, t: Translator) -> list[list[Button]]:
     return [
         _seat_row(inp, t),
         [button(t("btn.lobby.computer", level=t(f"level.{lv}")),
@@ -85,7 +83,7 @@ def _lobby_keyboard(inp: LobbyScreenInput, t: Translator) -> list[list[InlineKey
 
 
 def _settings_keyboard(inp: LobbyScreenInput, t: Translator
-                       ) -> list[list[InlineKeyboardButton]]:
+                       ) -> list[list[Button]]:
     s = inp.settings
 
     def data(field: OptionField, value: str) -> LobbyOption:
@@ -102,7 +100,7 @@ def _settings_keyboard(inp: LobbyScreenInput, t: Translator
 def lobby_screen(inp: LobbyScreenInput, t: Translator) -> Screen:
     """Who sits, the settings in a line, and the lobby's buttons (or its settings)."""
     rows = _settings_keyboard(inp, t) if inp.editing else _lobby_keyboard(inp, t)
-    return Screen(text=_lobby_text(inp, t), markup=InlineKeyboardMarkup(inline_keyboard=rows))
+    return Screen(_lobby_text(inp, t), rows)
 
 
 def private_note_screen(key: str, t: Translator) -> Screen:
@@ -207,8 +205,7 @@ def group_screen(inp: GroupScreenInput, t: Translator) -> Screen:
         lines += result_lines(p, name, t)
         rematch = button(t("btn.lobby.rematch"),
                          LobbyTap(table=inp.table_id, verb=LobbyVerb.REMATCH))
-        return Screen(text="\n".join(lines),
-                      markup=InlineKeyboardMarkup(inline_keyboard=[[rematch]]))
+        return Screen("\n".join(lines), [[rematch]])
     turn = f"<b>{_turn(inp, t)}</b>"
     bar = _bar(inp)
     lines.append(f"{turn} {bar}" if bar else turn)

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from html import escape
 
-from aiogram.types import InlineKeyboardMarkup
-
 from tg_durak.i18n.translate import LANGUAGE_NAMES, LOCALES, Translator
-from tg_durak.outbox.publisher import Screen
 from tg_durak.play.options import LEVELS, MAX_OPPONENTS, OptionField, PlaySettings
-from tg_durak.render.buttons import button, marked
-from tg_durak.render.options import MAIN_OPTIONS, MORE_OPTIONS, options_rows, options_summary
-from tg_durak.telegram.callbacks import (
+from tg_durak.render.buttons import button, marked, open_bot
+from tg_durak.render.callbacks import (
     Lang,
     Menu,
     MenuAction,
@@ -20,17 +16,17 @@ from tg_durak.telegram.callbacks import (
     SetupField,
     SetupOption,
 )
+from tg_durak.render.options import MAIN_OPTIONS, MORE_OPTIONS, options_rows, options_summary
+from tg_durak.render.screen import Keyboard, Screen
 
 
-def play_buttons(t: Translator) -> InlineKeyboardMarkup:
-    return InlineKeyboardMarkup(inline_keyboard=[[
-        button(t("btn.quick_play"), Menu(action=MenuAction.QUICK)),
-        button(t("btn.setup"), Menu(action=MenuAction.SETUP)),
-    ]])
+def play_buttons(t: Translator) -> Keyboard:
+    return ((button(t("btn.quick_play"), Menu(action=MenuAction.QUICK)),
+             button(t("btn.setup"), Menu(action=MenuAction.SETUP))),)
 
 
 def start_screen(name: str, t: Translator) -> Screen:
-    return Screen(text=t("start.greeting", name=escape(name)), markup=play_buttons(t))
+    return Screen(t("start.greeting", name=escape(name)), play_buttons(t))
 
 
 def _setup_option(field: OptionField, value: str) -> SetupOption:
@@ -50,7 +46,7 @@ def setup_screen(s: PlaySettings, t: Translator) -> Screen:
     ]
     text = t("setup.text", options=options_summary(s.options, t), bots=s.bots,
              level=t(f"level.{s.level}"))
-    return Screen(text=text, markup=InlineKeyboardMarkup(inline_keyboard=rows))
+    return Screen(text, rows)
 
 
 def options_screen(s: PlaySettings, t: Translator) -> Screen:
@@ -61,31 +57,36 @@ def options_screen(s: PlaySettings, t: Translator) -> Screen:
          button(t("btn.start"), Setup(field=SetupField.START))],
     ]
     text = t("setup.options_text", options=options_summary(s.options, t))
-    return Screen(text=text, markup=InlineKeyboardMarkup(inline_keyboard=rows))
+    return Screen(text, rows)
 
 
 def lang_screen(current: str, t: Translator) -> Screen:
     row = [button(marked(LANGUAGE_NAMES[code], code == current), Lang(code=code))
            for code in LOCALES]
-    return Screen(text=t("lang.choose"),
-                  markup=InlineKeyboardMarkup(inline_keyboard=[row[:2], row[2:]]))
+    return Screen(t("lang.choose"), [row[:2], row[2:]])
 
 
 def rules_screen(t: Translator) -> Screen:
-    return Screen(text=t("rules.short"), markup=InlineKeyboardMarkup(inline_keyboard=[
+    return Screen(t("rules.short"), [
         [button(t("btn.rules_throw_in"), Menu(action=MenuAction.RULES, book=RuleBook.THROW_IN)),
          button(t("btn.rules_transfer"), Menu(action=MenuAction.RULES, book=RuleBook.TRANSFER))],
         [button(t("btn.rules_options"), Menu(action=MenuAction.RULES, book=RuleBook.OPTIONS))],
-    ]))
+    ])
 
 
 def confirm_screen(question: str, sure: str, action: MenuAction, t: Translator) -> Screen:
     """A step that cannot be undone, asked once more: the sure button, or keep playing."""
-    return Screen(text=t(question), markup=InlineKeyboardMarkup(inline_keyboard=[[
+    return Screen(t(question), [[
         button(t(sure), Menu(action=action)),
         button(t("btn.keep_playing"), Menu(action=MenuAction.KEEP)),
-    ]]))
+    ]])
 
 
 def quit_screen(t: Translator) -> Screen:
     return confirm_screen("quit.confirm", "btn.resign", MenuAction.RESIGN, t)
+
+
+def private_only_screen(bot_username: str, start: str, t: Translator) -> Screen:
+    """A private command sent in a group: it works in the private chat, one tap away."""
+    return Screen(t("group.private_only"),
+                  [[open_bot(t("btn.open_private"), bot_username, start)]])

@@ -1,23 +1,22 @@
 """A table's options as rows of buttons and as one line of text.
 
 The private setup and the group lobby draw the same options; each says how a button's callback
-data is built (`data(field, value)`, value as play_settings.encode writes it), so each routes the
-taps to its own handler and both validate them with play_settings.with_option.
+data is built (`data(field, value)`, value as play.options.encode writes it), so each routes the
+taps to its own handler and both validate them with play.options.with_option.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from aiogram.filters.callback_data import CallbackData
-from aiogram.types import InlineKeyboardButton
-
 from engine import Variant
 from tg_durak.i18n.translate import Translator
 from tg_durak.play.options import CHOICES, OptionField, TableOptions, encode
 from tg_durak.render.buttons import button, marked, toggled
+from tg_durak.render.callbacks import CallbackRecord
+from tg_durak.render.screen import Button
 
-OptionData = Callable[[OptionField, str], CallbackData]
+OptionData = Callable[[OptionField, str], CallbackRecord]
 # The private setup's main screen has the variant; "More options" has the rest.
 MAIN_OPTIONS = (OptionField.VARIANT,)
 MORE_OPTIONS = tuple(f for f in OptionField if f not in MAIN_OPTIONS)
@@ -38,13 +37,13 @@ def offered(options: TableOptions, field: OptionField) -> bool:
 def options_rows(
     options: TableOptions, t: Translator, data: OptionData,
     fields: Iterable[OptionField] = tuple(OptionField),
-) -> list[list[InlineKeyboardButton]]:
+) -> list[list[Button]]:
     """One row per option: a button per choice (the current one marked), or one switch."""
     return [_row(options, field, t, data) for field in fields if offered(options, field)]
 
 
 def _row(options: TableOptions, field: OptionField, t: Translator,
-         data: OptionData) -> list[InlineKeyboardButton]:
+         data: OptionData) -> list[Button]:
     current = getattr(options, field)
     if isinstance(current, bool):
         text = toggled(t(f"btn.option.{field}"), current)

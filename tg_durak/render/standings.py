@@ -7,9 +7,9 @@ from html import escape
 from babel.numbers import format_percent
 
 from tg_durak.i18n.translate import Translator
-from tg_durak.outbox.publisher import Screen
 from tg_durak.play.records import PlayerRecord, Standing
 from tg_durak.render.menus import play_buttons
+from tg_durak.render.screen import Screen
 
 OWN_LINE_MARK = "▸"
 
@@ -36,13 +36,13 @@ def record_screen(record: PlayerRecord, t: Translator) -> Screen:
     lines.append(t("stats.computers", games=_games(computers.games, t), safe=computers.safe,
                    durak=computers.durak, draws=computers.draws,
                    resigned=computers.resigned))
-    return Screen(text="\n\n".join(lines), markup=play_buttons(t))
+    return Screen("\n\n".join(lines), play_buttons(t))
 
 
 def leaderboard_screen(standings: list[Standing], asker: int, t: Translator) -> Screen:
     """The chat's best players, then the asker's own line if he stands lower (marked ▸)."""
     if not standings:
-        return Screen(text=t("top.empty"))
+        return Screen(t("top.empty"))
     lines = [t("top.title")]
     for previous, row in zip([None, *standings], standings, strict=False):
         if previous is not None and row.position > previous.position + 1:
@@ -50,4 +50,4 @@ def leaderboard_screen(standings: list[Standing], asker: int, t: Translator) -> 
         line = t("top.line", position=row.position, name=escape(row.name), rating=row.rating,
                  games=_games(row.games, t), rate=_durak_rate(row.durak, row.games, t))
         lines.append(f"{OWN_LINE_MARK} {line}" if row.user_id == asker else line)
-    return Screen(text="\n".join(lines))
+    return Screen("\n".join(lines))

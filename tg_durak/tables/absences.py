@@ -14,7 +14,7 @@ from dataclasses import replace
 from html import escape
 from typing import TYPE_CHECKING
 
-from tg_durak.play.lobby_rules import Answer, refused
+from tg_durak.play.answers import Answer, refused
 from tg_durak.play.records import SeatRow
 from tg_durak.render.absent import unreachable_screen
 from tg_durak.render.group import private_note_screen

@@ -16,16 +16,9 @@ from typing import TYPE_CHECKING
 
 from engine import Game
 from tg_durak.i18n.translate import DEFAULT_LOCALE, Translator, translator
-from tg_durak.outbox.publisher import Priority, Screen
-from tg_durak.play.lobby_rules import (
-    LOBBY_SECONDS,
-    OK,
-    Answer,
-    Lobby,
-    LobbySettings,
-    message_link,
-    refused,
-)
+from tg_durak.outbox.queue import Priority
+from tg_durak.play.answers import OK, Answer, refused
+from tg_durak.play.lobby_rules import LOBBY_SECONDS, Lobby, LobbySettings, message_link
 from tg_durak.play.options import OptionField, PlaySettings
 from tg_durak.play.records import TableRow, UserRow
 from tg_durak.render.group import (
@@ -37,6 +30,7 @@ from tg_durak.render.group import (
     lobby_screen,
     private_note_screen,
 )
+from tg_durak.render.screen import Screen
 from tg_durak.storage import AlreadySeated, CorruptRow, LobbyClosed, LobbyFull, StoreUnavailable
 
 if TYPE_CHECKING:
@@ -326,9 +320,7 @@ class GroupTables:
             try:
                 await self._close(live, "expired")
             except StoreUnavailable as exc:   # still open, as stored: its timer tries again
-                from tg_durak.tables.service import (
-                    SAVE_RETRY_SECONDS,  # tables.py builds on this module
-                )
+                from tg_durak.tables.service import SAVE_RETRY_SECONDS  # builds on this module
 
                 log.warning("lobby %s: closing it failed (%s); trying again", table_id, exc)
                 self.scheduler.arm(table_id, self.clock() + SAVE_RETRY_SECONDS)

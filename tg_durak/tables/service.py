@@ -21,14 +21,17 @@ from dataclasses import dataclass, field, replace
 from engine import Action, Event, EventKind, Game, IllegalMove, PlayerView
 from tg_durak.i18n.translate import Translator, translator
 from tg_durak.ops.gc_tuning import paused
-from tg_durak.outbox.publisher import Priority, Publisher, Screen
+from tg_durak.outbox.publisher import Publisher
+from tg_durak.outbox.queue import Priority
+from tg_durak.play.answers import Answer, illegal
 from tg_durak.play.history import History
 from tg_durak.play.options import PlaySettings
 from tg_durak.play.ratings import rate
 from tg_durak.play.records import MessageRow, SeatRow, TableRow
 from tg_durak.play.stale_taps import ShownScreens, rewound, round_start, still_meant
-from tg_durak.play.taps import Choose, Choosing, Position, Reply, Tap
+from tg_durak.play.taps import Choose, Choosing, Position, Tap
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
+from tg_durak.render.screen import Screen
 from tg_durak.storage import CorruptRow, Store
 from tg_durak.tables.absences import AbsentPlayers
 from tg_durak.tables.chats import ChatLifecycle
@@ -376,7 +379,7 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
 
     # ---- taps ----------------------------------------------------------------------------
 
-    async def tap(self, user_id: int, table_id: int, version: int, pressed: Tap) -> Reply:
+    async def tap(self, user_id: int, table_id: int, version: int, pressed: Tap) -> Answer:
         """A tap on the message that showed `version` of the table.
 
         A stale, foreign, forged or refused tap changes nothing; the reply says why.
@@ -385,18 +388,18 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         self._counts[f"tap:{reply.key or 'ok'}"] += 1
         return reply
 
-    async def _tap(self, user_id: int, table_id: int, version: int, pressed: Tap) -> Reply:
+    async def _tap(self, user_id: int, table_id: int, version: int, pressed: Tap) -> Answer:
         live = self._tables.get(table_id)
         if live is None:
             return await self._reply_for_closed(table_id)
         seat = live.seat_of(user_id)
         if seat is None:
-            return Reply("tap.not_seated", alert=True)
+            return Answer("tap.not_seated", alert=True)
         async with self._locks[live.id]:
             game = live.game
             if live.finished:
                 self._publish(live, only=user_id)
-                return Reply("tap.game_over")
+                return Answer("tap.game_over")
             if seat in live.away:
                 await self._come_back(live, seat)
             choosing = live.choosing.get(seat, Choosing())
@@ -410,36 +413,36 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
                                       live.shown.at(seat, version, choosing))
                 if outcome is None:
                     self._publish(live, only=user_id)
-                    return Reply("tap.stale")
+                    return Answer("tap.stale")
             if isinstance(outcome, Choose):
                 live.choosing[seat] = outcome.state
                 outcome = outcome.reply
-            if isinstance(outcome, Reply):
+            if isinstance(outcome, Answer):
                 self._publish(live, only=user_id)
                 return outcome
             return await self._play(live, seat, outcome)
 
-    async def _reply_for_closed(self, table_id: int) -> Reply:
+    async def _reply_for_closed(self, table_id: int) -> Answer:
         """A tap on a table that is not running here: over, unknown, or unreadable."""
         try:
             row = await self.store.get_table(table_id)
         except CorruptRow:
-            return Reply("tap.broken", alert=True)
+            return Answer("tap.broken", alert=True)
         if row is None:
-            return Reply("tap.unknown_table", alert=True)
-        return Reply("tap.game_over")
+            return Answer("tap.unknown_table", alert=True)
+        return Answer("tap.game_over")
 
-    async def _play(self, live: LiveTable, seat: int, action: Action) -> Reply:
+    async def _play(self, live: LiveTable, seat: int, action: Action) -> Answer:
         game = live.game
         old = game.version
         try:
             events = game.apply(seat, action, self.clock())
         except IllegalMove as exc:
-            return Reply(f"illegal.{exc.code}", alert=True)
+            return illegal(exc.code)
         live.choosing.pop(seat, None)
         if not await self._commit(live, old, events):
-            return Reply("error.not_saved", alert=True)
-        return Reply()
+            return Answer("error.not_saved", alert=True)
+        return Answer()
 
     async def resign(self, user_id: int) -> bool:
         """He gives up his game: a private one ends; at a group's table the others play on,

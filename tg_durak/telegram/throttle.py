@@ -17,6 +17,7 @@ from aiogram import BaseMiddleware
 from aiogram.types import CallbackQuery, TelegramObject, User
 
 from tg_durak.i18n.translate import translator
+from tg_durak.outbox.budgets import TokenBucket
 
 TAPS_PER_SECOND = 5.0
 BURST = 10
@@ -24,14 +25,14 @@ KEPT = 10_000   # buckets kept before those that have filled up again are droppe
 
 
 class TokenBuckets:
-    """Per key: `burst` tokens, refilled at `rate` a second; each update takes one."""
+    """Per key: a bucket of `burst` tokens, refilled at `rate` a second; each update takes one."""
 
     def __init__(self, rate: float = TAPS_PER_SECOND, burst: float = BURST,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.rate = rate
         self.burst = burst
         self.clock = clock
-        self._buckets: dict[int, tuple[float, float]] = {}   # key -> (tokens, when counted)
+        self._buckets: dict[int, TokenBucket] = {}
         self._limit = KEPT
 
     def __len__(self) -> int:
@@ -41,22 +42,19 @@ class TokenBuckets:
     def take(self, key: int) -> bool:
         """Whether the key may go on now (and one token is spent), or must wait."""
         now = self.clock()
-        tokens = self._tokens(key, now)
-        allowed = tokens >= 1
-        self._buckets[key] = (tokens - 1 if allowed else tokens, now)
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = TokenBucket(self.rate, self.burst)
+        allowed = bucket.take_if_free(now)
         if len(self._buckets) > self._limit:
             self._forget_full(now)
         return allowed
 
-    def _tokens(self, key: int, now: float) -> float:
-        tokens, at = self._buckets.get(key, (self.burst, now))
-        return min(self.burst, tokens + (now - at) * self.rate)
-
     def _forget_full(self, now: float) -> None:
         """A full bucket says nothing a new one would not. If a crowd keeps them all busy, the
         next sweep waits until the crowd doubles (a sweep per update would cost more)."""
-        self._buckets = {key: value for key, value in self._buckets.items()
-                         if self._tokens(key, now) < self.burst}
+        self._buckets = {key: bucket for key, bucket in self._buckets.items()
+                         if not bucket.full(now)}
         self._limit = max(KEPT, 2 * len(self._buckets))
 
 

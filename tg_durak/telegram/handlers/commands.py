@@ -6,20 +6,22 @@ import re
 
 from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject, CommandStart, MagicData
-from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
+from aiogram.types import Message
 
 from tg_durak.i18n.translate import Translator
-from tg_durak.outbox.publisher import Publisher, Screen
+from tg_durak.outbox.publisher import Publisher
 from tg_durak.play.options import PlaySettings
 from tg_durak.play.records import UserRow
 from tg_durak.render.menus import (
     lang_screen,
     play_buttons,
+    private_only_screen,
     quit_screen,
     rules_screen,
     setup_screen,
     start_screen,
 )
+from tg_durak.render.screen import Screen
 from tg_durak.render.standings import record_screen
 from tg_durak.storage import Store
 from tg_durak.tables.service import TableService
@@ -39,10 +41,7 @@ def group_router() -> Router:
     @r.message()
     async def in_group(message: Message, t: Translator, bot: Bot, publisher: Publisher) -> None:
         me = await bot.me()
-        button = InlineKeyboardButton(text=t("btn.open_private"),
-                                      url=f"https://t.me/{me.username}?start={GROUP_PAYLOAD}")
-        respond(publisher, message, Screen(t("group.private_only"),
-                                          InlineKeyboardMarkup(inline_keyboard=[[button]])))
+        respond(publisher, message, private_only_screen(me.username, GROUP_PAYLOAD, t))
 
     return r
 

@@ -17,7 +17,8 @@ from aiogram.filters import ExceptionTypeFilter
 from aiogram.types import ErrorEvent, User
 
 from tg_durak.i18n.translate import pick_locale, translator
-from tg_durak.outbox.publisher import Publisher, Screen
+from tg_durak.outbox.publisher import Publisher
+from tg_durak.render.screen import Screen
 from tg_durak.storage import Store, StoreUnavailable
 
 log = logging.getLogger(__name__)

@@ -20,8 +20,9 @@ from tg_durak.play.taps import (
     TransferMode,
     TransferWith,
 )
+from tg_durak.render.callbacks import Verb
 from tg_durak.tables.service import TableService
-from tg_durak.telegram.callbacks import Move, Verb
+from tg_durak.telegram.callbacks import Move
 
 
 async def _tap(query: CallbackQuery, move: Move, pressed: Tap, t: Translator,

@@ -13,14 +13,16 @@ from aiogram.filters import Command, MagicData
 from aiogram.types import CallbackQuery, ChatMemberUpdated, Message, User
 
 from tg_durak.i18n.translate import Translator
-from tg_durak.outbox.publisher import Publisher, Screen
-from tg_durak.play.lobby_rules import Answer
+from tg_durak.outbox.publisher import Publisher
+from tg_durak.play.answers import Answer
 from tg_durak.play.records import UserRow
 from tg_durak.render.absent import kick_screen, leave_screen
+from tg_durak.render.callbacks import MenuAction
+from tg_durak.render.screen import Screen
 from tg_durak.render.standings import leaderboard_screen
 from tg_durak.storage import Store
 from tg_durak.tables.service import TableService
-from tg_durak.telegram.callbacks import Kick, Menu, MenuAction
+from tg_durak.telegram.callbacks import Kick, Menu
 from tg_durak.telegram.handlers.lobby import chat_admin, say
 from tg_durak.telegram.handlers.menus import drop_question
 from tg_durak.telegram.handlers.replies import respond

@@ -15,12 +15,13 @@ from aiogram.types import CallbackQuery, Message
 
 from tg_durak.i18n.translate import Translator
 from tg_durak.outbox.publisher import Publisher
-from tg_durak.play.lobby_rules import Answer
+from tg_durak.play.answers import Answer
 from tg_durak.play.options import decode
 from tg_durak.play.records import UserRow
+from tg_durak.render.callbacks import LobbyVerb
 from tg_durak.tables.lobbies import Admin
 from tg_durak.tables.service import TableService
-from tg_durak.telegram.callbacks import LobbyOption, LobbyTap, LobbyVerb
+from tg_durak.telegram.callbacks import LobbyOption, LobbyTap
 from tg_durak.telegram.handlers.replies import respond
 
 ADMINS = frozenset({"creator", "administrator"})

@@ -17,14 +17,16 @@ from aiogram.filters import MagicData
 from aiogram.types import CallbackQuery
 
 from tg_durak.i18n.translate import LANGUAGE_NAMES, LOCALES, Translator, translator
-from tg_durak.outbox.publisher import Publisher, Screen
+from tg_durak.outbox.publisher import Publisher
 from tg_durak.play.options import LEVELS, MAX_OPPONENTS, PlaySettings, decode
 from tg_durak.play.records import UserRow
+from tg_durak.render.callbacks import MenuAction, SetupField
 from tg_durak.render.menus import options_screen, setup_screen
 from tg_durak.render.options import MAIN_OPTIONS
+from tg_durak.render.screen import Screen
 from tg_durak.storage import Store
 from tg_durak.tables.service import TableService
-from tg_durak.telegram.callbacks import Lang, Menu, MenuAction, Setup, SetupField, SetupOption
+from tg_durak.telegram.callbacks import Lang, Menu, Setup, SetupOption
 from tg_durak.telegram.handlers.replies import respond
 
 BOT_COUNTS = tuple(str(n) for n in range(1, MAX_OPPONENTS + 1))

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from aiogram.types import InaccessibleMessage, Message
 
-from tg_durak.outbox.publisher import Publisher, Screen
+from tg_durak.outbox.publisher import Publisher
+from tg_durak.render.screen import Screen
 
 
 def respond(publisher: Publisher, message: Message | InaccessibleMessage, screen: Screen | str,
