@@ -12,7 +12,7 @@ among the buttons their chat shows now (a card marked •, a target, Take, Pass,
 again after a private game ends, Rematch after a group game. Once every table runs, the taps of
 the next S seconds are measured: tap -> answer and tap -> newer screen, Bot API requests by
 method, 429s, the bot's CPU (from /proc) and memory, and the bot's own counters (publisher,
-computer players, table service; read with SIGUSR1, see tg_durak/stats.py).
+computer players, table service; read with SIGUSR1, see tg_durak/ops/stats.py).
 
 A restart run writes N running private tables into a fresh database through the store (each with
 its game message in the emulator), starts the bot on it after a few seconds of "downtime" and
@@ -52,7 +52,7 @@ from tg_durak.ops.stats import PREFIX as STATS_PREFIX
 from tg_durak.play.options import PlaySettings
 from tg_durak.play.records import SeatRow
 from tg_durak.storage import Store
-from tg_durak.tables.service import HEARTBEAT_KEY
+from tg_durak.tables.restart import HEARTBEAT_KEY
 
 TELEGRAM = RateLimits(private_per_second=1, group_per_minute=20, global_per_second=30)
 BOT_USERNAME = "durak_test_bot"

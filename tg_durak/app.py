@@ -22,7 +22,7 @@ from aiogram.exceptions import (
 from aiogram.types import BotCommand, BotCommandScopeAllGroupChats
 
 from tg_durak.config import Settings
-from tg_durak.i18n.translate import DEFAULT_LOCALE, LOCALES, make_i18n, translator
+from tg_durak.i18n.translate import DEFAULT_LOCALE, LOCALES, translator
 from tg_durak.ops.gc_tuning import settle_after_start
 from tg_durak.ops.stats import final_report, keep_writing, report_on_signal
 from tg_durak.outbox.publisher import Publisher
@@ -30,7 +30,7 @@ from tg_durak.storage import Store, StoreUnavailable
 from tg_durak.tables.computers import ComputerPlayers
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.handlers import commands, failures, game, group, guards, lobby, menus
-from tg_durak.telegram.middlewares import PlayerLocaleMiddleware
+from tg_durak.telegram.middlewares import PlayerLocaleMiddleware, make_i18n
 from tg_durak.telegram.response_models import hold_response_models
 from tg_durak.telegram.retry import TelegramRetry
 from tg_durak.telegram.throttle import Throttle
@@ -90,16 +90,16 @@ def build_bot(settings: Settings) -> Bot:
                default=DefaultBotProperties(parse_mode="HTML"))
 
 
-def build_dispatcher(store: Store, tables: TableService) -> Dispatcher:
+def build_dispatcher(store: Store, tables: TableService, publisher: Publisher) -> Dispatcher:
     dp = Dispatcher(disable_fsm=True)   # no handler keeps a state: no record per person
     dp["store"] = store
     dp["tables"] = tables
-    dp["publisher"] = tables.publisher
+    dp["publisher"] = publisher
     # First: a flood costs no store, table or render.
-    throttle = Throttle(tables.languages.of, tables.time_scale)
+    throttle = Throttle(tables.languages.of, tables.core.time_scale)
     dp.message.outer_middleware(throttle)
     dp.callback_query.outer_middleware(throttle)
-    locale = PlayerLocaleMiddleware(make_i18n(), store, tables)
+    locale = PlayerLocaleMiddleware(make_i18n(), store, tables.languages)
     dp.message.outer_middleware(locale)
     dp.callback_query.outer_middleware(locale)
     dp.include_routers(guards.router(), commands.router(), group.router(), lobby.router(),
@@ -166,13 +166,12 @@ class BotApp:
         later.push_async_callback(self.store.close)
         self.computers = ComputerPlayers()
         later.push_async_callback(self.computers.close)
-        self.publisher = Publisher(self.bot, self._on_new_message,
-                                   on_blocked=self._on_blocked, on_migrated=self._on_migrated,
-                                   private_interval=self.settings.edit_interval)
+        self.publisher = Publisher(self.bot, private_interval=self.settings.edit_interval)
         self.tables = TableService(self.store, self.publisher, self.computers,
                                    time_scale=self.settings.time_scale)
+        self.publisher.report_to(self.tables.chats)
         self.delivery = Delivery(self.store)
-        self.dp = build_dispatcher(self.store, self.tables)
+        self.dp = build_dispatcher(self.store, self.tables, self.publisher)
         self.dp.update.outer_middleware(self.delivery)
         self.counted = {"tables": self.tables, "publisher": self.publisher,
                         "computers": self.computers}
@@ -183,11 +182,11 @@ class BotApp:
         later.push_async_callback(self.tables.close)
         try:
             await self.bot.delete_webhook()
-            self.tables.bot_username = (await self.bot.me()).username
+            self.tables.screens.bot_username = (await self.bot.me()).username
             await register_commands(self.bot)
         except (TelegramAPIError, ClientDecodeError) as exc:
             raise _telegram_failure(exc, self.settings) from exc
-        resumed = await self.tables.resume()
+        resumed = await self.tables.restart.resume()
         log.info("resumed %d running tables", resumed)
         report_on_signal(self.counted)
         self._tasks = [
@@ -199,15 +198,6 @@ class BotApp:
             self._tasks.append(asyncio.create_task(
                 keep_writing(self.settings.stats_file, self.counted)))
         later.push_async_callback(self._stop_polling)
-
-    async def _on_new_message(self, key: object, chat_id: int, message_id: int) -> None:
-        await self.tables.on_new_message(key, chat_id, message_id)
-
-    async def _on_blocked(self, chat_id: int) -> None:
-        await self.tables.chat_refused(chat_id)
-
-    async def _on_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
-        await self.tables.migrate_chat(old_chat_id, new_chat_id)
 
     def _polling_refused(self, error: TelegramAPIError) -> None:
         self.refused = error
@@ -225,7 +215,7 @@ class BotApp:
     async def _heartbeat(self) -> None:
         while True:
             try:
-                await self.tables.heartbeat()
+                await self.tables.restart.heartbeat()
             except StoreUnavailable as exc:   # the next beat may get through
                 log.warning("heartbeat not saved: %s", exc)
             await asyncio.sleep(HEARTBEAT_SECONDS)
@@ -233,7 +223,7 @@ class BotApp:
     async def _last_heartbeat(self) -> None:
         """The downtime a restart gives back (R10.4) is counted from here."""
         try:
-            await self.tables.heartbeat()
+            await self.tables.restart.heartbeat()
         except StoreUnavailable as exc:
             log.warning("last heartbeat not saved: %s", exc)
 

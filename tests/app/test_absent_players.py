@@ -23,7 +23,7 @@ from tests.app.test_table_service import (
 from tg_durak.play.answers import Answer, refused
 from tg_durak.play.taps import Pass
 from tg_durak.storage import Store
-from tg_durak.tables.service import LiveTable
+from tg_durak.tables.live import LiveTable
 
 SEAT = {user: seat for seat, (user, _) in enumerate(PEOPLE)}
 
@@ -42,7 +42,7 @@ async def no() -> bool:
 
 
 def live(world: World, table_id: int) -> LiveTable:
-    return world.tables._tables[table_id]
+    return world.tables.core.tables[table_id]
 
 
 def last_text(world: World, user_id: int) -> str:
@@ -85,7 +85,7 @@ async def test_people_who_time_out_are_played_by_computers_until_each_taps_again
     away = sorted(table.away)
 
     back_user = PEOPLE[away[0]][0]
-    await world.tables.tap(back_user, table_id, table.game.version, Pass())
+    await world.tables.moves.tap(back_user, table_id, table.game.version, Pass())
     assert table.away == set(away[1:]), "one taps again, the others stay away"
     assert away[0] not in table.reactions
     assert "a computer plays for you" not in last_text(world, back_user)
@@ -102,29 +102,30 @@ async def test_people_who_time_out_are_played_by_computers_until_each_taps_again
 
 async def test_leaving_hands_the_seat_to_a_computer_for_good(world: World) -> None:
     table_id = await three_people(world)
-    assert await world.tables.leave_game(ANN, chat_id=-1) == refused("leave.none")
-    assert await world.tables.leave_game(ANN) == Answer("leave.done", {"name": "Ann"})
+    assert await world.tables.absences.leave_game(ANN, chat_id=-1) == refused("leave.none")
+    assert await world.tables.absences.leave_game(ANN) == Answer("leave.done", {"name": "Ann"})
 
     row, _ = await stored(world.store, table_id)
     assert [s.status for s in row.seats] == ["left", "playing", "playing"]
     assert "no longer in this game" in last_text(world, ANN)
     shown = len(world.shown_to(ANN))
     assert world.tables.running_table_of(ANN) is None, "free to play elsewhere"
-    assert await world.tables.tap(ANN, table_id, 0, Pass()) == Answer("tap.not_seated", alert=True)
+    assert await world.tables.moves.tap(ANN, table_id, 0, Pass()) == Answer("tap.not_seated",
+                                                                          alert=True)
     assert "left: a computer plays the seat" in last_text(world, BOB)
     assert "left: a computer plays the seat" in group_texts(world, table_id)[-1]
 
     await run_clock(world, table_id, lambda: any(s == 0 for _, s, _ in world.computers.asked))
     assert len(world.shown_to(ANN)) == shown, "his message is his note from now on"
-    assert await world.tables.leave_game(ANN) == refused("leave.none")
+    assert await world.tables.absences.leave_game(ANN) == refused("leave.none")
 
 
 async def test_a_table_nobody_plays_any_more_ends_with_everyone_resigned(world: World) -> None:
     table_id = await three_people(world)
     for user in (ANN, BOB):
-        assert (await world.tables.leave_game(user)).key == "leave.done"
+        assert (await world.tables.absences.leave_game(user)).key == "leave.done"
     assert table_id in world.timer.armed
-    await world.tables.leave_game(CID)
+    await world.tables.absences.leave_game(CID)
 
     row, _ = await stored(world.store, table_id)
     assert row.status == "finished"
@@ -136,8 +137,9 @@ async def test_a_table_nobody_plays_any_more_ends_with_everyone_resigned(world: 
 
 async def test_leaving_costs_the_leaver_and_not_the_others(world: World) -> None:
     table_id = await three_people(world)
-    await world.tables.leave_game(ANN)
-    results = {user: outcome for user, outcome, _ in world.tables._results(live(world, table_id))}
+    await world.tables.absences.leave_game(ANN)
+    results = {user: outcome
+               for user, outcome, _ in world.tables.core.results(live(world, table_id))}
     assert results == {ANN: "resigned", BOB: "safe", CID: "safe"}
 
 
@@ -149,21 +151,23 @@ async def test_only_a_player_who_is_away_is_removed_by_the_host_or_an_admin(
 ) -> None:
     table_id = await three_people(world)
     chat = -100
-    assert await world.tables.kick(-1, BOB, ANN, yes) == refused("kick.no_game")
-    assert await world.tables.kick(chat, BOB, ANN, no) == refused("kick.host_only")
-    assert await world.tables.kick(chat, BOB, ANN, yes) == refused("kick.not_away", name="Bob")
-    assert await world.tables.kick_choices(chat, ANN, yes) == (table_id, [])
+    assert await world.tables.absences.kick(-1, BOB, ANN, yes) == refused("kick.no_game")
+    assert await world.tables.absences.kick(chat, BOB, ANN, no) == refused("kick.host_only")
+    assert await world.tables.absences.kick(chat, BOB, ANN, yes) == refused("kick.not_away",
+                                                                            name="Bob")
+    assert await world.tables.absences.kick_choices(chat, ANN, yes) == (table_id, [])
 
-    await world.tables.mark_unreachable(BOB)
+    await world.tables.absences.mark_unreachable(BOB)
     table_seats = live(world, table_id).row.seats
-    assert await world.tables.kick_choices(chat, ANN, yes) == (table_id, [table_seats[1]])
-    assert await world.tables.kick(chat, BOB, ANN, yes, table_id + 1) == refused("kick.no_game")
-    assert await world.tables.kick(chat, BOB, ANN, yes, table_id) == Answer(
+    assert await world.tables.absences.kick_choices(chat, ANN, yes) == (table_id, [table_seats[1]])
+    assert await world.tables.absences.kick(chat, BOB, ANN, yes, table_id + 1) == refused(
+        "kick.no_game")
+    assert await world.tables.absences.kick(chat, BOB, ANN, yes, table_id) == Answer(
         "kick.done", {"name": "Bob"})
     row, _ = await stored(world.store, table_id)
     assert [s.status for s in row.seats] == ["playing", "kicked", "playing"]
     assert "removed from this game" in last_text(world, BOB)
-    assert await world.tables.kick(chat, BOB, ANN, yes) == refused("kick.not_playing")
+    assert await world.tables.absences.kick(chat, BOB, ANN, yes) == refused("kick.not_playing")
 
 
 # ---- out of reach (403) ----------------------------------------------------------------------
@@ -174,10 +178,10 @@ async def test_a_person_who_blocked_the_bot_is_away_and_the_group_is_told_once(
 ) -> None:
     table_id = await three_people(world)
     await world.store.ensure_user(BOB, "Bob")
-    world.tables.bot_username = "durak_bot"
+    world.tables.screens.bot_username = "durak_bot"
     table = live(world, table_id)
-    await world.tables.chat_refused(BOB)
-    await world.tables.chat_refused(BOB)
+    await world.tables.chats.chat_refused(BOB)
+    await world.tables.chats.chat_refused(BOB)
     notices = [s for s in world.publisher.shown if s.key == ("unreachable", table_id, BOB)]
     assert len(notices) == 1
     [[button]] = notices[0].screen.keyboard
@@ -187,14 +191,14 @@ async def test_a_person_who_blocked_the_bot_is_away_and_the_group_is_told_once(
     assert not (await world.store.get_user(BOB)).reachable
 
     shown = len(world.shown_to(BOB))
-    await world.tables.tap(ANN, table_id, 0, Pass())
+    await world.tables.moves.tap(ANN, table_id, 0, Pass())
     assert len(world.shown_to(BOB)) == shown, "nothing is sent where it cannot arrive"
     assert "away" in last_text(world, ANN)
 
-    await world.tables.tap(BOB, table_id, 0, Pass())   # he opened the bot and tapped
+    await world.tables.moves.tap(BOB, table_id, 0, Pass())   # he opened the bot and tapped
     assert table.away == frozenset()
     assert len(world.shown_to(BOB)) > shown
-    await world.tables.chat_refused(BOB)
+    await world.tables.chats.chat_refused(BOB)
     assert len([s for s in world.publisher.shown
                 if s.key == ("unreachable", table_id, BOB)]) == 1, "told once"
 
@@ -202,9 +206,9 @@ async def test_a_person_who_blocked_the_bot_is_away_and_the_group_is_told_once(
 async def test_unblocking_the_bot_brings_him_back(world: World) -> None:
     table_id = await three_people(world)
     await world.store.ensure_user(CID, "Cid")
-    await world.tables.mark_unreachable(CID)
+    await world.tables.absences.mark_unreachable(CID)
     assert live(world, table_id).away == {2}
-    await world.tables.mark_reachable(CID)
+    await world.tables.absences.mark_reachable(CID)
     assert live(world, table_id).away == frozenset()
     assert (await world.store.get_user(CID)).reachable
 
@@ -214,9 +218,9 @@ async def test_unblocking_the_bot_brings_him_back(world: World) -> None:
 
 async def test_a_supergroup_keeps_its_table_and_gets_a_fresh_group_message(world: World) -> None:
     table_id = await three_people(world)
-    await world.tables.on_new_message((table_id, None), -100, 7)
-    await world.tables.migrate_chat(-100, -1009)
-    await world.tables.migrate_chat(-100, -1009)   # the update and the publisher's error
+    await world.tables.chats.message_sent((table_id, None), -100, 7)
+    await world.tables.chats.chat_migrated(-100, -1009)
+    await world.tables.chats.chat_migrated(-100, -1009)   # the update and the publisher's error
 
     row, _ = await stored(world.store, table_id)
     assert row.chat_id == -1009
@@ -224,14 +228,14 @@ async def test_a_supergroup_keeps_its_table_and_gets_a_fresh_group_message(world
     assert (fresh.key, fresh.chat_id, fresh.message_id) == ((table_id, None), -1009, None)
     assert [(m.chat_id, m.message_id) for m in await world.store.messages(table_id)
             if m.user_id is None] == [(-1009, 7)], "until the fresh message replaces it"
-    assert world.tables.group_table(-1009) is live(world, table_id)
+    assert world.tables.absences.group_table(-1009) is live(world, table_id)
 
 
 async def test_a_removed_bot_plays_the_table_on_in_private(world: World) -> None:
     table_id = await three_people(world)
-    await world.tables.chat_refused(-100)
+    await world.tables.chats.chat_refused(-100)
     before = len(group_texts(world, table_id))
-    await world.tables.tap(ANN, table_id, 0, Pass())
+    await world.tables.moves.tap(ANN, table_id, 0, Pass())
     await run_clock(world, table_id, lambda: live(world, table_id).game.version > 3)
     assert len(group_texts(world, table_id)) == before
     assert len(world.shown_to(BOB)) > 1
@@ -241,9 +245,9 @@ async def test_a_removed_bot_plays_the_table_on_in_private(world: World) -> None
 async def test_a_removed_bot_closes_the_chats_lobby(world: World) -> None:
     await world.store.ensure_user(ANN, "Ann")
     await world.store.set_reachable(ANN, True)
-    assert await world.tables.open_lobby(-200, await world.store.get_user(ANN), "Ann") == Answer()
+    assert await world.tables.lobbies.open(-200, await world.store.get_user(ANN), "Ann") == Answer()
     lobby = await world.store.open_group_table(-200)
-    await world.tables.bot_removed(-200)
+    await world.tables.chats.bot_removed(-200)
     assert (await world.store.get_table(lobby.id)).status == "aborted"
     assert "removed from the group" in last_text(world, ANN)
     assert world.tables.running_table_of(ANN) is None

@@ -34,10 +34,10 @@ async def person(store: Store, user_id: int, name: str, reachable: bool) -> User
 
 async def lobby_of(world: World) -> int:
     ann = await person(world.store, ANN, "Ann", reachable=True)
-    assert await world.tables.open_lobby(GROUP, ann, "Ann") == Answer()
+    assert await world.tables.lobbies.open(GROUP, ann, "Ann") == Answer()
     table_id = world.tables.running_table_of(ANN)
-    await world.tables.on_new_message((table_id, None), GROUP, 5)   # the lobby message
-    await world.tables.on_new_message((table_id, ANN), ANN, 6)      # Ann's waiting message
+    await world.tables.chats.message_sent((table_id, None), GROUP, 5)   # the lobby message
+    await world.tables.chats.message_sent((table_id, ANN), ANN, 6)      # Ann's waiting message
     return table_id
 
 
@@ -46,13 +46,13 @@ async def test_a_lobby_seats_people_and_starts_on_the_same_messages(world: World
     bob = await person(world.store, BOB, "Bob", reachable=False)
     row = await world.store.get_table(table_id)
     assert world.timer.armed[table_id] == row.expires_at == START + LOBBY_SECONDS
-    assert await world.tables.join(table_id, bob, "Bob") == Answer(start=row.invite)
-    assert await world.tables.join_by_invite(row.invite, BOB, "Bob") == Answer()
-    await world.tables.on_new_message((table_id, BOB), BOB, 7)
+    assert await world.tables.lobbies.join(table_id, bob, "Bob") == Answer(start=row.invite)
+    assert await world.tables.lobbies.join_by_invite(row.invite, BOB, "Bob") == Answer()
+    await world.tables.chats.message_sent((table_id, BOB), BOB, 7)
     assert [s.user_id for s in (await world.store.get_table(table_id)).seats] == [ANN, BOB]
-    assert (await world.tables.start_lobby(table_id, BOB, no_admin)).key == "lobby.host_only"
+    assert (await world.tables.lobbies.start(table_id, BOB, no_admin)).key == "lobby.host_only"
     world.publisher.shown.clear()
-    assert await world.tables.start_lobby(table_id, ANN, no_admin) == Answer()
+    assert await world.tables.lobbies.start(table_id, ANN, no_admin) == Answer()
 
     row = await world.store.get_table(table_id)
     assert (row.status, row.version) == ("running", 0) and row.snapshot is not None
@@ -84,10 +84,10 @@ async def test_a_lobby_lives_on_after_a_restart(store: Store) -> None:
     before = service(store, FakeClock(START))
     table_id = await lobby_of(before)
     after = service(store, FakeClock(START + 60))   # a new process
-    await after.tables.resume()
+    await after.tables.restart.resume()
     assert after.timer.armed[table_id] == START + LOBBY_SECONDS
     assert after.tables.running_table_of(ANN) == table_id
     bob = await person(store, BOB, "Bob", reachable=True)
-    assert (await after.tables.join(table_id, bob, "Bob")).key == "lobby.joined"
+    assert (await after.tables.lobbies.join(table_id, bob, "Bob")).key == "lobby.joined"
     group = [s for s in after.publisher.shown if s.key == (table_id, None)]
     assert group[-1].message_id == 5 and "2. Bob" in group[-1].screen.text

@@ -32,4 +32,4 @@ def run_in_threads(router: Router) -> list[str]:
 def test_nothing_the_dispatcher_calls_runs_in_a_thread() -> None:
     tables = MagicMock()
     tables.languages.of = lambda user_id: "en"
-    assert run_in_threads(build_dispatcher(MagicMock(), tables)) == []
+    assert run_in_threads(build_dispatcher(MagicMock(), tables, MagicMock())) == []

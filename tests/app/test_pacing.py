@@ -138,8 +138,8 @@ async def test_a_round_of_passes_closes_within_one_pause_and_the_grace(
     deal(monkeypatch, ROUND_OF_PASSES[players], first=0)
     world = scripted_world(store, ScriptedComputers())
     table_id = await world.tables.start_private(USER, "Ann", PlaySettings(bots=players - 1))
-    await world.tables.tap(USER, table_id, 0, PlayCard(Card.parse("7♠").index))
-    await world.tables.tap(USER, table_id, 1, Pass())
+    await world.tables.moves.tap(USER, table_id, 0, PlayCard(Card.parse("7♠").index))
+    await world.tables.moves.tap(USER, table_id, 1, Pass())
 
     game = await run_until(world, table_id, round_closed)
     timeline = moves(game)
@@ -171,7 +171,7 @@ async def test_two_computers_throw_in_side_by_side(
          first=0)
     world = scripted_world(store, ScriptedComputers(throw_in=True))
     table_id = await world.tables.start_private(USER, "Ann", PlaySettings(bots=3))
-    await world.tables.tap(USER, table_id, 0, PlayCard(Card.parse("7♠").index))
+    await world.tables.moves.tap(USER, table_id, 0, PlayCard(Card.parse("7♠").index))
 
     def both_threw(game: Game) -> bool:
         return {2, 3} <= {seat for _, seat, kind in moves(game) if kind == "attack"}
@@ -203,7 +203,7 @@ async def test_a_decision_stands_when_the_change_gives_its_seat_nothing_new(
 ) -> None:
     world, table_id, thinking = await _computer_thinking_about_a_throw_in(store, monkeypatch)
     decided_at = world.clock.now
-    await world.tables.tap(USER, table_id, 1, PlayCard(Card.parse("9♠").index))  # no 9s there
+    await world.tables.moves.tap(USER, table_id, 1, PlayCard(Card.parse("9♠").index))  # no 9s there
     world.computers.release.set()
     await thinking
 
@@ -217,7 +217,7 @@ async def test_a_change_that_gives_the_seat_a_new_choice_restarts_its_pause(
 ) -> None:
     world, table_id, thinking = await _computer_thinking_about_a_throw_in(store, monkeypatch)
     beat_at = world.clock.now
-    await world.tables.tap(USER, table_id, 1, PlayCard(Card.parse("10♠").index))  # a 10: new
+    await world.tables.moves.tap(USER, table_id, 1, PlayCard(Card.parse("10♠").index))  # a 10: new
     world.computers.release.set()
     await thinking
     _, game = await stored(world.store, table_id)

@@ -31,7 +31,7 @@ async def table_of_people(world: World, computers: int = 0, kind: str = "group")
     seats += [SeatRow(2 + i, None, "", "easy") for i in range(computers)]
     row = await world.store.create_table(-5, kind, "running", {}, seats,
                                          game.to_dict(log=False))
-    assert await world.tables.resume() == 1
+    assert await world.tables.restart.resume() == 1
     return row.id
 
 
@@ -39,7 +39,7 @@ async def test_a_resignation_rates_the_table(world: World, db_path: str) -> None
     # A resignation ends a private table; at a group's table it hands the seat to a computer
     # and the others play on (tests/bot/test_hostile_taps.py).
     table_id = await table_of_people(world, computers=1, kind="private")
-    assert await world.tables.resign(ANN)
+    assert await world.tables.absences.resign(ANN)
 
     ratings = await world.store.ratings([ANN, BOB])
     assert ratings == rate([(ANN, "resigned", 0), (BOB, "safe", 0)], {})

@@ -8,7 +8,7 @@ import time
 from tests.app.test_maintenance import played
 from tests.app.test_table_service import START, FakeClock, service
 from tg_durak.storage import Store
-from tg_durak.tables.service import ENDS_SHOWN_AGAIN_SECONDS, HEARTBEAT_KEY
+from tg_durak.tables.restart import ENDS_SHOWN_AGAIN_SECONDS, HEARTBEAT_KEY
 
 ANN, BOB = 7, 8
 
@@ -22,7 +22,7 @@ async def test_a_table_that_just_finished_shows_its_end_again(store: Store) -> N
     await store.set_meta(HEARTBEAT_KEY, time.time())   # the bot's last sign of life
 
     world = service(store, FakeClock(START))
-    assert await world.tables.resume() == 0, "nothing is running"
+    assert await world.tables.restart.resume() == 0, "nothing is running"
     shown = world.publisher.shown
     assert [s.key for s in shown] == [(just, ANN)]
     buttons = [b.callback_data for row in shown[0].screen.keyboard for b in row]

@@ -7,12 +7,20 @@ import asyncio
 
 import pytest
 
-from tests.app.test_table_service import ONE_COMPUTER, START, USER, FakeClock, World, service
+from tests.app.test_table_service import (
+    ONE_COMPUTER,
+    START,
+    USER,
+    FakeClock,
+    World,
+    screens_out,
+    service,
+)
 from tg_durak.play.answers import Answer
 from tg_durak.play.taps import PlayCard
 from tg_durak.storage import Store, StoreUnavailable
-from tg_durak.tables import service as tables_module
-from tg_durak.tables.service import HEARTBEAT_KEY
+from tg_durak.tables import restart, screens
+from tg_durak.tables.restart import HEARTBEAT_KEY
 
 TABLES = 30
 
@@ -46,8 +54,8 @@ async def test_many_tables_cost_a_few_statements_and_one_transaction(store: Stor
     ids = await started_tables(store)
     after = service(store, FakeClock(START + 65))   # 60 s of downtime
     sent = count_statements(store)
-    assert await after.tables.resume() == TABLES
-    await after.tables.postponed()
+    assert await after.tables.restart.resume() == TABLES
+    await after.tables.restart.postponed()
     assert len(sent) < 15, "not a statement (or a transaction) per table"
     assert sent.count("BEGIN IMMEDIATE") == 1
     for table_id in ids:
@@ -62,16 +70,16 @@ async def test_every_timer_is_armed_before_a_screen_is_drawn(
     ids = await started_tables(store)
     after = service(store, FakeClock(START + 65))
     armed_when_drawn = []
-    draw = tables_module.game_screen
+    draw = screens.game_screen
 
     def drawing(inp, t):
         armed_when_drawn.append(len(after.timer.armed))
         return draw(inp, t)
 
-    monkeypatch.setattr(tables_module, "game_screen", drawing)
-    monkeypatch.setattr(tables_module, "REFRESH_CHUNK", 7)
-    await after.tables.resume()
-    await after.tables.refreshed()
+    monkeypatch.setattr(screens, "game_screen", drawing)
+    monkeypatch.setattr(restart, "REFRESH_CHUNK", 7)
+    await after.tables.restart.resume()
+    await screens_out(after, TABLES)
     assert armed_when_drawn == [TABLES] * TABLES
     shown = {s.key: s for s in after.publisher.shown}
     assert set(shown) == {(table_id, USER + n) for n, table_id in enumerate(ids)}
@@ -82,13 +90,13 @@ async def test_every_timer_is_armed_before_a_screen_is_drawn(
 async def test_a_table_whose_log_disagrees_is_left_untouched(store: Store) -> None:
     ids = await started_tables(store)
     first = service(store, FakeClock(START + 65))
-    await first.tables.resume()   # each table: a postponement
-    await first.tables.postponed()
+    await first.tables.restart.resume()   # each table: a postponement
+    await first.tables.restart.postponed()
     assert (await store.get_table(ids[0])).version == 1
     await store._db.execute("DROP TRIGGER actions_no_delete")
     await store._db.execute("DELETE FROM actions WHERE table_id = ?", (ids[0],))
     after = service(store, FakeClock(START + 125))
-    assert await after.tables.resume() == TABLES - 1
+    assert await after.tables.restart.resume() == TABLES - 1
     assert ids[0] not in after.timer.armed
     assert (await store.get_table(ids[0])).version == 1, "left as it was"
 
@@ -96,7 +104,7 @@ async def test_a_table_whose_log_disagrees_is_left_untouched(store: Store) -> No
 def a_lead(world: World, ids: list[int]) -> tuple[int, int, PlayCard]:
     """A table whose person may lead now: (table, his user id, a card tap)."""
     for n, table_id in enumerate(ids):
-        legal = world.tables._tables[table_id].game.legal_actions(0)
+        legal = world.tables.core.tables[table_id].game.legal_actions(0)
         if legal:
             return table_id, USER + n, PlayCard(legal[0].card.index)
     raise AssertionError("no person leads anywhere")
@@ -115,14 +123,14 @@ async def test_the_timers_run_before_the_postponement_is_stored_and_its_tables_w
         await record_many(changes)
 
     monkeypatch.setattr(store, "record_many", slow)
-    await after.tables.resume()
+    await after.tables.restart.resume()
     for table_id in ids:
-        game = after.tables._tables[table_id].game
+        game = after.tables.core.tables[table_id].game
         assert game.turn_due == due[table_id] + 60, "postponed by the downtime (R10.4)"
         assert after.timer.armed[table_id] <= game.turn_due
     table_id, user, lead = a_lead(after, ids)
-    tap = asyncio.create_task(after.tables.tap(user, table_id, 1, lead))
-    beat = asyncio.create_task(after.tables.heartbeat())
+    tap = asyncio.create_task(after.tables.moves.tap(user, table_id, 1, lead))
+    beat = asyncio.create_task(after.tables.restart.heartbeat())
     for _ in range(20):
         await asyncio.sleep(0)
     assert not tap.done() and not beat.done()
@@ -145,8 +153,8 @@ async def test_postponements_refused_at_once_are_stored_one_table_at_a_time(
         raise StoreUnavailable("the disk is full")
 
     monkeypatch.setattr(store, "record_many", refused)
-    await after.tables.resume()
-    await after.tables.postponed()
+    await after.tables.restart.resume()
+    await after.tables.restart.postponed()
     assert {(await store.get_table(i)).version for i in ids} == {1}
     table_id, user, lead = a_lead(after, ids)
-    assert await after.tables.tap(user, table_id, 1, lead) == Answer(), "its lock let go"
+    assert await after.tables.moves.tap(user, table_id, 1, lead) == Answer(), "its lock let go"

@@ -9,6 +9,16 @@ from engine import Action, Card, Game, Rules, Variant
 from tg_durak.i18n.translate import translator
 from tg_durak.play.options import CHOICES, OptionField, PlaySettings, TableOptions, encode
 from tg_durak.play.records import SeatRow
+from tg_durak.play.taps import (
+    Beat,
+    Cancel,
+    Pass,
+    PlayCard,
+    ShowTrump,
+    Take,
+    TransferMode,
+    TransferWith,
+)
 from tg_durak.render.absent import kick_screen, leave_screen
 from tg_durak.render.callbacks import MenuAction, RuleBook, SetupField, Verb
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
@@ -25,15 +35,15 @@ from tg_durak.telegram.callbacks import Menu, Move, SetupOption
 from tg_durak.telegram.handlers import game, group, lobby, menus
 
 T = translator("en")
-VERB_HANDLERS = {
-    Verb.CARD: game.play_card,
-    Verb.TARGET: game.beat,
-    Verb.TRANSFER_MODE: game.transfer_mode,
-    Verb.TRANSFER: game.transfer,
-    Verb.TAKE: game.take,
-    Verb.PASS: game.pass_,
-    Verb.SHOW_TRUMP: game.show_trump,
-    Verb.CANCEL: game.cancel,
+VERB_TAPS = {
+    Verb.CARD: PlayCard,
+    Verb.TARGET: Beat,
+    Verb.TRANSFER_MODE: TransferMode,
+    Verb.TRANSFER: TransferWith,
+    Verb.TAKE: Take,
+    Verb.PASS: Pass,
+    Verb.SHOW_TRUMP: ShowTrump,
+    Verb.CANCEL: Cancel,
 }
 MENU_HANDLERS = {
     MenuAction.QUICK: menus.quick_play,
@@ -66,9 +76,10 @@ def _data(markup: Keyboard) -> list[str]:
 
 @pytest.mark.parametrize("verb", list(Verb))
 async def test_every_verb_has_its_handler(verb: Verb) -> None:
-    assert set(VERB_HANDLERS) == set(Verb)
+    assert set(VERB_TAPS) == set(Verb)
     data = Move(table=1, v=0, verb=verb, card=0, target=0).pack()
-    assert await handler_for(data) is VERB_HANDLERS[verb]
+    assert await handler_for(data) is game.tapped
+    assert type(game.PRESSED[verb](Move.unpack(data))) is VERB_TAPS[verb]
 
 
 @pytest.mark.parametrize("action", list(MenuAction))

@@ -31,7 +31,7 @@ from tests.app.test_table_service import (
 from tg_durak.play.answers import OK, Answer
 from tg_durak.play.taps import Pass, PlayCard
 from tg_durak.storage import Store, StoreUnavailable
-from tg_durak.tables.service import SAVE_RETRY_SECONDS
+from tg_durak.tables.core import SAVE_RETRY_SECONDS
 
 
 @pytest.fixture
@@ -62,13 +62,13 @@ async def test_a_refused_tap_leaves_the_table_as_stored(
     card = game.legal_actions(0)[0].card
     with monkeypatch.context() as patch:
         tries = refuse_writes(world, patch)
-        reply = await world.tables.tap(USER, table_id, 0, PlayCard(card.index))
+        reply = await world.tables.moves.tap(USER, table_id, 0, PlayCard(card.index))
     assert reply == Answer("error.not_saved", alert=True)
     assert tries == [table_id]
-    live = world.tables._tables[table_id]
+    live = world.tables.core.tables[table_id]
     assert live.game.to_dict(log=False) == row.snapshot, "memory is what the store holds"
     assert world.timer.armed[table_id] == START + SAVE_RETRY_SECONDS
-    assert await world.tables.tap(USER, table_id, 0, PlayCard(card.index)) == Answer()
+    assert await world.tables.moves.tap(USER, table_id, 0, PlayCard(card.index)) == Answer()
     row, game = await stored(world.store, table_id)
     assert row.version == 1 and game.table[0][0] == card
 
@@ -101,17 +101,17 @@ async def test_a_refused_resignation_leaves_the_game_running(
     with monkeypatch.context() as patch:
         tries = refuse_writes(world, patch, "finish")
         with pytest.raises(StoreUnavailable):
-            await world.tables.resign(USER)
+            await world.tables.absences.resign(USER)
     assert tries == [table_id]
-    live = world.tables._tables[table_id]
+    live = world.tables.core.tables[table_id]
     assert live.resigned is None and not live.finished, "memory is what the store holds"
     assert world.tables.running_table_of(USER) == table_id
     assert world.timer.armed[table_id] == due, "its clock runs on"
     assert (await world.store.get_table(table_id)).status == "running"
     card = live.game.legal_actions(0)[0].card
-    assert await world.tables.tap(USER, table_id, 0, PlayCard(card.index)) == Answer(), \
+    assert await world.tables.moves.tap(USER, table_id, 0, PlayCard(card.index)) == Answer(), \
         "he plays on"
-    assert await world.tables.resign(USER) is True, "and may resign once the store is back"
+    assert await world.tables.absences.resign(USER) is True, "and may resign once the store is back"
     assert (await world.store.get_table(table_id)).status == "aborted"
     assert world.tables.running_table_of(USER) is None
 
@@ -125,32 +125,34 @@ async def test_a_refused_leave_or_kick_keeps_the_seat(
         world: World, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
     table_id = await three_people(world)
     await world.store.ensure_user(BOB, "Bob")
-    await world.tables.mark_unreachable(BOB)   # away: the host may remove him
-    live = world.tables._tables[table_id]
+    await world.tables.absences.mark_unreachable(BOB)   # away: the host may remove him
+    live = world.tables.core.tables[table_id]
     shown = len(world.shown_to(BOB))
     with monkeypatch.context() as patch:
         tries = refuse_writes(world, patch, "set_seat_status")
         with pytest.raises(StoreUnavailable):
             if how == "leave":
-                await world.tables.leave_game(BOB)
+                await world.tables.absences.leave_game(BOB)
             else:
-                await world.tables.kick(-100, BOB, ANN, an_admin)
+                await world.tables.absences.kick(-100, BOB, ANN, an_admin)
     assert tries == [table_id]
     assert [s.status for s in live.row.seats] == ["playing"] * 3
     assert [s.status for s in (await world.store.get_table(table_id)).seats] == ["playing"] * 3
     assert live.away == {1} and world.tables.running_table_of(BOB) == table_id
     assert len(world.shown_to(BOB)) == shown, "no note that he is out"
-    assert (await world.tables.leave_game(BOB)).key == "leave.done", "tried again, it works"
+    assert (await world.tables.absences.leave_game(BOB)).key == "leave.done", \
+        "tried again, it works"
 
 
 async def test_when_the_end_the_last_leaver_brings_is_refused_the_timer_tries_again(
         world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     table_id = await three_people(world)
     for user in (ANN, BOB):
-        assert (await world.tables.leave_game(user)).key == "leave.done"
+        assert (await world.tables.absences.leave_game(user)).key == "leave.done"
     with monkeypatch.context() as patch:
         tries = refuse_writes(world, patch)
-        assert (await world.tables.leave_game(CID)).key == "leave.done"   # his seat is stored
+        # his seat is stored
+        assert (await world.tables.absences.leave_game(CID)).key == "leave.done"
         assert tries == [table_id]
         retry = world.timer.armed[table_id]
         assert retry == START + SAVE_RETRY_SECONDS
@@ -160,7 +162,7 @@ async def test_when_the_end_the_last_leaver_brings_is_refused_the_timer_tries_ag
     await world.timer.ring(table_id, world.timer.armed[table_id])
     row = await world.store.get_table(table_id)
     assert row.status == "finished" and table_id not in world.timer.armed
-    assert table_id not in world.tables._tables
+    assert table_id not in world.tables.core.tables
     for user in (ANN, BOB, CID):
         assert (await world.store.stats(user)).resigned == 1
 
@@ -169,17 +171,17 @@ async def test_an_end_still_refused_at_a_stop_is_stored_after_the_restart(
         world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     table_id = await three_people(world)
     for user in (ANN, BOB):
-        assert (await world.tables.leave_game(user)).key == "leave.done"
+        assert (await world.tables.absences.leave_game(user)).key == "leave.done"
     with monkeypatch.context() as patch:
         refuse_writes(world, patch)
-        assert (await world.tables.leave_game(CID)).key == "leave.done"
+        assert (await world.tables.absences.leave_game(CID)).key == "leave.done"
     assert (await world.store.get_table(table_id)).status == "running"   # then the bot stops
 
     after = service(world.store, FakeClock(world.clock.now + 60))
-    assert await after.tables.resume() == 1
+    assert await after.tables.restart.resume() == 1
     await after.timer.ring(table_id, after.timer.armed[table_id])
     assert (await world.store.get_table(table_id)).status == "finished"
-    assert table_id not in after.timer.armed and table_id not in after.tables._tables
+    assert table_id not in after.timer.armed and table_id not in after.tables.core.tables
     for user in (ANN, BOB, CID):
         assert (await world.store.stats(user)).resigned == 1
 
@@ -188,15 +190,15 @@ async def test_a_refused_coming_back_leaves_him_away(
         world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     table_id = await three_people(world)
     await world.store.ensure_user(BOB, "Bob")
-    await world.tables.mark_unreachable(BOB)
-    live = world.tables._tables[table_id]
+    await world.tables.absences.mark_unreachable(BOB)
+    live = world.tables.core.tables[table_id]
     with monkeypatch.context() as patch:
         refuse_writes(world, patch, "set_reachable")
         with pytest.raises(StoreUnavailable):
-            await world.tables.tap(BOB, table_id, 0, Pass())
+            await world.tables.moves.tap(BOB, table_id, 0, Pass())
     assert live.away == {1}, "still away, as stored"
     assert not (await world.store.get_user(BOB)).reachable
-    await world.tables.tap(BOB, table_id, 0, Pass())
+    await world.tables.moves.tap(BOB, table_id, 0, Pass())
     assert live.away == frozenset() and (await world.store.get_user(BOB)).reachable
 
 
@@ -219,16 +221,16 @@ async def test_a_full_lobby_whose_start_is_refused_stays_open_and_shows_every_se
         world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     table_id = await lobby_of(world)
     for _ in range(2):
-        assert await world.tables.add_computer(table_id, "easy") == OK
+        assert await world.tables.lobbies.add_computer(table_id, "easy") == OK
     with monkeypatch.context() as patch:
         tries = refuse_writes(world, patch, "start_lobby")
         world.publisher.shown.clear()
-        assert await world.tables.add_computer(table_id, "easy") == OK   # the last seat
+        assert await world.tables.lobbies.add_computer(table_id, "easy") == OK   # the last seat
         assert tries == [table_id]
     row = await world.store.get_table(table_id)
     assert row.status == "lobby" and len(row.seats) == 4, "the seat is stored, the table not"
     group = [s.screen.text for s in world.publisher.shown if s.key == (table_id, None)]
     assert group and group[-1].count("🤖") == 3, "the full lobby is shown"
-    assert await world.tables.start_lobby(table_id, ANN, no_admin) == OK
+    assert await world.tables.lobbies.start(table_id, ANN, no_admin) == OK
     assert (await world.store.get_table(table_id)).status == "running"
 

@@ -20,7 +20,7 @@ from tests.app.test_table_service import (
 from tg_durak.outbox.queue import Priority
 from tg_durak.play.taps import Cancel, Choosing, PlayCard, Take
 from tg_durak.storage import Store
-from tg_durak.tables import service as tables_module
+from tg_durak.tables import screens as tables_module
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ def drawings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 async def started(world: World, monkeypatch: pytest.MonkeyPatch) -> tuple[int, Game]:
     deal_where(monkeypatch, person_leads)
     table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
-    return table_id, world.tables._tables[table_id].game
+    return table_id, world.tables.core.tables[table_id].game
 
 
 async def test_a_stale_or_refused_tap_shows_the_last_screen_undrawn(
@@ -56,8 +56,8 @@ async def test_a_stale_or_refused_tap_shows_the_last_screen_undrawn(
     last = world.shown_to(USER)[-1]
     drawings.clear()
 
-    await world.tables.tap(USER, table_id, 5, PlayCard(card.index))   # stale
-    await world.tables.tap(USER, table_id, 0, Take())                 # the attacker cannot take
+    await world.tables.moves.tap(USER, table_id, 5, PlayCard(card.index))   # stale
+    await world.tables.moves.tap(USER, table_id, 0, Take())   # the attacker cannot take
     again = world.shown_to(USER)[-2:]
     assert drawings == [], "nothing changed: nothing drawn"
     assert [s.screen for s in again] == [last.screen] * 2
@@ -71,7 +71,7 @@ async def test_a_move_a_choice_and_a_language_draw_anew(
     card = game.legal_actions(0)[0].card
     drawings.clear()
 
-    await world.tables.tap(USER, table_id, 0, PlayCard(card.index))
+    await world.tables.moves.tap(USER, table_id, 0, PlayCard(card.index))
     assert drawings == [1]
     await world.tables.change_locale(USER, "ru")
     assert drawings == [1, 1]
@@ -92,13 +92,13 @@ async def test_choosing_and_cancelling_draw_each_time(
     world: World, monkeypatch: pytest.MonkeyPatch, drawings: list[int]
 ) -> None:
     table_id, _ = await started(world, monkeypatch)
-    live = world.tables._tables[table_id]
+    live = world.tables.core.tables[table_id]
     before = world.shown_to(USER)[-1].screen
     drawings.clear()
     live.choosing[0] = Choosing(card=live.game.hand(0)[0])
-    world.tables._publish(live, only=USER)
+    world.tables.screens.show(live, only=USER)
     assert drawings == [0] and world.shown_to(USER)[-1].screen != before
-    await world.tables.tap(USER, table_id, 0, Cancel())
+    await world.tables.moves.tap(USER, table_id, 0, Cancel())
     assert drawings == [0, 0]
     assert world.shown_to(USER)[-1].screen == before
 
@@ -107,11 +107,11 @@ async def test_what_a_seat_sees_is_built_once_per_version(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     table_id, game = await started(world, monkeypatch)
-    live = world.tables._tables[table_id]
+    live = world.tables.core.tables[table_id]
     first = live.seen_by(0)
     assert live.seen_by(0) is first
     assert first[0] == game.view(0) and list(first[1]) == game.legal_actions(0)
-    await world.tables.tap(USER, table_id, 0, PlayCard(game.legal_actions(0)[0].card.index))
+    await world.tables.moves.tap(USER, table_id, 0, PlayCard(game.legal_actions(0)[0].card.index))
     after = live.seen_by(0)
     assert after is not first and after[0].table == live.game.view(0).table != []
     live.back.add(0)
@@ -123,7 +123,7 @@ async def test_a_replaced_game_is_seen_afresh(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     table_id, game = await started(world, monkeypatch)
-    live = world.tables._tables[table_id]
+    live = world.tables.core.tables[table_id]
     first = live.seen_by(0)
     live.game = Game.from_dict(game.to_dict())   # the same version, another object
     assert live.seen_by(0) is not first
@@ -133,4 +133,4 @@ async def test_the_stored_snapshot_is_not_kept_in_memory(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     table_id, _ = await started(world, monkeypatch)
-    assert world.tables._tables[table_id].row.snapshot is None
+    assert world.tables.core.tables[table_id].row.snapshot is None

@@ -41,7 +41,7 @@ async def test_the_mover_first_then_the_others_then_the_group(world: World) -> N
                              None: Priority.WATCHER}
 
     # Ann leads: now Bob's clock runs; Ann and Cid may throw in, but the game waits for Bob.
-    assert await world.tables.tap(ANN, table_id, 0, PlayCard(card("6s"))) == Answer()
+    assert await world.tables.moves.tap(ANN, table_id, 0, PlayCard(card("6s"))) == Answer()
     assert latest(world) == {ANN: Priority.PLAYER, BOB: Priority.MOVER, CID: Priority.PLAYER,
                              None: Priority.WATCHER}
 
@@ -49,7 +49,7 @@ async def test_the_mover_first_then_the_others_then_the_group(world: World) -> N
     # blind tapping does not make everyone a mover.
     for user, priority in ((CID, Priority.PLAYER), (BOB, Priority.MOVER)):
         world.publisher.shown.clear()
-        assert await world.tables.tap(user, table_id, 99, Take()) == Answer("tap.stale")
+        assert await world.tables.moves.tap(user, table_id, 99, Take()) == Answer("tap.stale")
         assert latest(world) == {user: priority}
 
 

@@ -25,7 +25,8 @@ from tg_durak.render.callbacks import MenuAction, Verb
 from tg_durak.render.cards import card_label
 from tg_durak.render.screen import Screen
 from tg_durak.storage import Store
-from tg_durak.tables.service import HEARTBEAT_KEY, TableService
+from tg_durak.tables.restart import HEARTBEAT_KEY
+from tg_durak.tables.service import TableService
 from tg_durak.telegram.callbacks import Menu
 
 USER, STRANGER = 7, 8
@@ -120,6 +121,16 @@ class World:
         return [s for s in self.publisher.shown if s.key[1] == user_id]
 
 
+async def screens_out(world: World, count: int) -> None:
+    """Until the screens a resume hands out in the background (a chunk at a time) number
+    `count`."""
+    for _ in range(10_000):
+        if len(world.publisher.shown) >= count:
+            return
+        await asyncio.sleep(0)
+    raise AssertionError(f"{len(world.publisher.shown)} screens shown, not {count}")
+
+
 def service(store: Store, clock: FakeClock, computers: FakeComputers | None = None) -> World:
     publisher, computers = FakePublisher(), computers or FakeComputers()
     tables = TableService(store, publisher, computers, clock=clock, make_scheduler=ManualTimer)
@@ -198,14 +209,14 @@ async def test_a_legal_tap_is_applied_once_stored_and_shown(
     card = game.legal_actions(0)[0].card
     shown = len(world.publisher.shown)
 
-    assert await world.tables.tap(USER, table_id, 0, PlayCard(card.index)) == Answer()
+    assert await world.tables.moves.tap(USER, table_id, 0, PlayCard(card.index)) == Answer()
     row, game = await stored(world.store, table_id)
     assert row.version == game.version == 1
     assert game.table == [(card, None)]
     assert len(world.publisher.shown) == shown + 1
     assert f"{card_label(card, translator('en'))} → …" in world.publisher.shown[-1].screen.text
 
-    again = await world.tables.tap(USER, table_id, 0, PlayCard(card.index))
+    again = await world.tables.moves.tap(USER, table_id, 0, PlayCard(card.index))
     assert again == Answer("tap.stale"), "the same button twice moves once"
     assert (await world.store.get_table(table_id)).version == 1
 
@@ -220,8 +231,8 @@ async def test_a_stale_tap_refreshes_the_message_and_changes_nothing(
 
     for version in (-1, 1, 99):
         shown = len(world.shown_to(USER))
-        assert await world.tables.tap(USER, table_id, version, PlayCard(card.index)) == Answer(
-            "tap.stale")
+        tapped = await world.tables.moves.tap(USER, table_id, version, PlayCard(card.index))
+        assert tapped == Answer("tap.stale")
         assert len(world.shown_to(USER)) == shown + 1, "the message is redrawn"
     row, _ = await stored(world.store, table_id)
     assert row.version == 0
@@ -231,9 +242,9 @@ async def test_a_foreign_or_unknown_table_tap_is_refused(world: World) -> None:
     table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
     shown = len(world.publisher.shown)
 
-    reply = await world.tables.tap(STRANGER, table_id, 0, Take())
+    reply = await world.tables.moves.tap(STRANGER, table_id, 0, Take())
     assert reply == Answer("tap.not_seated", alert=True)
-    reply = await world.tables.tap(USER, table_id + 1, 0, Take())
+    reply = await world.tables.moves.tap(USER, table_id + 1, 0, Take())
     assert reply == Answer("tap.unknown_table", alert=True)
     assert len(world.publisher.shown) == shown
     assert (await world.store.get_table(table_id)).version == 0
@@ -245,9 +256,9 @@ async def test_an_illegal_move_is_refused_with_the_engines_reason(
     deal_where(monkeypatch, person_leads)
     table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
 
-    reply = await world.tables.tap(USER, table_id, 0, Take())   # the attacker cannot take
+    reply = await world.tables.moves.tap(USER, table_id, 0, Take())   # the attacker cannot take
     assert reply.alert and reply.key.startswith("illegal.")
-    reply = await world.tables.tap(USER, table_id, 0, TransferMode())   # a throw-in game
+    reply = await world.tables.moves.tap(USER, table_id, 0, TransferMode())   # a throw-in game
     assert reply == Answer("tap.cannot_transfer", alert=True)
     assert (await world.store.get_table(table_id)).version == 0
 
@@ -276,15 +287,16 @@ async def test_a_choice_is_shown_then_cancelled_or_played(
     assert game.version == 1
     fits = [a for a in game.legal_actions(0) if a.kind == "transfer"]
 
-    reply = await world.tables.tap(USER, table_id, 1, TransferMode())
+    reply = await world.tables.moves.tap(USER, table_id, 1, TransferMode())
     assert reply == Answer("tap.choose_transfer")
     assert _verbs(world.shown_to(USER)[-1]) == {Verb.TRANSFER, Verb.CANCEL}
-    assert await world.tables.tap(USER, table_id, 1, Cancel()) == Answer()
+    assert await world.tables.moves.tap(USER, table_id, 1, Cancel()) == Answer()
     assert Verb.TRANSFER not in _verbs(world.shown_to(USER)[-1])
     assert Verb.CARD in _verbs(world.shown_to(USER)[-1])
 
-    await world.tables.tap(USER, table_id, 1, TransferMode())
-    assert await world.tables.tap(USER, table_id, 1, TransferWith(fits[1].card.index)) == Answer()
+    await world.tables.moves.tap(USER, table_id, 1, TransferMode())
+    tapped = await world.tables.moves.tap(USER, table_id, 1, TransferWith(fits[1].card.index))
+    assert tapped == Answer()
     row, game = await stored(world.store, table_id)
     assert row.version == 2 and game.table[-1] == (fits[1].card, None)
     assert Verb.TRANSFER not in _verbs(world.shown_to(USER)[-1]), "the choice ends with the move"
@@ -350,7 +362,7 @@ async def test_timer_bars_are_redrawn_with_low_priority(
 async def test_resign_finishes_the_game_and_stores_the_result(world: World) -> None:
     table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
 
-    assert await world.tables.resign(USER)
+    assert await world.tables.absences.resign(USER)
     row = await world.store.get_table(table_id)
     assert row.status == "aborted"
     assert (await world.store.stats(USER)).resigned == 1
@@ -360,8 +372,8 @@ async def test_resign_finishes_the_game_and_stores_the_result(world: World) -> N
     assert table_id not in world.timer.armed
     assert world.tables.running_table_of(USER) is None
 
-    assert not await world.tables.resign(USER)
-    assert await world.tables.tap(USER, table_id, 0, Take()) == Answer("tap.game_over")
+    assert not await world.tables.absences.resign(USER)
+    assert await world.tables.moves.tap(USER, table_id, 0, Take()) == Answer("tap.game_over")
 
 
 async def test_resume_rearms_and_gives_back_the_downtime(store: Store) -> None:
@@ -370,15 +382,15 @@ async def test_resume_rearms_and_gives_back_the_downtime(store: Store) -> None:
     await store.ensure_user(USER, "Ann")
     await store.set_language(USER, "uk")
     before.clock.now = START + 10
-    await before.tables.heartbeat()
+    await before.tables.restart.heartbeat()
     assert await store.get_meta(HEARTBEAT_KEY) == START + 10
     _, game = await stored(store, table_id)
     due = game.next_deadline
 
     after = service(store, FakeClock(START + 110))   # a new process, 100 s later
-    assert await after.tables.resume() == 1
-    await after.tables.refreshed()
-    await after.tables.postponed()
+    assert await after.tables.restart.resume() == 1
+    await screens_out(after, 1)
+    await after.tables.restart.postponed()
     row, game = await stored(store, table_id)
     assert row.version == 1, "the postponement is in the log"
     assert game.next_deadline == same_time(due + 100)
@@ -394,7 +406,7 @@ async def test_a_new_message_is_remembered_for_later_edits(
 ) -> None:
     deal_where(monkeypatch, person_leads)
     table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
-    await world.tables.on_new_message((table_id, USER), USER, 99)
+    await world.tables.chats.message_sent((table_id, USER), USER, 99)
     assert [m.message_id for m in await world.store.messages(table_id)] == [99]
     await world.tables.change_locale(USER, "pl")
     assert world.publisher.shown[-1].message_id == 99
@@ -416,8 +428,8 @@ async def three_people(world: World) -> int:
     seats = [SeatRow(i, user, name) for i, (user, name) in enumerate(PEOPLE)]
     row = await world.store.create_table(-100, "group", "running", {}, seats,
                                          game.to_dict(log=False))
-    assert await world.tables.resume() == 1
-    await world.tables.refreshed()
+    assert await world.tables.restart.resume() == 1
+    await screens_out(world, len(PEOPLE))
     return row.id
 
 
@@ -432,27 +444,28 @@ def drawn_at(shown: Shown) -> int:
 
 async def test_throw_ins_racing_a_defence_are_each_applied_once(world: World) -> None:
     table_id = await three_people(world)
-    assert await world.tables.tap(ANN, table_id, 0, PlayCard(card("6s"))) == Answer()
+    assert await world.tables.moves.tap(ANN, table_id, 0, PlayCard(card("6s"))) == Answer()
     # All three pressed on the screen of version 1, at the same moment.
     taps = [(BOB, PlayCard(card("7s"))), (ANN, PlayCard(card("6c"))), (CID, PlayCard(card("6d")))]
-    replies = await asyncio.gather(*(world.tables.tap(u, table_id, 1, t) for u, t in taps))
+    replies = await asyncio.gather(*(world.tables.moves.tap(u, table_id, 1, t) for u, t in taps))
     assert replies == [Answer()] * 3
     row, game = await stored(world.store, table_id)
     assert row.version == 4
     assert sorted(a for a, _ in game.table) == sorted(map(Card.parse, ("6s", "6c", "6d")))
     assert (Card.parse("6s"), Card.parse("7s")) in game.table
-    again = await asyncio.gather(*(world.tables.tap(u, table_id, 1, t) for u, t in taps))
+    again = await asyncio.gather(*(world.tables.moves.tap(u, table_id, 1, t) for u, t in taps))
     assert again == [Answer("tap.stale")] * 3, "each tap moves once"
     assert (await world.store.get_table(table_id)).version == 4
 
 
 async def test_a_tap_whose_meaning_changed_is_stale_with_a_fresh_screen(world: World) -> None:
     table_id = await three_people(world)
-    await world.tables.tap(ANN, table_id, 0, PlayCard(card("6s")))
-    await world.tables.tap(CID, table_id, 1, PlayCard(card("6d")))
+    await world.tables.moves.tap(ANN, table_id, 0, PlayCard(card("6s")))
+    await world.tables.moves.tap(CID, table_id, 1, PlayCard(card("6d")))
     shown = len(world.shown_to(BOB))
     # On Bob's screen 7♥ beat the one card there; now it beats either six.
-    assert await world.tables.tap(BOB, table_id, 1, PlayCard(card("7h"))) == Answer("tap.stale")
+    tapped = await world.tables.moves.tap(BOB, table_id, 1, PlayCard(card("7h")))
+    assert tapped == Answer("tap.stale")
     assert len(world.shown_to(BOB)) == shown + 1
     assert drawn_at(world.shown_to(BOB)[-1]) == 2, "the fresh screen"
     assert (await world.store.get_table(table_id)).version == 2
@@ -461,20 +474,21 @@ async def test_a_tap_whose_meaning_changed_is_stale_with_a_fresh_screen(world: W
 async def test_the_round_start_is_found_again_after_a_restart(store: Store) -> None:
     before = service(store, FakeClock(START))
     table_id = await three_people(before)
-    await before.tables.tap(ANN, table_id, 0, PlayCard(card("6s")))
-    await before.tables.tap(BOB, table_id, 1, Take())
+    await before.tables.moves.tap(ANN, table_id, 0, PlayCard(card("6s")))
+    await before.tables.moves.tap(BOB, table_id, 1, Take())
     while (await stored(store, table_id))[1].table:   # the window closes: a new round
         await before.timer.ring(table_id, before.timer.armed[table_id])
     _, game = await stored(store, table_id)
     round_from, leader = game.version, PEOPLE[game.attacker][0]
     lead = game.legal_actions(game.attacker)[0].card
-    assert leader == CID and await before.tables.tap(CID, table_id, round_from,
+    assert leader == CID and await before.tables.moves.tap(CID, table_id, round_from,
                                                      PlayCard(lead.index)) == Answer()
 
     after = service(store, FakeClock(before.clock.now))
-    assert await after.tables.resume() == 1
-    assert await after.tables.tap(CID, table_id, 1, Pass()) == Answer("tap.stale"), "old round"
+    assert await after.tables.restart.resume() == 1
+    tapped = await after.tables.moves.tap(CID, table_id, 1, Pass())
+    assert tapped == Answer("tap.stale"), "old round"
     # Bob pressed Pass on the screen that showed the round begin, before Cid led: it stands.
-    assert await after.tables.tap(BOB, table_id, round_from, Pass()) == Answer()
+    assert await after.tables.moves.tap(BOB, table_id, round_from, Pass()) == Answer()
     _, game = await stored(store, table_id)
     assert game.passed == {1}

@@ -74,7 +74,7 @@ class HiddenCards:
         return [self.readers[chat_id]] if chat_id in self.readers else []
 
     def _running(self, chat_id: int) -> Reader | None:
-        for live in () if self.tables is None else self.tables._tables.values():
+        for live in () if self.tables is None else self.tables.core.tables.values():
             if live.row.kind == "group" and live.row.chat_id == chat_id:
                 return live.game, None
             seat = live.seat_of(chat_id)

@@ -82,13 +82,13 @@ async def test_hammering_a_game_is_throttled_with_no_table_work(
     cancel = message.buttons[0][0].callback_data.split(":")
     cancel[3:] = ["n", "-1", "-1"]   # Cancel: reaches the table, changes nothing there
     taps: list[int] = []
-    tap = bot.tables.tap
+    tap = bot.tables.moves.tap
 
     async def counted(*args: Any) -> Any:
         taps.append(1)
         return await tap(*args)
 
-    monkeypatch.setattr(bot.tables, "tap", counted)
+    monkeypatch.setattr(bot.tables.moves, "tap", counted)
     clock = frozen_throttle(bot)
     start = len(tg.calls)
     answers = await asyncio.gather(*(tg.press(ALICE, message, ":".join(cancel).encode())

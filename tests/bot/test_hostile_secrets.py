@@ -86,7 +86,7 @@ async def group_game(tg: FakeTelegram, bot: BotApp, chat_id: int, host: int,
     if len(guests) < 2:
         assert not (await tg.press(host, lobby, f"g:{table}:{LobbyVerb.START}:")).show_alert
     people = [host, *guests]
-    await tg.wait_for(lambda: table in bot.tables._tables   # running, in the host's language
+    await tg.wait_for(lambda: table in bot.tables.core.tables   # running, in the host's language
                       and all(game_message(tg, p) for p in people), timeout=60)
     await play_all(tg, people, seed=seed, languages=LANGUAGES)
     rematch = f"g:{table}:{LobbyVerb.REMATCH}:"

@@ -140,7 +140,7 @@ class World:
         if token.startswith("{v"):
             named = None
             with contextlib.suppress(ValueError):
-                named = self.app.tables._tables.get(int(self.resolve(fields[1], user_id, ())))
+                named = self.app.tables.core.tables.get(int(self.resolve(fields[1], user_id, ())))
             version = 0 if named is None else named.game.version
             return str(max(0, version - int(token[3:-1] or 0)))
         if token.startswith("{card"):
@@ -149,7 +149,7 @@ class World:
         return token
 
     def _hand(self, user_id: int) -> list[int]:
-        live = self.app.tables._tables.get(self.app.tables.running_table_of(user_id))
+        live = self.app.tables.core.tables.get(self.app.tables.running_table_of(user_id))
         seat = None if live is None else live.seat_of(user_id)
         return [] if seat is None else [c.index for c in live.game.hand(seat)]
 
@@ -411,10 +411,10 @@ async def _stored_as_played(world: World) -> None:
     """Each game's stored log, replayed move by move from the deal (the engine refusing any
     illegal one), is the game as it is being played."""
     for table_id in (world.table, world.private):
-        live = world.app.tables._tables.get(table_id)
+        live = world.app.tables.core.tables.get(table_id)
         if live is None:
             continue
-        async with world.app.tables._locks[table_id]:   # no move half-saved
+        async with world.app.tables.core.lock(table_id):   # no move half-saved
             row = await world.app.store.get_table(table_id)
             log = await world.app.store.log(table_id)
             replayed = Game.replay({**row.snapshot, "log": log})

@@ -65,7 +65,7 @@ async def test_double_taps_at_a_group_table_apply_once(
     assert _count(db_path, "SELECT COUNT(*) FROM tables WHERE chat_id = ? AND status = ?",
                   GROUP, "running") == 1
 
-    live = bot.tables._tables[table_id]
+    live = bot.tables.core.tables[table_id]
     leader = live.row.seats[live.game.attacker]
     defender = live.row.seats[live.game.defender]
     message = await tg.wait_for(lambda: (lambda m: m is not None and any(

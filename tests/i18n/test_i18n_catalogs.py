@@ -17,7 +17,8 @@ from tg_durak.i18n.catalog import (
     po_path,
     read_catalogs,
 )
-from tg_durak.i18n.translate import LOCALES, LOCALES_DIR, make_i18n, translator
+from tg_durak.i18n.translate import LOCALES, LOCALES_DIR, translator
+from tg_durak.telegram.middlewares import make_i18n
 
 
 @pytest.fixture(scope="module")

@@ -14,10 +14,10 @@ from tg_durak.i18n.translate import (
     LOCALES,
     MissingKeyError,
     load_catalogs,
-    make_i18n,
     pick_locale,
     translator,
 )
+from tg_durak.telegram.middlewares import make_i18n
 
 
 @pytest.mark.parametrize(

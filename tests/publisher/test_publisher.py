@@ -149,18 +149,19 @@ def chats() -> list[tuple[int, ...]]:
 async def make(bot: FakeBot, news: list, chats: list) -> AsyncIterator[Factory]:
     started: list[Publisher] = []
 
-    async def on_new_message(key: Hashable, chat_id: int, message_id: int) -> None:
-        news.append((key, chat_id, message_id))
+    class Listener:
+        async def message_sent(self, key: Hashable, chat_id: int, message_id: int) -> None:
+            news.append((key, chat_id, message_id))
 
-    async def on_blocked(chat_id: int) -> None:
-        chats.append(("blocked", chat_id))
+        async def chat_refused(self, chat_id: int) -> None:
+            chats.append(("blocked", chat_id))
 
-    async def on_migrated(old_chat_id: int, new_chat_id: int) -> None:
-        chats.append(("migrated", old_chat_id, new_chat_id))
+        async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
+            chats.append(("migrated", old_chat_id, new_chat_id))
 
     async def factory(**budgets: float) -> Publisher:
-        publisher = Publisher(bot, on_new_message, on_blocked=on_blocked,  # type: ignore[arg-type]
-                              on_migrated=on_migrated, **{**FAST, **budgets})
+        publisher = Publisher(bot, **{**FAST, **budgets})  # type: ignore[arg-type]
+        publisher.report_to(Listener())
         await publisher.start()
         started.append(publisher)
         return publisher
@@ -446,10 +447,12 @@ async def test_errors_do_not_stop_the_worker(make: Factory, bot: FakeBot) -> Non
 
 
 async def test_a_failing_callback_does_not_stop_the_worker(bot: FakeBot) -> None:
-    async def broken(key: Hashable, chat_id: int, message_id: int) -> None:
-        raise RuntimeError("store is down")
+    class Broken:
+        async def message_sent(self, key: Hashable, chat_id: int, message_id: int) -> None:
+            raise RuntimeError("store is down")
 
-    publisher = Publisher(bot, broken, **FAST)  # type: ignore[arg-type]
+    publisher = Publisher(bot, **FAST)  # type: ignore[arg-type]
+    publisher.report_to(Broken())  # type: ignore[arg-type]
     await publisher.start()
     try:
         publisher.show("a", 1, None, Screen("a"))
@@ -558,10 +561,7 @@ async def test_the_counters(make: Factory, bot: FakeBot) -> None:
 
 
 async def test_flush_needs_a_running_worker(bot: FakeBot) -> None:
-    async def ignore(key: Hashable, chat_id: int, message_id: int) -> None:
-        return None
-
-    publisher = Publisher(bot, ignore, **FAST)  # type: ignore[arg-type]
+    publisher = Publisher(bot, **FAST)  # type: ignore[arg-type]
     await publisher.flush()  # nothing pending: fine
     publisher.show("k", 1, None, Screen("x"))
     with pytest.raises(RuntimeError, match="not running"):

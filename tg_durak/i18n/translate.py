@@ -6,8 +6,8 @@ parse mode, so a caller that substitutes user input (a name) must escape it firs
 
 Two ways to reach the catalogs, backed by the same compiled .mo files:
 
-* ``make_i18n()`` for aiogram: handlers use ``_()``/``__()`` from ``aiogram.utils.i18n`` in the
-  locale an ``I18nMiddleware`` picked for the current update;
+* ``telegram.middlewares.make_i18n()`` for aiogram: handlers use ``_()``/``__()`` from
+  ``aiogram.utils.i18n`` in the locale an ``I18nMiddleware`` picked for the current update;
 * ``translator(locale)`` for pure code (renderers) that renders one table for several players,
   each in his own language, without any context variable.
 
@@ -20,8 +20,6 @@ from __future__ import annotations
 import gettext
 from functools import cache
 from pathlib import Path
-
-from aiogram.utils.i18n import I18n
 
 LOCALES = ("en", "ru", "uk", "pl")
 DEFAULT_LOCALE = "en"
@@ -71,7 +69,7 @@ class _Strict(gettext.NullTranslations):
         raise MissingKeyError(msgid1)
 
 
-def _chain_fallbacks(catalogs: dict[str, gettext.GNUTranslations]) -> None:
+def chain_fallbacks(catalogs: dict[str, gettext.GNUTranslations]) -> None:
     """Make each catalog fall back to English, and English to MissingKeyError."""
     english = catalogs[DEFAULT_LOCALE]
     english.add_fallback(_Strict())
@@ -86,20 +84,8 @@ def load_catalogs(path: Path = LOCALES_DIR) -> dict[str, gettext.GNUTranslations
     for locale in LOCALES:
         with (path / locale / "LC_MESSAGES" / f"{DOMAIN}.mo").open("rb") as fp:
             catalogs[locale] = gettext.GNUTranslations(fp)
-    _chain_fallbacks(catalogs)
+    chain_fallbacks(catalogs)
     return catalogs
-
-
-def make_i18n() -> I18n:
-    """A fresh aiogram I18n over tg_durak/locales, whose ``_()`` raises on an unknown key too.
-
-    The chain is added to the catalogs aiogram loaded rather than by subclassing I18n: aiogram's
-    ``gettext`` finds the active instance through a context variable of the I18n class itself.
-    (``I18n.reload()`` would load plain catalogs again; the bot never reloads.)
-    """
-    i18n = I18n(path=LOCALES_DIR, default_locale=DEFAULT_LOCALE, domain=DOMAIN)
-    _chain_fallbacks(i18n.locales)
-    return i18n
 
 
 class Translator:

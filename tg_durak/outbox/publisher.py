@@ -11,10 +11,10 @@ Telegram:
 - a 429 pauses the chat (and the whole bot when two chats are flooded at once) for its
   ``retry_after``, then the latest screen goes;
 - a message that cannot be edited any more is replaced by a fresh one, reported through
-  ``on_new_message(key, chat_id, message_id)`` so that the caller can store its id;
+  to the listener (`OutboxListener.message_sent`) so that it can store its id;
 - a chat that refuses the bot (403: a person blocked it, or the bot left a group) is reported
-  through ``on_blocked(chat_id)``; a group that became a supergroup (a 400 with its new id) through
-  ``on_migrated(old_chat_id, new_chat_id)``, and the screen goes out afresh in the new chat;
+  as ``chat_refused``; a group that became a supergroup (a 400 with its new id) as
+  ``chat_migrated``, and the screen goes out afresh in the new chat;
 - a screen for a forum topic is sent into that topic (``thread_id``).
 
 A key names one message. Once the publisher has sent a message for a key it trusts its own
@@ -27,7 +27,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Callable, Hashable
+from typing import Protocol
 
 from aiogram import Bot
 from aiogram.exceptions import (
@@ -45,9 +46,19 @@ from tg_durak.render.screen import Screen
 
 log = logging.getLogger(__name__)
 
-OnNewMessage = Callable[[Hashable, int, int], Awaitable[None]]
-OnBlocked = Callable[[int], Awaitable[None]]
-OnMigrated = Callable[[int, int], Awaitable[None]]
+
+
+class OutboxListener(Protocol):
+    """Who hears what Telegram's answers say about the messages (the table service's chats)."""
+
+    async def message_sent(self, key: Hashable, chat_id: int, message_id: int) -> None:
+        """A fresh message now shows `key`: its id, for later edits."""
+
+    async def chat_refused(self, chat_id: int) -> None:
+        """A 403: a person blocked the bot, or the bot left a group."""
+
+    async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
+        """A group became a supergroup (the screen goes afresh to the new chat)."""
 
 _NOT_MODIFIED = "message is not modified"
 # Telegram's words for "this message cannot be edited any more": send a fresh one instead.
@@ -70,10 +81,7 @@ class Publisher:
     def __init__(
         self,
         bot: Bot,
-        on_new_message: OnNewMessage,
         *,
-        on_blocked: OnBlocked | None = None,
-        on_migrated: OnMigrated | None = None,
         private_interval: float = 1.0,
         group_per_minute: int = 20,
         global_per_second: int = 30,
@@ -81,9 +89,7 @@ class Publisher:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._bot = bot
-        self._on_new_message = on_new_message
-        self._on_blocked = on_blocked
-        self._on_migrated = on_migrated
+        self._listener: OutboxListener | None = None
         self._parse_mode = parse_mode
         self._clock = clock
         self._outbox = Outbox(private_interval, group_per_minute, global_per_second)
@@ -94,6 +100,11 @@ class Publisher:
         self._worker: asyncio.Task[None] | None = None
 
     # -- public interface -------------------------------------------------------------------
+
+    def report_to(self, listener: OutboxListener) -> None:
+        """Who hears of fresh messages, refused and migrated chats (set once, at start-up: it
+        is built on this publisher)."""
+        self._listener = listener
 
     def show(
         self,
@@ -107,7 +118,7 @@ class Publisher:
     ) -> None:
         """Make the message ``key`` show ``screen`` soon; returns at once.
 
-        ``message_id`` None sends a new message (then ``on_new_message`` is awaited), into the
+        ``message_id`` None sends a new message (then the listener hears its id), into the
         forum topic ``thread_id`` if one is given. ``priority`` says who waits for it.
         """
         self._outbox.put(key, chat_id, message_id, screen, priority, self._clock(), thread_id)
@@ -259,10 +270,7 @@ class Publisher:
         slot.shown = screen
         if slot.one_off:
             return
-        try:
-            await self._on_new_message(slot.key, slot.chat_id, message.message_id)
-        except Exception:
-            log.exception("publisher: on_new_message failed for %r", slot.key)
+        await self._report("message_sent", slot.key, slot.chat_id, message.message_id)
 
     async def _migrated(self, request: Request, new_chat_id: int) -> None:
         """The group is a supergroup now: its old messages cannot be edited under the new id."""
@@ -271,7 +279,7 @@ class Publisher:
         log.info("publisher: chat %s moved to %s", old_chat_id, new_chat_id)
         self._outbox.moved(slot, new_chat_id)
         self._outbox.retry(request)
-        await self._report(self._on_migrated, old_chat_id, new_chat_id)
+        await self._report("chat_migrated", old_chat_id, new_chat_id)
 
     async def _blocked(self, request: Request, exc: TelegramForbiddenError) -> None:
         slot = request.slot
@@ -279,16 +287,15 @@ class Publisher:
                  exc.message)
         if self._outbox.is_current(slot):
             self._outbox.unqueue(slot)
-        await self._report(self._on_blocked, slot.chat_id)
+        await self._report("chat_refused", slot.chat_id)
 
-    @staticmethod
-    async def _report(callback: Callable[..., Awaitable[None]] | None, *args: int) -> None:
-        if callback is None:
+    async def _report(self, event: str, *args: Hashable) -> None:
+        if self._listener is None:
             return
         try:
-            await callback(*args)
+            await getattr(self._listener, event)(*args)
         except Exception:
-            log.exception("publisher: reporting %r failed", args)
+            log.exception("publisher: reporting %s%r failed", event, args)
 
     def _refused(self, request: Request, message_id: int | None,
                  exc: TelegramBadRequest) -> None:

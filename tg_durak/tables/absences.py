@@ -1,41 +1,46 @@
-"""People who stop playing a running table: away, out of reach, leaving, removed (issue 10).
+"""People who stop playing a running table: away, out of reach, leaving, removed, resigning.
 
-A mixin of `TableService` (tables.py), under each table's lock like every other change. A person
-whose turn ran out twice in a row is away (the engine counts, RULES R10.2); one whose private chat
-refuses the bot (403) is treated as away, and the group is told once. Meanwhile a computer plays
-his seat, until he taps again. A person who leaves (/leave, or Leave on his game message) or is
-removed while away (/kick by the host or a chat admin) hands his seat to a computer for the rest
-of the game; his seat row stays and counts as resigned. A table with no person left playing ends.
+A person whose turn ran out twice in a row is away (the engine counts, R10.2); one whose private
+chat refuses the bot (403) is treated as away, and the group is told once. Meanwhile a computer
+plays his seat, until he taps again. A person who leaves (/leave, or Leave on his game message)
+or is removed while away (/kick by the host or a chat admin) hands his seat to a computer for
+the rest of the game; his seat row stays and counts as resigned. A table with no person left
+playing ends; resigning ends a private game at once.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 from html import escape
-from typing import TYPE_CHECKING
 
 from tg_durak.play.answers import Answer, refused
+from tg_durak.play.ratings import rate
 from tg_durak.play.records import SeatRow
 from tg_durak.render.absent import unreachable_screen
-from tg_durak.render.group import private_note_screen
-
-if TYPE_CHECKING:
-    from tg_durak.tables.lobbies import Admin
-    from tg_durak.tables.service import LiveTable, TableService
+from tg_durak.storage import Store
+from tg_durak.tables.core import TableCore
+from tg_durak.tables.live import LiveTable
+from tg_durak.tables.lobbies import Admin, GroupLobbies
+from tg_durak.tables.screens import ChatScreens
 
 LEFT, KICKED = "left", "kicked"
 
 
-class AbsentPlayers:
-    """Absence, leaving and removal for TableService (see the module docstring)."""
+class Absences:
+    def __init__(self, core: TableCore, screens: ChatScreens, store: Store,
+                 lobbies: GroupLobbies) -> None:
+        self.core = core
+        self.screens = screens
+        self.store = store
+        self.lobbies = lobbies
 
-    def group_table(self: TableService, chat_id: int) -> LiveTable | None:
+    def group_table(self, chat_id: int) -> LiveTable | None:
         """The group chat's running table, if one is running here."""
-        return next((t for t in self._tables.values()
+        return next((t for t in self.core.tables.values()
                      if t.row.kind == "group" and t.row.chat_id == chat_id and not t.finished),
                     None)
 
-    async def _kick_refusal(self: TableService, live: LiveTable | None, by: int, admin: Admin
+    async def _kick_refusal(self, live: LiveTable | None, by: int, admin: Admin
                             ) -> Answer | None:
         if live is None:
             return refused("kick.no_game")
@@ -43,7 +48,7 @@ class AbsentPlayers:
             return refused("kick.host_only")
         return None
 
-    async def kick_choices(self: TableService, chat_id: int, by: int, admin: Admin
+    async def kick_choices(self, chat_id: int, by: int, admin: Admin
                            ) -> Answer | tuple[int, list[SeatRow]]:
         """/kick without a reply: the chat's running table and the people a computer plays
         for now (whom the host or an admin may remove), or why not."""
@@ -53,19 +58,18 @@ class AbsentPlayers:
             return refusal
         return live.id, [s for s in live.people if s.seat in live.away]
 
-    # ---- leaving and removing ------------------------------------------------------------
+    # ---- leaving, removing, resigning ------------------------------------------------------
 
-    async def leave_game(self: TableService, user_id: int, chat_id: int | None = None
-                         ) -> Answer:
+    async def leave_game(self, user_id: int, chat_id: int | None = None) -> Answer:
         """The person's seat at his group table (in `chat_id`, if given) goes to a computer;
         in a lobby he just leaves it."""
-        live = self._live_for(user_id)
-        lobby = self._lobbies.get(self.running_table_of(user_id)) if live is None else None
+        live = self.core.live_for(user_id)
+        lobby = self.core.lobby_for(user_id) if live is None else None
         if lobby is not None and chat_id in (None, lobby.row.chat_id):
-            return await self.leave_lobby(lobby.id, user_id)
+            return await self.lobbies.leave(lobby.id, user_id)
         if live is None or live.row.kind != "group" or chat_id not in (None, live.row.chat_id):
             return refused("leave.none")
-        async with self._locks[live.id]:
+        async with self.core.lock(live.id):
             seat = live.seat_of(user_id)
             if seat is None or live.finished:
                 return refused("leave.none")
@@ -75,7 +79,7 @@ class AbsentPlayers:
             await self._hand_over(live, seat, LEFT)
         return Answer("leave.done", {"name": name})
 
-    async def kick(self: TableService, chat_id: int, user_id: int, by: int, admin: Admin,
+    async def kick(self, chat_id: int, user_id: int, by: int, admin: Admin,
                    table_id: int | None = None) -> Answer:
         """The host or a chat admin removes a person who is away; a computer plays on.
         `table_id`: the table a list of away players was drawn for."""
@@ -85,7 +89,7 @@ class AbsentPlayers:
         refusal = await self._kick_refusal(live, by, admin)
         if refusal is not None:
             return refusal
-        async with self._locks[live.id]:
+        async with self.core.lock(live.id):
             seat = live.seat_of(user_id)
             if seat is None or live.finished or seat not in live.game.active_seats:
                 return refused("kick.not_playing")
@@ -95,7 +99,7 @@ class AbsentPlayers:
             await self._hand_over(live, seat, KICKED)
         return Answer("kick.done", {"name": name})
 
-    async def _hand_over(self: TableService, live: LiveTable, seat: int, status: str) -> None:
+    async def _hand_over(self, live: LiveTable, seat: int, status: str) -> None:
         """A computer (normal) plays the seat to the end; its person reads why, once."""
         await self.store.set_seat_status(live.id, seat, status)
         seats = tuple(replace(s, status=status) if s.seat == seat else s for s in live.row.seats)
@@ -103,22 +107,44 @@ class AbsentPlayers:
         for states in (live.back, live.unreachable, live.told_unreachable):
             states.discard(seat)
         live.choosing.pop(seat, None)
-        user_id = seats[seat].user_id
-        chat_id, message_id = live.messages.get(user_id, (user_id, None))
-        self.publisher.show((live.id, user_id), chat_id, message_id,
-                            private_note_screen(f"game.{status}.you", self._t(user_id)))
-        await self._commit(live, live.game.version, [])   # ends the table if nobody is left
+        self.screens.note_privately(live, seats[seat].user_id, f"game.{status}.you")
+        await self.core.commit(live, live.game.version, [])   # ends the table if nobody is left
+
+    async def resign(self, user_id: int) -> bool:
+        """He gives up his game: a private one ends; at a group's table the others play on,
+        a computer in his seat (as after /leave), or one person could end everyone's game."""
+        core = self.core
+        live = core.live_for(user_id)
+        if live is None:
+            return False
+        if live.row.kind == "group":
+            return not (await self.leave_game(user_id)).alert
+        async with core.lock(live.id):
+            if live.finished:
+                return False
+            seat = live.seat_of(user_id)
+            results = [(s.user_id, "resigned" if s.seat == seat else "safe", 0)
+                       for s in live.humans]
+            # Stored first: a refusal (StoreUnavailable, answered politely by the handlers)
+            # leaves the game running in memory as in the store.
+            await self.store.finish(live.id, "aborted", results, rate=rate)
+            live.resigned = seat
+            core.timer.arm(live.id, None)
+            core.display.show(live)
+            core.forget(live)
+        return True
 
     # ---- away and back -------------------------------------------------------------------
 
-    async def mark_unreachable(self: TableService, user_id: int) -> None:
+    async def mark_unreachable(self, user_id: int) -> None:
         """His private chat refuses the bot (403, or he blocked it): a computer plays for him,
         and a group is told once, with a button that opens the bot."""
         await self.store.set_reachable(user_id, False)
-        live = self._live_for(user_id)
+        core = self.core
+        live = core.live_for(user_id)
         if live is None:
             return
-        async with self._locks[live.id]:
+        async with core.lock(live.id):
             seat = live.seat_of(user_id)
             if seat is None or live.finished or seat in live.unreachable:
                 return
@@ -126,27 +152,25 @@ class AbsentPlayers:
             if live.row.kind == "group" and not live.group_gone \
                     and seat not in live.told_unreachable:
                 live.told_unreachable.add(seat)
-                self.publisher.show(
-                    ("unreachable", live.id, user_id), live.row.chat_id, None,
-                    unreachable_screen(live.row.seats[seat].name, self.bot_username,
-                                       self._group_t(live.row)),
-                    thread_id=live.row.thread_id)
-            self._plan(live, [])
-            self._publish(live)
-            self._schedule(live)
+                screens = self.screens
+                screens.notice(("unreachable", live.id, user_id), live.row, unreachable_screen(
+                    live.row.seats[seat].name, screens.bot_username, screens.group_t(live.row)))
+            core.plan(live, [])
+            core.display.show(live)
+            core.schedule(live)
 
-    async def mark_reachable(self: TableService, user_id: int) -> None:
+    async def mark_reachable(self, user_id: int) -> None:
         """He opened the bot again (unblocked it): he plays his seat himself."""
         await self.store.set_reachable(user_id, True)
-        live = self._live_for(user_id)
+        live = self.core.live_for(user_id)
         if live is None:
             return
-        async with self._locks[live.id]:
+        async with self.core.lock(live.id):
             seat = live.seat_of(user_id)
             if seat is not None and seat in live.away and not live.finished:
-                await self._come_back(live, seat)
+                await self.come_back(live, seat)
 
-    async def _come_back(self: TableService, live: LiveTable, seat: int) -> None:
+    async def come_back(self, live: LiveTable, seat: int) -> None:
         """A person a computer played for taps again: from now on he plays himself (until his
         turn runs out again). Under the table's lock."""
         if seat in live.unreachable:   # stored first: a refusal leaves him away, as stored
@@ -155,5 +179,5 @@ class AbsentPlayers:
         if seat in live.game.away:
             live.back.add(seat)
         live.reactions.pop(seat, None)   # the computer's move for him, if it was planned
-        self._publish(live)
-        self._schedule(live)
+        self.core.display.show(live)
+        self.core.schedule(live)

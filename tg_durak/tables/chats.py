@@ -1,56 +1,82 @@
-"""What happens to a group chat around its lobby or table: it becomes a supergroup, or the bot is
-removed from it; and a chat that refuses the bot (issue 10, "Chat lifecycle").
+"""What happens to the chats around tables: a message the outbox sent, a group that became a
+supergroup, a chat that refuses the bot.
 
-A mixin of `TableService` (tables.py). Telegram says so in updates (the `migrate_to_chat_id`
-service message, `my_chat_member`) and in errors the publisher meets (a 400 with the new chat id,
-a 403); either way the same methods run, and running them twice changes nothing more.
+Telegram says so in updates (the `migrate_to_chat_id` service message, `my_chat_member`) and in
+errors the outbox meets (a 400 with the new chat id, a 403); either way the same methods run,
+and running them twice changes nothing more. This is what the outbox reports to
+(outbox.publisher.OutboxListener).
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from tg_durak.tables.lobbies import LiveLobby
-    from tg_durak.tables.service import LiveTable, TableService
+from tg_durak.storage import Store
+from tg_durak.tables.absences import Absences
+from tg_durak.tables.core import TableCore
+from tg_durak.tables.live import LiveLobby, LiveTable
+from tg_durak.tables.lobbies import GroupLobbies
+from tg_durak.tables.screens import ChatScreens
 
 
 class ChatLifecycle:
-    """Chat migration, removal and refusal for TableService (see the module docstring)."""
+    def __init__(self, core: TableCore, screens: ChatScreens, store: Store,
+                 lobbies: GroupLobbies, absences: Absences) -> None:
+        self.core = core
+        self.screens = screens
+        self.store = store
+        self.lobbies = lobbies
+        self.absences = absences
 
-    def _in_chat(self: TableService, chat_id: int) -> list[LiveLobby | LiveTable]:
-        return [holder for holder in (*self._lobbies.values(), *self._tables.values())
+    def _in_chat(self, chat_id: int) -> list[LiveLobby | LiveTable]:
+        core = self.core
+        return [holder for holder in (*core.lobbies.values(), *core.tables.values())
                 if holder.row.chat_id == chat_id]
 
-    async def chat_refused(self: TableService, chat_id: int) -> None:
-        """The publisher's 403: a person's private chat (he blocked the bot) or a group the bot
+    async def message_sent(self, key: Hashable, chat_id: int, message_id: int) -> None:
+        """The outbox sent a fresh message for a player (or the group): remember it for later
+        edits. A private message that went through means the bot may write to him."""
+        if not (isinstance(key, tuple) and len(key) == 2):
+            return   # a one-off notice (someone out of reach): never edited
+        table_id, user_id = key
+        holder = self.core.holder(table_id)
+        if holder is not None:
+            holder.messages[user_id] = (chat_id, message_id)
+        await self.store.set_message(table_id, user_id, chat_id, message_id)
+        if user_id is not None:
+            await self.store.set_reachable(user_id, True)
+
+    async def chat_refused(self, chat_id: int) -> None:
+        """The outbox's 403: a person's private chat (he blocked the bot) or a group the bot
         may no longer write to."""
         if chat_id > 0:
-            await self.mark_unreachable(chat_id)
+            await self.absences.mark_unreachable(chat_id)
         else:
             await self.bot_removed(chat_id)
 
-    async def migrate_chat(self: TableService, old_chat_id: int, new_chat_id: int) -> None:
+    async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
         """A group became a supergroup: its lobby or table follows it, and the group message is
         sent afresh in the new chat (the old one cannot be edited under the new id)."""
         await self.store.migrate_chat(old_chat_id, new_chat_id)
+        core = self.core
         for holder in self._in_chat(old_chat_id):
-            async with self._locks[holder.id]:
+            async with core.lock(holder.id):
                 holder.row = replace(holder.row, chat_id=new_chat_id)
                 holder.messages.pop(None, None)
-                if self._lobbies.get(holder.id) is holder:
-                    self._show_lobby(holder)
-                elif self._tables.get(holder.id) is holder and not holder.group_gone:
-                    self._publish_group(holder)
+                if core.lobbies.get(holder.id) is holder:
+                    self.screens.show_lobby(holder)
+                elif core.tables.get(holder.id) is holder and not holder.group_gone:
+                    self.screens.show_public(holder)
 
-    async def bot_removed(self: TableService, chat_id: int) -> None:
+    async def bot_removed(self, chat_id: int) -> None:
         """The bot left or was removed: the chat's open lobby closes; a running table plays on
         from the private messages alone."""
+        core = self.core
         for holder in self._in_chat(chat_id):
-            async with self._locks[holder.id]:
-                if self._lobbies.get(holder.id) is holder:
-                    await self._close(holder, "removed")
-                elif self._tables.get(holder.id) is holder:
+            async with core.lock(holder.id):
+                if core.lobbies.get(holder.id) is holder:
+                    await self.lobbies.close(holder, "removed")
+                elif core.tables.get(holder.id) is holder:
                     holder.group_gone = True
                     holder.messages.pop(None, None)

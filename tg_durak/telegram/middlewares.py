@@ -1,4 +1,4 @@
-"""Per-update injection: who the user is and which language he reads."""
+"""Per-update injection: who the user is and which language he reads; aiogram's I18n."""
 
 from __future__ import annotations
 
@@ -8,9 +8,28 @@ from typing import Any
 from aiogram.types import Chat, TelegramObject, User
 from aiogram.utils.i18n import I18n, I18nMiddleware
 
-from tg_durak.i18n.translate import pick_locale, translator
+from tg_durak.i18n.translate import (
+    DEFAULT_LOCALE,
+    DOMAIN,
+    LOCALES_DIR,
+    chain_fallbacks,
+    pick_locale,
+    translator,
+)
 from tg_durak.storage import Store
-from tg_durak.tables.service import TableService
+from tg_durak.tables.languages import PlayerLanguages
+
+
+def make_i18n() -> I18n:
+    """A fresh aiogram I18n over the catalogs, whose ``_()`` raises on an unknown key too.
+
+    The chain is added to the catalogs aiogram loaded rather than by subclassing I18n: aiogram's
+    ``gettext`` finds the active instance through a context variable of the I18n class itself.
+    (``I18n.reload()`` would load plain catalogs again; the bot never reloads.)
+    """
+    i18n = I18n(path=LOCALES_DIR, default_locale=DEFAULT_LOCALE, domain=DOMAIN)
+    chain_fallbacks(i18n.locales)
+    return i18n
 
 
 class PlayerLocaleMiddleware(I18nMiddleware):
@@ -21,10 +40,10 @@ class PlayerLocaleMiddleware(I18nMiddleware):
     game messages are rendered per player by the table service.
     """
 
-    def __init__(self, i18n: I18n, store: Store, tables: TableService) -> None:
+    def __init__(self, i18n: I18n, store: Store, languages: PlayerLanguages) -> None:
         super().__init__(i18n)
         self.store = store
-        self.tables = tables
+        self.languages = languages
 
     async def get_locale(self, event: TelegramObject, data: dict[str, Any]) -> str:
         user: User | None = data.get("event_from_user")
@@ -40,7 +59,7 @@ class PlayerLocaleMiddleware(I18nMiddleware):
         if opened or row.language is None:
             row = await self.store.get_user(user.id)
         data["user"] = row
-        self.tables.remember_locale(user.id, row.language)
+        self.languages.remember(user.id, row.language)
         return row.language
 
     async def __call__(

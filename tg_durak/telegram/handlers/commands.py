@@ -25,8 +25,7 @@ from tg_durak.render.screen import Screen
 from tg_durak.render.standings import record_screen
 from tg_durak.storage import Store
 from tg_durak.tables.service import TableService
-from tg_durak.telegram.handlers.lobby import say
-from tg_durak.telegram.handlers.replies import respond
+from tg_durak.telegram.handlers.replies import respond, say
 
 GROUP_PAYLOAD = "group"
 
@@ -55,7 +54,7 @@ def router() -> Router:
     async def start_invited(message: Message, command: CommandObject, t: Translator,
                             tables: TableService, publisher: Publisher) -> None:
         user = message.from_user
-        joined = await tables.join_by_invite(command.args, user.id, user.full_name)
+        joined = await tables.lobbies.join_by_invite(command.args, user.id, user.full_name)
         say(publisher, message, joined, t)
 
     @r.message(CommandStart())

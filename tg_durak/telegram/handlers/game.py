@@ -1,11 +1,14 @@
-"""Taps on a game message, one handler per verb; the answer to a button that parses to nothing.
+"""Taps on a game message, and the answer to a button that parses to nothing.
 
-Each handler reads its button's fields into a `Tap`; the table service does the rest.
+One handler reads the button's fields into a `Tap` (what the verb means is `play.taps`); the
+table service does the rest.
 """
 
 from __future__ import annotations
 
-from aiogram import F, Router
+from collections.abc import Callable
+
+from aiogram import Bot, Router
 from aiogram.types import CallbackQuery
 
 from tg_durak.i18n.translate import Translator
@@ -23,52 +26,26 @@ from tg_durak.play.taps import (
 from tg_durak.render.callbacks import Verb
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.callbacks import Move
+from tg_durak.telegram.handlers.replies import answer_query
+
+PRESSED: dict[Verb, Callable[[Move], Tap]] = {
+    Verb.CARD: lambda d: PlayCard(d.card),
+    Verb.TARGET: lambda d: Beat(d.card, d.target),
+    Verb.TRANSFER_MODE: lambda d: TransferMode(),
+    Verb.TRANSFER: lambda d: TransferWith(d.card),
+    Verb.TAKE: lambda d: Take(),
+    Verb.PASS: lambda d: Pass(),
+    Verb.SHOW_TRUMP: lambda d: ShowTrump(d.card),
+    Verb.CANCEL: lambda d: Cancel(),
+}
 
 
-async def _tap(query: CallbackQuery, move: Move, pressed: Tap, t: Translator,
-               tables: TableService) -> None:
-    reply = await tables.tap(query.from_user.id, move.table, move.v, pressed)
-    await query.answer(t(reply.key) if reply.key else None, show_alert=reply.alert)
-
-
-async def play_card(query: CallbackQuery, callback_data: Move, t: Translator,
-                    tables: TableService) -> None:
-    await _tap(query, callback_data, PlayCard(callback_data.card), t, tables)
-
-
-async def beat(query: CallbackQuery, callback_data: Move, t: Translator,
-               tables: TableService) -> None:
-    await _tap(query, callback_data, Beat(callback_data.card, callback_data.target), t, tables)
-
-
-async def transfer_mode(query: CallbackQuery, callback_data: Move, t: Translator,
-                        tables: TableService) -> None:
-    await _tap(query, callback_data, TransferMode(), t, tables)
-
-
-async def transfer(query: CallbackQuery, callback_data: Move, t: Translator,
-                   tables: TableService) -> None:
-    await _tap(query, callback_data, TransferWith(callback_data.card), t, tables)
-
-
-async def take(query: CallbackQuery, callback_data: Move, t: Translator,
-               tables: TableService) -> None:
-    await _tap(query, callback_data, Take(), t, tables)
-
-
-async def pass_(query: CallbackQuery, callback_data: Move, t: Translator,
-                tables: TableService) -> None:
-    await _tap(query, callback_data, Pass(), t, tables)
-
-
-async def show_trump(query: CallbackQuery, callback_data: Move, t: Translator,
-                     tables: TableService) -> None:
-    await _tap(query, callback_data, ShowTrump(callback_data.card), t, tables)
-
-
-async def cancel(query: CallbackQuery, callback_data: Move, t: Translator,
+async def tapped(query: CallbackQuery, callback_data: Move, t: Translator, bot: Bot,
                  tables: TableService) -> None:
-    await _tap(query, callback_data, Cancel(), t, tables)
+    pressed = PRESSED[callback_data.verb](callback_data)
+    answer = await tables.moves.tap(query.from_user.id, callback_data.table, callback_data.v,
+                                    pressed)
+    await answer_query(query, answer, t, bot)
 
 
 async def unknown(query: CallbackQuery, t: Translator) -> None:
@@ -78,14 +55,6 @@ async def unknown(query: CallbackQuery, t: Translator) -> None:
 
 def router() -> Router:
     r = Router(name="game")
-    on = r.callback_query.register
-    on(play_card, Move.filter(F.verb == Verb.CARD))
-    on(beat, Move.filter(F.verb == Verb.TARGET))
-    on(transfer_mode, Move.filter(F.verb == Verb.TRANSFER_MODE))
-    on(transfer, Move.filter(F.verb == Verb.TRANSFER))
-    on(take, Move.filter(F.verb == Verb.TAKE))
-    on(pass_, Move.filter(F.verb == Verb.PASS))
-    on(show_trump, Move.filter(F.verb == Verb.SHOW_TRUMP))
-    on(cancel, Move.filter(F.verb == Verb.CANCEL))
-    on(unknown)  # last, in the last router: what nothing else took
+    r.callback_query.register(tapped, Move.filter())
+    r.callback_query.register(unknown)  # last, in the last router: what nothing else took
     return r

@@ -23,9 +23,9 @@ from tg_durak.render.standings import leaderboard_screen
 from tg_durak.storage import Store
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.callbacks import Kick, Menu
-from tg_durak.telegram.handlers.lobby import chat_admin, say
+from tg_durak.telegram.handlers.lobby import chat_admin
 from tg_durak.telegram.handlers.menus import drop_question
-from tg_durak.telegram.handlers.replies import respond
+from tg_durak.telegram.handlers.replies import respond, say
 
 TOP = 10  # lines of a chat's table of players (plus the asker's own, if lower)
 GONE = frozenset({"left", "kicked"})   # the bot's own status once it is out of a chat
@@ -37,7 +37,7 @@ async def leave(message: Message, t: Translator, user: UserRow, tables: TableSer
                 publisher: Publisher) -> None:
     """/leave in the group: a computer plays the sender's seat to the end (or he leaves the
     lobby)."""
-    say(publisher, message, await tables.leave_game(user.id, message.chat.id), t)
+    say(publisher, message, await tables.absences.leave_game(user.id, message.chat.id), t)
 
 
 async def leave_asked(query: CallbackQuery, t: Translator, publisher: Publisher) -> None:
@@ -48,7 +48,7 @@ async def leave_asked(query: CallbackQuery, t: Translator, publisher: Publisher)
 
 async def leave_confirmed(query: CallbackQuery, t: Translator, user: UserRow,
                           tables: TableService) -> None:
-    answer = await tables.leave_game(user.id)
+    answer = await tables.absences.leave_game(user.id)
     refused = answer.key if answer.alert else None   # else his game message says it
     await query.answer(t(refused, **answer.params) if refused else None, show_alert=answer.alert)
     await drop_question(query)
@@ -71,9 +71,9 @@ async def kick(message: Message, t: Translator, user: UserRow, tables: TableServ
     admin = chat_admin(bot, chat_id, user.id)
     target = _replied_to(message)
     if target is not None:
-        say(publisher, message, await tables.kick(chat_id, target.id, user.id, admin), t)
+        say(publisher, message, await tables.absences.kick(chat_id, target.id, user.id, admin), t)
         return
-    choices = await tables.kick_choices(chat_id, user.id, admin)
+    choices = await tables.absences.kick_choices(chat_id, user.id, admin)
     if isinstance(choices, Answer):
         say(publisher, message, choices, t)
         return
@@ -83,7 +83,7 @@ async def kick(message: Message, t: Translator, user: UserRow, tables: TableServ
 async def kick_tapped(query: CallbackQuery, callback_data: Kick, t: Translator, user: UserRow,
                       tables: TableService, bot: Bot, publisher: Publisher) -> None:
     chat_id, message_id = query.message.chat.id, query.message.message_id
-    answer = await tables.kick(chat_id, callback_data.user, user.id,
+    answer = await tables.absences.kick(chat_id, callback_data.user, user.id,
                                chat_admin(bot, chat_id, user.id), callback_data.table)
     text = t(answer.key, **answer.params)
     if not answer.alert:   # done: the list becomes what happened
@@ -95,7 +95,7 @@ async def kick_tapped(query: CallbackQuery, callback_data: Kick, t: Translator, 
 
 async def migrated(message: Message, tables: TableService) -> None:
     """The group became a supergroup: its lobby or table moves with it."""
-    await tables.migrate_chat(message.chat.id, message.migrate_to_chat_id)
+    await tables.chats.chat_migrated(message.chat.id, message.migrate_to_chat_id)
 
 
 async def membership(update: ChatMemberUpdated, tables: TableService) -> None:
@@ -103,11 +103,11 @@ async def membership(update: ChatMemberUpdated, tables: TableService) -> None:
     status = update.new_chat_member.status
     if update.chat.type != "private":
         if status in GONE:
-            await tables.bot_removed(update.chat.id)
+            await tables.chats.bot_removed(update.chat.id)
     elif status == "kicked":
-        await tables.mark_unreachable(update.chat.id)
+        await tables.absences.mark_unreachable(update.chat.id)
     elif status == "member":
-        await tables.mark_reachable(update.chat.id)
+        await tables.absences.mark_reachable(update.chat.id)
 
 
 def router() -> Router:

@@ -15,31 +15,15 @@ from aiogram.types import CallbackQuery, Message
 
 from tg_durak.i18n.translate import Translator
 from tg_durak.outbox.publisher import Publisher
-from tg_durak.play.answers import Answer
 from tg_durak.play.options import decode
 from tg_durak.play.records import UserRow
 from tg_durak.render.callbacks import LobbyVerb
 from tg_durak.tables.lobbies import Admin
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.callbacks import LobbyOption, LobbyTap
-from tg_durak.telegram.handlers.replies import respond
+from tg_durak.telegram.handlers.replies import answer_query, respond, say
 
 ADMINS = frozenset({"creator", "administrator"})
-
-
-def say(publisher: Publisher, message: Message, answer: Answer, t: Translator) -> None:
-    """A command's answer in the chat, as a reply to the message it points to, if any."""
-    if answer.key is not None:
-        respond(publisher, message, t(answer.key, **answer.params), reply_to=answer.reply_to)
-
-
-async def _answer(query: CallbackQuery, answer: Answer, t: Translator, bot: Bot) -> None:
-    if answer.start is not None:
-        me = await bot.me()
-        await query.answer(url=f"https://t.me/{me.username}?start={answer.start}")
-        return
-    text = t(answer.key, **answer.params) if answer.key else None
-    await query.answer(text, show_alert=answer.alert)
 
 
 def chat_admin(bot: Bot, chat_id: int, user_id: int) -> Admin:
@@ -57,7 +41,7 @@ async def in_its_chat(query: CallbackQuery, callback_data: LobbyTap | LobbyOptio
                       tables: TableService) -> bool:
     """Filter: the button names a table of the chat it was pressed in."""
     chat_id = None if query.message is None else query.message.chat.id
-    return await tables.in_its_chat(callback_data.table, chat_id)
+    return await tables.lobbies.in_its_chat(callback_data.table, chat_id)
 
 
 def _admin(query: CallbackQuery, bot: Bot) -> Admin:
@@ -67,7 +51,7 @@ def _admin(query: CallbackQuery, bot: Bot) -> Admin:
 async def new(message: Message, t: Translator, user: UserRow, tables: TableService,
               publisher: Publisher) -> None:
     thread = message.message_thread_id if message.is_topic_message else None
-    answer = await tables.open_lobby(message.chat.id, user, message.from_user.full_name, thread)
+    answer = await tables.lobbies.open(message.chat.id, user, message.from_user.full_name, thread)
     say(publisher, message, answer, t)
 
 
@@ -82,30 +66,30 @@ async def lobby_tap(query: CallbackQuery, callback_data: LobbyTap, t: Translator
     admin = _admin(query, bot)
     match verb:
         case LobbyVerb.JOIN:
-            answer = await tables.join(table, user, name)
+            answer = await tables.lobbies.join(table, user, name)
         case LobbyVerb.LEAVE:
-            answer = await tables.leave_lobby(table, user.id)
+            answer = await tables.lobbies.leave(table, user.id)
         case LobbyVerb.COMPUTER:
-            answer = await tables.add_computer(table, value)
+            answer = await tables.lobbies.add_computer(table, value)
         case LobbyVerb.SETTINGS | LobbyVerb.BACK:
-            answer = await tables.lobby_settings(table, user.id, admin,
+            answer = await tables.lobbies.show_settings(table, user.id, admin,
                                                  verb == LobbyVerb.SETTINGS)
         case LobbyVerb.SEATS:
-            answer = await tables.set_lobby_seats(table, user.id, admin, value)
+            answer = await tables.lobbies.set_seats(table, user.id, admin, value)
         case LobbyVerb.START:
-            answer = await tables.start_lobby(table, user.id, admin)
+            answer = await tables.lobbies.start(table, user.id, admin)
         case LobbyVerb.CANCEL:
-            answer = await tables.cancel_lobby(table, user.id, admin)
+            answer = await tables.lobbies.cancel(table, user.id, admin)
         case LobbyVerb.REMATCH:
-            answer = await tables.rematch(table, user, name)
-    await _answer(query, answer, t, bot)
+            answer = await tables.lobbies.rematch(table, user, name)
+    await answer_query(query, answer, t, bot)
 
 
 async def lobby_option(query: CallbackQuery, callback_data: LobbyOption, t: Translator,
                        user: UserRow, tables: TableService, bot: Bot) -> None:
-    answer = await tables.set_lobby_option(callback_data.table, user.id, _admin(query, bot),
+    answer = await tables.lobbies.set_option(callback_data.table, user.id, _admin(query, bot),
                                            callback_data.field, callback_data.value)
-    await _answer(query, answer, t, bot)
+    await answer_query(query, answer, t, bot)
 
 
 def router() -> Router:

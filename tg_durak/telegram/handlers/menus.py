@@ -123,7 +123,7 @@ async def open_setup(query: CallbackQuery, t: Translator, user: UserRow,
 
 async def resign(query: CallbackQuery, t: Translator, user: UserRow,
                  tables: TableService) -> None:
-    done = await tables.resign(user.id)
+    done = await tables.absences.resign(user.id)
     await query.answer(t("quit.done") if done else t("quit.none"))
     await drop_question(query)
 

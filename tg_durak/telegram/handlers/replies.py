@@ -1,12 +1,15 @@
-"""A handler's answer in the chat: a one-off message through the publisher, in the same budgets as
-every other send and edit, so a flood of commands waits its turn instead of failing with a 429.
-(Answers to a button, answerCallbackQuery, are not limited and stay direct.)"""
+"""A handler's answer: in the chat, a one-off message through the publisher, in the same budgets
+as every other send and edit, so a flood of commands waits its turn instead of failing with a
+429; to a button, answerCallbackQuery (not limited, so it stays direct)."""
 
 from __future__ import annotations
 
-from aiogram.types import InaccessibleMessage, Message
+from aiogram import Bot
+from aiogram.types import CallbackQuery, InaccessibleMessage, Message
 
+from tg_durak.i18n.translate import Translator
 from tg_durak.outbox.publisher import Publisher
+from tg_durak.play.answers import Answer
 from tg_durak.render.screen import Screen
 
 
@@ -17,3 +20,20 @@ def respond(publisher: Publisher, message: Message | InaccessibleMessage, screen
         screen = Screen(screen)
     topic = message.message_thread_id if getattr(message, "is_topic_message", False) else None
     publisher.send(message.chat.id, screen, reply_to=reply_to, thread_id=topic)
+
+
+def say(publisher: Publisher, message: Message, answer: Answer, t: Translator) -> None:
+    """A command's answer in the chat, as a reply to the message it points to, if any."""
+    if answer.key is not None:
+        respond(publisher, message, t(answer.key, **answer.params), reply_to=answer.reply_to)
+
+
+async def answer_query(query: CallbackQuery, answer: Answer, t: Translator, bot: Bot) -> None:
+    """A tap's answer: its text as a toast or an alert, or the private chat opened with a
+    start payload (a lobby's Join for someone the bot cannot write to yet)."""
+    if answer.start is not None:
+        me = await bot.me()
+        await query.answer(url=f"https://t.me/{me.username}?start={answer.start}")
+        return
+    text = t(answer.key, **answer.params) if answer.key else None
+    await query.answer(text, show_alert=answer.alert)

@@ -1,0 +1,156 @@
+"""What a process holds of each running table and open lobby, beside what the store keeps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from engine import Action, Game, PlayerView
+from tg_durak.i18n.translate import Translator
+from tg_durak.play.history import History
+from tg_durak.play.lobby_rules import Lobby
+from tg_durak.play.records import MessageRow, SeatRow, TableRow
+from tg_durak.play.stale_taps import ShownScreens
+from tg_durak.play.taps import Choosing
+from tg_durak.render.game import GameScreenInput, SeatInfo
+from tg_durak.render.screen import Screen
+from tg_durak.tables.reactions import Reaction
+
+Messages = dict[int | None, tuple[int, int]]   # user -> (chat, message); None: the group's
+
+
+@dataclass(slots=True)   # one per running table: no attribute dict
+class LiveTable:
+    row: TableRow
+    game: Game
+    history: History = field(init=False)  # what the screens tell of the last moves
+    choosing: dict[int, Choosing] = field(default_factory=dict)
+    messages: Messages = field(default_factory=dict)
+    reactions: dict[int, Reaction] = field(default_factory=dict)  # computer seat -> its next move
+    planned_at: dict[int, float] = field(default_factory=dict)  # when each was planned (R10.3)
+    thinking: set[int] = field(default_factory=set)  # seats whose decision is under way
+    bar_at: float | None = None
+    resigned: int | None = None
+    # The version the current round began at (stale taps); None: not known yet (after a
+    # restart or the round's end), found from the log when a stale tap first needs it.
+    round_from: int | None = 0
+    shown: ShownScreens = field(default_factory=ShownScreens)   # what late taps are read against
+    # People's seats: tapped again while the engine still counts them away (R10.2); whose
+    # private chat refuses the bot (403); whose absence the group was told of.
+    back: set[int] = field(default_factory=set)
+    unreachable: set[int] = field(default_factory=set)
+    told_unreachable: set[int] = field(default_factory=set)
+    group_gone: bool = False  # the bot left the group: no group message any more
+    # What each seat sees and may do, built once per version of the game (and set of seats
+    # away); each person's last screen with what it was drawn from, so that a change leaving
+    # his screen as it was (a stale or refused tap) draws nothing.
+    _seen: dict[int, tuple[PlayerView, tuple[Action, ...]]] = field(default_factory=dict)
+    _seen_at: tuple = ()
+    drawn: dict[int, tuple[GameScreenInput, Translator, Screen]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.history = History(self.game.table)  # after a restart: no moves, the table as it is
+        # The live game is the table's state: the stored snapshot is not kept beside it.
+        self.row = replace(self.row, snapshot=None)
+
+    @property
+    def id(self) -> int:
+        return self.row.id
+
+    def seat_of(self, user_id: int) -> int | None:
+        """The user's seat, unless he left it or was removed from it."""
+        return next((s.seat for s in self.people if s.user_id == user_id), None)
+
+    @property
+    def humans(self) -> list[SeatRow]:
+        return [s for s in self.row.seats if s.user_id is not None]
+
+    @property
+    def people(self) -> list[SeatRow]:
+        """The persons still at the table (those who left or were removed are not)."""
+        return [s for s in self.humans if s.status == "playing"]
+
+    @property
+    def away(self) -> frozenset[int]:
+        """People's seats a computer plays meanwhile: after two time-outs in a row until the
+        person taps again (R10.2), and while his private chat refuses the bot."""
+        mine = {s.seat for s in self.people}
+        return frozenset(((self.game.away - self.back) | self.unreachable) & mine)
+
+    @property
+    def seat_infos(self) -> tuple[SeatInfo, ...]:
+        return tuple(SeatInfo(s.name, s.user_id is None, s.level, left=s.status != "playing")
+                     for s in self.row.seats)
+
+    def seen_by(self, seat: int) -> tuple[PlayerView, tuple[Action, ...]]:
+        """What `seat` may see (everyone a computer plays for meanwhile marked away) and do."""
+        game, away = self.game, self.away
+        stamp = (game, game.version, away)
+        if stamp != self._seen_at:
+            self._seen, self._seen_at = {}, stamp
+        seen = self._seen.get(seat)
+        if seen is None:
+            view = game.view(seat)
+            seen = self._seen[seat] = (replace(view, away=away) if away else view,
+                                       tuple(game.legal_actions(seat)))
+        return seen
+
+    def view(self, seat: int) -> PlayerView:
+        return self.seen_by(seat)[0]
+
+    @property
+    def nobody_left(self) -> bool:
+        """No person is still playing (all out, left or removed): their places are settled,
+        the computers' fight is nobody's."""
+        active = self.game.active_seats
+        return not any(s.seat in active for s in self.people)
+
+    @property
+    def finished(self) -> bool:
+        return self.game.is_over or self.resigned is not None or self.nobody_left
+
+    @property
+    def on_turn(self) -> int | None:
+        """The seat whose clock runs (R10.2): the attacker to lead, else the defender facing
+        the attack; None while the others may only throw in."""
+        game = self.game
+        if game.turn_due is None:
+            return None
+        return game.defender if game.attacks else game.attacker
+
+
+@dataclass
+class LiveLobby:
+    row: TableRow
+    host: str               # the host's name
+    editing: bool = False   # the settings are open on the lobby message
+    messages: Messages = field(default_factory=dict)
+
+    @property
+    def id(self) -> int:
+        return self.row.id
+
+    @property
+    def lobby(self) -> Lobby:
+        return Lobby.of(self.row)
+
+
+def snapshot(game: Game) -> dict:
+    """What the store keeps of a game beside its log."""
+    return game.to_dict(log=False)
+
+
+def revived(row: TableRow, entries: list, messages: list[MessageRow]) -> LiveTable:
+    """A stored table brought back to life: its game from the snapshot and the log."""
+    if row.snapshot is None:
+        raise ValueError(f"table {row.id} has no snapshot")
+    if len(entries) != row.version:
+        raise ValueError(f"table {row.id} is at version {row.version} with {len(entries)} "
+                         "log entries")
+    live = LiveTable(row, Game.from_dict({**row.snapshot, "log": entries}), round_from=None)
+    remember(live.messages, messages)
+    return live
+
+
+def remember(into: Messages, messages: list[MessageRow]) -> None:
+    for m in messages:
+        into[m.user_id] = (m.chat_id, m.message_id)

@@ -1,0 +1,139 @@
+"""The chat's side of every table: each person's game message and the group's one message.
+
+Pure renderers draw them (render/); the outbox sends them within Telegram's budgets. The table
+service hands a table here after every change (`show`): a person's screen is drawn anew only if
+what it shows changed, and whoever the game waits for goes first when the budget is tight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import replace
+from typing import Protocol
+
+from tg_durak.i18n.translate import DEFAULT_LOCALE, Translator, translator
+from tg_durak.outbox.queue import Priority
+from tg_durak.play.records import SeatRow, TableRow
+from tg_durak.play.taps import Choosing
+from tg_durak.render.game import GameScreenInput, game_screen
+from tg_durak.render.group import (
+    GroupScreenInput,
+    LobbyScreenInput,
+    PublicTable,
+    group_screen,
+    lobby_screen,
+    private_note_screen,
+)
+from tg_durak.render.screen import Screen
+from tg_durak.tables.languages import PlayerLanguages
+from tg_durak.tables.live import LiveLobby, LiveTable, Messages
+
+
+class ScreenOutbox(Protocol):
+    """Where screens go (outbox.Publisher): the latest screen of each message key wins."""
+
+    def show(self, key: Hashable, chat_id: int, message_id: int | None, screen: Screen, *,
+             priority: Priority = Priority.PLAYER, thread_id: int | None = None) -> None: ...
+
+    def has_spare_budget(self) -> bool: ...
+
+
+class ChatScreens:
+    def __init__(self, outbox: ScreenOutbox, languages: PlayerLanguages,
+                 clock: Callable[[], float]) -> None:
+        self.outbox = outbox
+        self.languages = languages
+        self.clock = clock
+        self.bot_username = ""   # set once the bot knows its name: links to the private chat
+
+    def t(self, user_id: int) -> Translator:
+        return translator(self.languages.of(user_id))
+
+    @staticmethod
+    def group_t(row: TableRow) -> Translator:
+        return translator(row.language or DEFAULT_LOCALE)
+
+    # ---- a running table -------------------------------------------------------------------
+
+    def show(self, live: LiveTable, only: int | None = None, bar: bool = False) -> None:
+        """Every person's screen (only `only`'s, if given), then the group's public table.
+        `bar`: only the timer bar moved, a redraw with the lowest priority."""
+        if bar and not self.outbox.has_spare_budget():
+            return   # it would be dropped: drawing it is wasted work while the budget is spent
+        game = live.game
+        common = {  # what every seat's screen shows alike
+            "table_id": live.id, "version": game.version, "seats": live.seat_infos,
+            "last": live.history.recent, "played_by": live.history.played_by(game.table),
+            "now": self.clock(), "resigned": live.resigned, "closed": live.finished,
+            "leave": live.row.kind == "group"}
+        on_turn = live.on_turn
+        for seat in live.people:
+            if (only is not None and seat.user_id != only) or seat.seat in live.unreachable:
+                continue
+            screen = self._screen(live, seat, common, redraw=bar)
+            priority = Priority.BAR if bar else (
+                Priority.MOVER if seat.seat == on_turn else Priority.PLAYER)
+            self.to_person(live, seat.user_id, screen, priority)
+        # The group's budget is 20 a minute: its message changes with the table, never a bar.
+        if live.row.kind == "group" and not live.group_gone and only is None and not bar:
+            self.show_public(live)
+
+    def _screen(self, live: LiveTable, seat: SeatRow, common: dict, redraw: bool) -> Screen:
+        """The person's game screen, drawn anew only if what it shows changed (or `redraw`:
+        the timer bar)."""
+        view, legal = live.seen_by(seat.seat)
+        live.shown.note(common["version"], view, legal)
+        choosing = live.choosing.get(seat.seat, Choosing())
+        inp = GameScreenInput(**common, view=view, legal=legal, choosing_card=choosing.card,
+                              choosing_transfer=choosing.transfer)
+        t = self.t(seat.user_id)
+        drawn = live.drawn.get(seat.seat)
+        if (not redraw and drawn is not None and drawn[1] is t
+                and drawn[0] == replace(inp, now=drawn[0].now)):
+            return drawn[2]
+        screen = game_screen(inp, t)
+        live.drawn[seat.seat] = (inp, t, screen)
+        return screen
+
+    def show_public(self, live: LiveTable) -> None:
+        """The group's public table, from nothing but what everyone may see."""
+        game = live.game
+        inp = GroupScreenInput(
+            table_id=live.id,
+            public=PublicTable.of(live.view(0)),
+            seats=live.seat_infos,
+            played_by=live.history.played_by(game.table),
+            history=live.history.recent,
+            now=self.clock(),
+            closed=live.finished,
+        )
+        self.to_group(live.row, live.messages, group_screen(inp, self.group_t(live.row)),
+                      Priority.WATCHER)
+
+    # ---- a lobby, and notes ----------------------------------------------------------------
+
+    def show_lobby(self, live: LiveLobby) -> None:
+        row = live.row
+        inp = LobbyScreenInput(row.id, live.host, live.lobby.settings, row.seats, live.editing)
+        self.to_group(row, live.messages, lobby_screen(inp, self.group_t(row)))
+
+    def note_privately(self, live: LiveLobby | LiveTable, user_id: int, key: str) -> None:
+        """A seated person's private message says what became of his seat."""
+        self.to_person(live, user_id, private_note_screen(key, self.t(user_id)))
+
+    # ---- where a screen goes ---------------------------------------------------------------
+
+    def to_person(self, live: LiveLobby | LiveTable, user_id: int, screen: Screen,
+                  priority: Priority = Priority.PLAYER) -> None:
+        chat_id, message_id = live.messages.get(user_id, (user_id, None))
+        self.outbox.show((live.id, user_id), chat_id, message_id, screen, priority=priority)
+
+    def to_group(self, row: TableRow, messages: Messages, screen: Screen,
+                 priority: Priority = Priority.PLAYER) -> None:
+        chat_id, message_id = messages.get(None, (row.chat_id, None))
+        self.outbox.show((row.id, None), chat_id, message_id, screen, priority=priority,
+                         thread_id=row.thread_id)
+
+    def notice(self, key: Hashable, row: TableRow, screen: Screen) -> None:
+        """A one-off message in the table's group (someone out of reach): never edited."""
+        self.outbox.show(key, row.chat_id, None, screen, thread_id=row.thread_id)
