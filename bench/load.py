@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import Game, Rules
-from tg_durak.emulator import Button, Change, FakeTelegram, Message, RateLimits
+from tg_durak.emulator import Change, FakeTelegram, InlineButton, Message, RateLimits
 from tg_durak.i18n.translate import translator
 from tg_durak.ops.stats import PREFIX as STATS_PREFIX
 from tg_durak.play.options import PlaySettings
@@ -207,7 +207,7 @@ class Tap:
     done: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-def _flat(message: Message | None) -> list[Button]:
+def _flat(message: Message | None) -> list[InlineButton]:
     if message is None:
         return []
     return [b for row in message.buttons for b in row if b.callback_data]
@@ -225,11 +225,11 @@ def _version(message: Message) -> float:
     return math.inf
 
 
-def _verb(button: Button) -> str:
+def _verb(button: InlineButton) -> str:
     return button.callback_data.split(":")[3]
 
 
-def choose(message: Message, rng: random.Random) -> Button | None:
+def choose(message: Message, rng: random.Random) -> InlineButton | None:
     """A random legal move among the buttons shown; None if the screen offers none."""
     moves = [b for b in _flat(message) if b.callback_data.startswith("m:")
              and _verb(b) in MOVE_VERBS
@@ -342,7 +342,7 @@ class Crowd:
 
     # ---- what a person does ---------------------------------------------------------------
 
-    async def press(self, person: Person, chat_id: int, message: Message, button: Button,
+    async def press(self, person: Person, chat_id: int, message: Message, button: InlineButton,
                     game: bool) -> Tap:
         tap = Tap(time.monotonic(), _version(message), game)
         person.pending = tap

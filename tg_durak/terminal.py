@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tg_durak.app import BotApp
 from tg_durak.config import Settings
-from tg_durak.emulator import Button, Change, FakeTelegram, Message
+from tg_durak.emulator import Change, FakeTelegram, InlineButton, Message
 from tg_durak.i18n.translate import Translator, pick_locale, translator
 from tg_durak.storage import Store
 
@@ -57,14 +57,14 @@ class ChatOrder:
 
 
 @dataclass(frozen=True)
-class Screen:
+class Page:
     """What the player sees, and the button each number on it taps."""
 
     text: str
-    buttons: dict[int, tuple[Message, Button]]
+    buttons: dict[int, tuple[Message, InlineButton]]
 
 
-def _taps(message: Message) -> list[list[Button]]:
+def _taps(message: Message) -> list[list[InlineButton]]:
     return [[b for b in row if b.callback_data is not None] for row in message.buttons]
 
 
@@ -108,7 +108,7 @@ def _first_numbers(shown: list[Message], before: dict[int, int]) -> dict[int, in
 
 
 def render_screen(messages: list[Message], order: ChatOrder, t: Translator,
-                  notice: str | None) -> Screen:
+                  notice: str | None) -> Page:
     """The shown messages as text, their buttons numbered message by message.
 
     A message's numbers depend on that message alone: the first message's start at 1, the
@@ -119,7 +119,7 @@ def render_screen(messages: list[Message], order: ChatOrder, t: Translator,
     shown = shown_messages([m for m in messages if m.from_bot], order)
     order.first_number = _first_numbers(shown, order.first_number)
     lines: list[str] = [] if shown else ["…", ""]
-    buttons: dict[int, tuple[Message, Button]] = {}
+    buttons: dict[int, tuple[Message, InlineButton]] = {}
     for message in shown:
         lines += [message.text, ""]
         number = order.first_number.get(message.message_id, 1)
@@ -134,7 +134,7 @@ def render_screen(messages: list[Message], order: ChatOrder, t: Translator,
     if notice:
         lines.append(f"» {notice}")
     lines.append(t("terminal.keys"))
-    return Screen("\n".join(lines), buttons)
+    return Page("\n".join(lines), buttons)
 
 
 def read_lines(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None]) -> None:
@@ -164,7 +164,7 @@ class Terminal:
         self.store = store
         self.press_timeout = press_timeout
         self.order = ChatOrder()
-        self.screen = Screen("", {})
+        self.screen = Page("", {})
         self.notice: str | None = None
         self.clear = out.isatty()
 

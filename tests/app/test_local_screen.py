@@ -9,7 +9,7 @@ import io
 import pytest
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
-from tg_durak.emulator import Button, Change, FakeTelegram, Message
+from tg_durak.emulator import Change, FakeTelegram, InlineButton, Message
 from tg_durak.i18n.translate import LOCALES, translator
 from tg_durak.terminal import USER_ID, ChatOrder, Terminal, render_screen
 
@@ -17,8 +17,8 @@ EN = translator("en")
 
 
 def message(message_id: int, text: str, *rows: list[str]) -> Message:
-    buttons = tuple(tuple(Button(label, callback_data=f"{message_id}:{label}") for label in row)
-                    for row in rows)
+    buttons = tuple(tuple(InlineButton(label, callback_data=f"{message_id}:{label}")
+                          for label in row) for row in rows)
     return Message(message_id=message_id, chat_id=USER_ID, sender_id=0, from_bot=True, date=0,
                    text=text, buttons=buttons)
 

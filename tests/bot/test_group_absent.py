@@ -23,7 +23,7 @@ from tests.bot.conftest import (
 from tests.bot.groups import BOT, GROUP, join, open_lobby, start, wait_started
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
-from tg_durak.emulator.models import Button, Message
+from tg_durak.emulator.models import InlineButton, Message
 from tg_durak.play.lobby_rules import DEFAULT_SEATS
 from tg_durak.storage import Store
 
@@ -66,7 +66,7 @@ def drawn_at(message: Message) -> int:
                     if b.callback_data and b.callback_data.startswith("m:")).split(":")[2])
 
 
-def card_button(message: Message, card: Card) -> Button:
+def card_button(message: Message, card: Card) -> InlineButton:
     return next(b for row in message.buttons for b in row
                 if b.callback_data and b.callback_data.startswith("m:")
                 and b.callback_data.split(":")[3] in ("c", "X")

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from tests.bot.conftest import ALICE, choose_button, game_message, is_over, play_to_end
 from tests.bot.faults import problems, quick_game, shown_version
 from tg_durak.app import BotApp
-from tg_durak.emulator import Button, FakeTelegram, Message
+from tg_durak.emulator import FakeTelegram, InlineButton, Message
 from tg_durak.i18n.translate import translator
 from tg_durak.storage import Store
 
@@ -27,7 +27,7 @@ async def stored_version(store: Store, user_id: int) -> int:
 
 
 async def current_move(tg: FakeTelegram, store: Store, user_id: int, texts: dict[str, str]
-                       ) -> tuple[Message, Button]:
+                       ) -> tuple[Message, InlineButton]:
     """His game message once it shows the stored version and offers a move, and that move."""
     while True:
         message = await tg.wait_for(

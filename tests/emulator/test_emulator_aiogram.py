@@ -26,7 +26,7 @@ from aiogram.types import (
 )
 from aiogram.types import Message as TgMessage
 
-from tg_durak.emulator import Button, CallbackAnswer, Change, FakeTelegram, RateLimits
+from tg_durak.emulator import CallbackAnswer, Change, FakeTelegram, InlineButton, RateLimits
 
 ANN, BOB = 1001, 1002
 GROUP = -1001234567890
@@ -116,7 +116,7 @@ async def test_a_tap_edits_the_message_and_answers_the_query(tg):
         assert await tg.press(ANN, menu, "A♥") == CallbackAnswer("AH!", show_alert=False)
         edited = tg.message(ANN, menu.message_id)
         assert (edited.text, edited.edit_count) == ("You played AH", 1)
-        assert edited.buttons == ((Button("Take", "take"),),)
+        assert edited.buttons == ((InlineButton("Take", "take"),),)
 
         # A button that is no longer on the message (stale) and bytes that no keyboard ever
         # had (forged) still reach the bot.

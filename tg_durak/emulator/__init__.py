@@ -14,11 +14,11 @@ from tg_durak.emulator.fake import DEFAULT_TOKEN, Call, FakeTelegram
 from tg_durak.emulator.limits import Hit, RateLimits
 from tg_durak.emulator.models import (
     ApiError,
-    Button,
     CallbackAnswer,
     Change,
     Chat,
     Command,
+    InlineButton,
     Message,
     User,
 )
@@ -27,7 +27,6 @@ from tg_durak.emulator.screen import Shown
 __all__ = [
     "DEFAULT_TOKEN",
     "ApiError",
-    "Button",
     "Call",
     "CallbackAnswer",
     "Change",
@@ -35,6 +34,7 @@ __all__ = [
     "Command",
     "FakeTelegram",
     "Hit",
+    "InlineButton",
     "Message",
     "RateLimits",
     "Shown",

@@ -17,11 +17,11 @@ from tg_durak.emulator.faults import Faults
 from tg_durak.emulator.limits import Hit, RateLimiter, RateLimits
 from tg_durak.emulator.models import (
     ApiError,
-    Button,
     CallbackAnswer,
     Change,
     Chat,
     Command,
+    InlineButton,
     Message,
     User,
 )
@@ -366,12 +366,12 @@ class FakeTelegram:
         self,
         user_id: int,
         message: Message | tuple[int, int],
-        button: str | bytes | Button,
+        button: str | bytes | InlineButton,
         timeout: float = 60.0,
     ) -> CallbackAnswer:
         """The user taps a button; returns the bot's answerCallbackQuery.
 
-        `button`: a button's text (or its callback_data) on the current message; a Button
+        `button`: a button's text (or its callback_data) on the current message; a InlineButton
         (from an older version of the message: a stale tap); or bytes, sent as they are (a
         forged tap; bytes that are not UTF-8 arrive with U+FFFD replacements).
         """
@@ -387,10 +387,10 @@ class FakeTelegram:
         )
 
     @staticmethod
-    def _callback_data(message: Message, button: str | bytes | Button) -> str:
+    def _callback_data(message: Message, button: str | bytes | InlineButton) -> str:
         if isinstance(button, bytes):
             return button.decode("utf-8", "replace")
-        if isinstance(button, Button):
+        if isinstance(button, InlineButton):
             if button.callback_data is None:
                 raise ValueError(f"{button} is not a callback button")
             return button.callback_data

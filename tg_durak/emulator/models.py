@@ -73,7 +73,7 @@ class User:
 
 
 @dataclass(frozen=True)
-class Button:
+class InlineButton:
     text: str
     callback_data: str | None = None
     url: str | None = None
@@ -87,7 +87,7 @@ class Button:
         return data
 
 
-Keyboard = tuple[tuple[Button, ...], ...]
+Keyboard = tuple[tuple[InlineButton, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ class Message:
     def html(self) -> str:
         return to_html(self.text, list(self.entities))
 
-    def button(self, text: str) -> Button:
+    def button(self, text: str) -> InlineButton:
         for row in self.buttons:
             for button in row:
                 if button.text == text:

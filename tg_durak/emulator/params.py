@@ -11,9 +11,9 @@ from tg_durak.emulator.commands import ScopeKey
 from tg_durak.emulator.markup import Entity, EntityParseError, parse_html, sort_entities, trim
 from tg_durak.emulator.models import (
     ApiError,
-    Button,
     Chat,
     Command,
+    InlineButton,
     Keyboard,
     Message,
     User,
@@ -206,7 +206,7 @@ def keyboard_param(params: dict[str, Any]) -> Keyboard:
     return tuple(tuple(_button(b) for b in row) for row in rows)
 
 
-def _button(button: Any) -> Button:
+def _button(button: Any) -> InlineButton:
     if not isinstance(button, dict) or not isinstance(button.get("text"), str):
         raise bad_request("can't parse inline keyboard button: Field \"text\" must be of type "
                           "String")
@@ -216,11 +216,11 @@ def _button(button: Any) -> Button:
             1 <= len(data.encode("utf-8")) <= MAX_CALLBACK_DATA_BYTES
         ):
             raise bad_request("BUTTON_DATA_INVALID")
-        return Button(button["text"], callback_data=data)
+        return InlineButton(button["text"], callback_data=data)
     if "url" in button:
-        return Button(button["text"], url=str(button["url"]))
+        return InlineButton(button["text"], url=str(button["url"]))
     if _OTHER_BUTTON_KINDS & button.keys():
-        return Button(button["text"])
+        return InlineButton(button["text"])
     raise bad_request(
         "can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard"
     )
