@@ -27,9 +27,7 @@ from tg_durak.i18n.translate import Translator, pick_locale, translator
 from tg_durak.storage import Store
 
 USER_ID = 1001
-# A second message's buttons start at the next 11, 21, ... past the first message's: the game
-# message's hand may change size without moving them.
-NUMBER_BLOCK = 10
+NUMBER_BLOCK = 10   # numbers a message holds: a hand may change size without moving the next
 # How long a tap waits for the bot's answer before the terminal gives up on it.
 PRESS_TIMEOUT = 30.0
 
@@ -45,7 +43,7 @@ class ChatOrder:
         self._count = 0
         self.arrived: dict[int, int] = {}
         self.changed: dict[int, int] = {}
-        self.first_number: dict[int, int] = {}  # the shown messages' first button numbers
+        self.numbers = Numbers()
 
     def note(self, change: Change) -> None:
         if change.message_id is None or change.kind not in ("message", "edit"):
@@ -86,49 +84,109 @@ def shown_messages(messages: list[Message], order: ChatOrder) -> list[Message]:
     return [latest, newest]
 
 
-def _first_numbers(shown: list[Message], before: dict[int, int]) -> dict[int, int]:
-    """Each shown message's first button number: the one it had while it stays shown, else the
-    lowest block of NUMBER_BLOCK numbers that no other shown message holds."""
-    def blocks(message: Message) -> int:
-        return max(1, -(-sum(map(len, _taps(message))) // NUMBER_BLOCK))
+# Marks the bot puts before a label (playable, chosen, on/off, transfer): the same button with or
+# without one.
+MARKS = "•✅⬜⇄ "
 
-    taken: set[int] = set()
-    firsts: dict[int, int] = {}
-    kept = [m for m in shown if m.message_id in before]
-    for message in kept + [m for m in shown if m.message_id not in before]:
-        wanted = range(blocks(message))
-        first = before.get(message.message_id)
-        if first is None or any(first + k * NUMBER_BLOCK in taken for k in wanted):
-            first = 1
-            while any(first + k * NUMBER_BLOCK in taken for k in wanted):
-                first += NUMBER_BLOCK
-        taken.update(first + k * NUMBER_BLOCK for k in wanted)
-        firsts[message.message_id] = first
-    return firsts
+
+def _count(message: Message) -> int:
+    return sum(map(len, _taps(message)))
+
+
+def _identity(button: InlineButton) -> str:
+    return button.text.lstrip(MARKS)
+
+
+class Numbers:
+    """Which number taps which button: what a person typed must mean what he saw.
+
+    Each message with buttons holds a block of numbers (1-10, 11-20, ...; more blocks if it has
+    more than ten buttons) for as long as it lives, and gets it back when it returns to the
+    screen. A new message takes the lowest block that no message on this screen holds, nor one
+    that has just left it with at least as many buttons (the game he was playing, not the
+    greeting whose Play brought the game): a menu shown alone mid-game never takes the game's
+    numbers, which the game has again when it comes back. Inside its block each button
+    keeps its number while it is there (a card keeps its number as the hand shrinks; a drawn card
+    takes a free one), and a button whose label is a number n gets the block's n-th number when
+    free: typing 2 for two opponents taps "2".
+    """
+
+    def __init__(self) -> None:
+        self.blocks: dict[int, int] = {}   # message id -> its first number
+        self.keys: dict[tuple[int, str], int] = {}   # (message id, label) -> its number
+        self.last_shown: dict[int, int] = {}   # message id -> its buttons
+
+    def number(self, shown: list[Message]) -> dict[int, dict[int, int]]:
+        """For each shown message, its buttons' numbers: position in the message -> number."""
+        shown = [m for m in shown if any(_taps(m))]
+        now = {m.message_id for m in shown}
+        biggest = max((_count(m) for m in shown if m.message_id not in self.blocks), default=0)
+        taken: set[int] = set()
+        reserved = {self.blocks[i] for i, count in self.last_shown.items()
+                    if i not in now and count >= biggest}
+        continuing = sorted(shown, key=lambda m: (m.message_id not in self.last_shown,
+                                                  m.message_id not in self.blocks))
+        numbered: dict[int, dict[int, int]] = {}
+        for message in continuing:
+            buttons = [b for row in _taps(message) for b in row]
+            span = [NUMBER_BLOCK * k for k in range(max(1, -(-len(buttons) // NUMBER_BLOCK)))]
+            first = self.blocks.get(message.message_id)
+            if first is None or any(first + k in taken or first + k in reserved for k in span):
+                first = 1
+                while any(first + k in taken or first + k in reserved for k in span):
+                    first += NUMBER_BLOCK
+            taken.update(first + k for k in span)
+            self.blocks[message.message_id] = first
+            numbered[message.message_id] = self._within(message.message_id, buttons, first,
+                                                        first + NUMBER_BLOCK * len(span))
+        self.last_shown = {m.message_id: _count(m) for m in shown}
+        return numbered
+
+    def _within(self, message_id: int, buttons: list[InlineButton], low: int, high: int
+                ) -> dict[int, int]:
+        """Each button's number in [low, high): kept, else its own value, else the lowest."""
+        given: dict[int, int] = {}
+        used: set[int] = set()
+
+        def give(position: int, number: int | None) -> None:
+            if position not in given and number is not None and low <= number < high \
+                    and number not in used:
+                given[position] = number
+                used.add(number)
+
+        labels = [_identity(b) for b in buttons]
+        for position, label in enumerate(labels):
+            give(position, self.keys.get((message_id, label)))
+        for position, label in enumerate(labels):
+            if label.isascii() and label.isdigit():
+                give(position, low - 1 + int(label))
+        free = (n for n in range(low, high) if n not in used)
+        for position in range(len(buttons)):
+            if position not in given:
+                give(position, next(free))
+        for position, label in enumerate(labels):
+            self.keys[message_id, label] = given[position]
+        return given
 
 
 def render_screen(messages: list[Message], order: ChatOrder, t: Translator,
                   notice: str | None) -> Page:
-    """The shown messages as text, their buttons numbered message by message.
-
-    A message's numbers depend on that message alone: the first message's start at 1, the
-    second's at 11 (21, ... if the first has more than ten buttons). A message arriving, leaving
-    or changing below or above another does not renumber it: a message keeps its first number
-    for as long as it stays on the screen.
-    """
+    """The shown messages as text, each button with the number that taps it (`Numbers`)."""
     shown = shown_messages([m for m in messages if m.from_bot], order)
-    order.first_number = _first_numbers(shown, order.first_number)
+    numbered = order.numbers.number(shown)
     lines: list[str] = [] if shown else ["…", ""]
     buttons: dict[int, tuple[Message, InlineButton]] = {}
     for message in shown:
         lines += [message.text, ""]
-        number = order.first_number.get(message.message_id, 1)
+        numbers = numbered.get(message.message_id, {})
+        position = 0
         for row in (row for row in _taps(message) if row):
             cells = []
             for button in row:
+                number = numbers[position]
                 buttons[number] = (message, button)
                 cells.append(f"[{number}] {button.text}")
-                number += 1
+                position += 1
             lines.append("  ".join(cells))
         lines.append("")
     if notice:

@@ -147,19 +147,52 @@ async def test_a_tap_on_a_message_deleted_since_the_screen_was_drawn_is_told() -
         assert term.screen.buttons == {}, "the screen no longer shows it"
 
 
-def test_a_chooser_shown_alone_keeps_its_numbers_when_the_game_comes_back_above_it() -> None:
-    """/lang mid-game: the chooser first stands alone as [1]-[4]; when the game message changes
-    and returns above it, the chooser's numbers stay, so a typed 4 still means Polski."""
+def test_a_menu_shown_alone_never_takes_the_games_numbers() -> None:
+    """/quit (or /lang) mid-game: the question stands alone on the screen, yet under numbers of
+    its own, 11 on, and when the game returns above it the hand is at 1 again: "1", a card a
+    moment ago, never resigns (issue 16)."""
     order = ChatOrder()
     hand = ["7♠", "9♠", "Q♠", "7♦", "J♦", "10♥"]
     order.note(Change("message", USER_ID, 2))
-    numbers([game(hand)], order)
-    chooser = message(4, "Choose your language:", ["English", "Русский"], ["Українська", "Polski"])
+    before = numbers([game(hand)], order)
+    assert before == {n: (2, label) for n, label in enumerate([*hand, "Take"], start=1)}
+    question = message(4, "Resign?", ["Resign", "Keep playing"])
     order.note(Change("message", USER_ID, 4))
-    alone = numbers([game(hand), chooser], order)
-    assert alone == {1: (4, "English"), 2: (4, "Русский"), 3: (4, "Українська"), 4: (4, "Polski")}
+    alone = numbers([game(hand), question], order)
+    assert alone == {11: (4, "Resign"), 12: (4, "Keep playing")}
 
     order.note(Change("edit", USER_ID, 2))  # the timer bar: the game is back on the screen
-    both = numbers([game(hand), chooser], order)
+    both = numbers([game(hand), question], order)
     assert {n: b for n, b in both.items() if b[0] == 4} == alone
-    assert sorted(n for n, b in both.items() if b[0] == 2) == list(range(11, 18))
+    assert {n: b for n, b in both.items() if b[0] == 2} == before
+
+    # He resigns: the question goes, the game message becomes the result with Play again.
+    order.note(Change("edit", USER_ID, 2))
+    over = numbers([message(2, "You resigned", ["▶ Play again"])], order)
+    assert over == {1: (2, "▶ Play again")}
+
+
+def test_a_card_keeps_its_number_as_the_hand_shrinks_and_grows() -> None:
+    order = ChatOrder()
+    order.note(Change("message", USER_ID, 2))
+    first = numbers([game(["7♠", "9♠", "K♠", "K♦"])], order)
+    assert first == {1: (2, "7♠"), 2: (2, "9♠"), 3: (2, "K♠"), 4: (2, "K♦"), 5: (2, "Take")}
+    order.note(Change("edit", USER_ID, 2))
+    played = numbers([game(["•9♠", "K♠", "•K♦"])], order)   # 7♠ played; marks come and go
+    assert played == {2: (2, "•9♠"), 3: (2, "K♠"), 4: (2, "•K♦"), 5: (2, "Take")}
+    order.note(Change("edit", USER_ID, 2))
+    drawn = numbers([game(["6♥", "9♠", "K♠", "K♦"])], order)   # a drawn card takes a free one
+    assert drawn == {1: (2, "6♥"), 2: (2, "9♠"), 3: (2, "K♠"), 4: (2, "K♦"), 5: (2, "Take")}
+
+
+def test_a_button_labelled_with_a_number_is_tapped_by_that_number() -> None:
+    """The setup: typing 2 for two opponents taps "2", not the second button (issue 16)."""
+    order = ChatOrder()
+    order.note(Change("message", USER_ID, 5))
+    setup = message(5, "Throw-in · 36 cards", ["✅ Throw-in", "Transfer"],
+                    ["✅ 1", "2", "3", "4", "5"], ["Easy", "✅ Normal", "Hard"],
+                    ["More options", "Start"])
+    shown = numbers([setup], order)
+    assert {n: label for n, (_, label) in shown.items() if n <= 5} == {
+        1: "✅ 1", 2: "2", 3: "3", 4: "4", 5: "5"}
+    assert sorted(shown) == list(range(1, 13))
