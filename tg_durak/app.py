@@ -30,6 +30,7 @@ from tg_durak.storage import Store, StoreUnavailable
 from tg_durak.tables.computers import ComputerPlayers
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.handlers import commands, failures, game, group, guards, lobby, menus
+from tg_durak.telegram.last_menus import LastMenus
 from tg_durak.telegram.middlewares import PlayerLocaleMiddleware, make_i18n
 from tg_durak.telegram.response_models import hold_response_models
 from tg_durak.telegram.retry import TelegramRetry
@@ -95,6 +96,7 @@ def build_dispatcher(store: Store, tables: TableService, publisher: Publisher) -
     dp["store"] = store
     dp["tables"] = tables
     dp["publisher"] = publisher
+    dp["menus"] = LastMenus()
     # First: a flood costs no store, table or render.
     throttle = Throttle(tables.languages.of, tables.core.time_scale)
     dp.message.outer_middleware(throttle)

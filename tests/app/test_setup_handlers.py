@@ -14,6 +14,7 @@ from tg_durak.render.callbacks import SetupField
 from tg_durak.render.menus import options_screen, setup_screen
 from tg_durak.telegram.callbacks import Setup, SetupOption
 from tg_durak.telegram.handlers import menus
+from tg_durak.telegram.last_menus import LastMenus
 
 T = translator("en")
 CHAT, MESSAGE = 7, 70
@@ -25,6 +26,7 @@ class Query:
 
     def __post_init__(self) -> None:
         self.message = SimpleNamespace(chat=SimpleNamespace(id=CHAT), message_id=MESSAGE)
+        self.from_user = SimpleNamespace(id=1)
 
     async def answer(self, text: str | None = None, show_alert: bool = False) -> None:
         self.answers.append((text, show_alert))
@@ -58,7 +60,7 @@ def user(settings: PlaySettings | dict) -> UserRow:
 async def tap_option(settings: PlaySettings | dict, option: OptionField, value: str):
     query, store, publisher = Query(), Store(), Publisher()
     await menus.choose_option(query, SetupOption(field=option, value=value), T, user(settings),
-                              store, publisher)
+                              store, publisher, LastMenus())
     return query, store, publisher
 
 
@@ -105,7 +107,7 @@ async def test_5_opponents_bring_back_36_cards_and_say_why() -> None:
     query, store, publisher = Query(), Store(), Publisher()
     small = PlaySettings(TableOptions(deck=24), bots=3)
     await menus.choose_bots(query, Setup(field=SetupField.BOTS, value="5"), T, user(small),
-                            store, publisher)
+                            store, publisher, LastMenus())
     expected = PlaySettings(bots=5)
     assert store.saved == [expected.to_dict()]
     assert publisher.shown == [(CHAT, MESSAGE, setup_screen(expected, T))]
@@ -115,8 +117,8 @@ async def test_5_opponents_bring_back_36_cards_and_say_why() -> None:
 async def test_more_options_and_back_switch_the_screen_in_place() -> None:
     settings = PlaySettings(TableOptions(deck=52), bots=2)
     query, publisher = Query(), Publisher()
-    await menus.more_options(query, T, user(settings), publisher)
-    await menus.back_to_setup(query, T, user(settings), publisher)
+    await menus.more_options(query, T, user(settings), publisher, LastMenus())
+    await menus.back_to_setup(query, T, user(settings), publisher, LastMenus())
     assert publisher.shown == [(CHAT, MESSAGE, options_screen(settings, T)),
                                (CHAT, MESSAGE, setup_screen(settings, T))]
 
@@ -125,5 +127,5 @@ async def test_settings_button_opens_the_options() -> None:
     """⚙ Settings on the greeting: the options themselves, not a copy of the setup."""
     settings = PlaySettings(TableOptions(throw_in="neighbours"), bots=2)
     query, publisher = Query(), Publisher()
-    await menus.open_setup(query, T, user(settings), publisher)
+    await menus.open_setup(query, T, user(settings), publisher, LastMenus())
     assert publisher.sent == [(CHAT, options_screen(settings, T))], "a message of its own"

@@ -132,10 +132,13 @@ class Publisher:
         reply_to: int | None = None,
         thread_id: int | None = None,
         priority: Priority = Priority.MOVER,
+        sent: Callable[[int], None] | None = None,
     ) -> None:
         """Send a new message once (a command's reply), in turn with every other; returns at
-        once. It answers the message ``reply_to`` if given (and is sent anyway if that is gone)."""
-        self._outbox.put_one_off(chat_id, screen, priority, self._clock(), thread_id, reply_to)
+        once. It answers the message ``reply_to`` if given (and is sent anyway if that is gone);
+        ``sent`` hears its message id (a menu that may be redrawn later)."""
+        self._outbox.put_one_off(chat_id, screen, priority, self._clock(), thread_id, reply_to,
+                                 sent)
         self._queued()
 
     def has_spare_budget(self) -> bool:
@@ -269,6 +272,8 @@ class Publisher:
         slot.message_id = message.message_id
         slot.shown = screen
         if slot.one_off:
+            if slot.sent is not None:
+                slot.sent(message.message_id)
             return
         await self._report("message_sent", slot.key, slot.chat_id, message.message_id)
 

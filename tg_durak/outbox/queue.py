@@ -20,7 +20,7 @@ import itertools
 import math
 import random
 from collections import Counter
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import NamedTuple
@@ -68,6 +68,7 @@ class Slot:
     not_before: float = 0.0  # backing off after such failures
     one_off: bool = False  # a message sent once and never edited (a reply)
     reply_to: int | None = None  # the message a one-off answers
+    sent: Callable[[int], None] | None = None  # told a one-off's message id once it is sent
 
 
 class Request(NamedTuple):
@@ -126,10 +127,12 @@ class Outbox:
         self._evict_slots()
 
     def put_one_off(self, chat_id: int, screen: Screen, priority: Priority, now: float,
-                    thread_id: int | None = None, reply_to: int | None = None) -> None:
+                    thread_id: int | None = None, reply_to: int | None = None,
+                    sent: Callable[[int], None] | None = None) -> None:
         """A new message, sent once and never edited."""
         key = OneOff(chat_id, next(self._numbers))
-        slot = Slot(key, chat_id, None, thread_id, owns_id=True, one_off=True, reply_to=reply_to)
+        slot = Slot(key, chat_id, None, thread_id, owns_id=True, one_off=True, reply_to=reply_to,
+                    sent=sent)
         self._slots[key] = slot
         self.counts["replies"] += 1
         self._enqueue(slot, screen, priority, now)

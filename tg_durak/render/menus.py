@@ -17,7 +17,9 @@ from tg_durak.render.callbacks import (
     SetupOption,
 )
 from tg_durak.render.options import MAIN_OPTIONS, MORE_OPTIONS, options_rows, options_summary
-from tg_durak.render.screen import Keyboard, Screen
+from tg_durak.render.screen import Button, Keyboard, Screen
+
+GROUP_START = "durak"   # the payload of "add me to a group" (the group's /start answers it)
 
 
 def play_buttons(t: Translator) -> Keyboard:
@@ -90,3 +92,13 @@ def private_only_screen(bot_username: str, start: str, t: Translator) -> Screen:
     """A private command sent in a group: it works in the private chat, one tap away."""
     return Screen(t("group.private_only"),
                   [[open_bot(t("btn.open_private"), bot_username, start)]])
+
+
+def help_screen(t: Translator) -> Screen:
+    return Screen(t("help.text"), play_buttons(t))
+
+
+def group_only_screen(command: str, bot_username: str, t: Translator) -> Screen:
+    """A group's command sent in the private chat: where it works, and the way there."""
+    add = Button(t("btn.add_to_group"), url=f"https://t.me/{bot_username}?startgroup={GROUP_START}")
+    return Screen(t("private.group_only", command=f"/{command}"), [[add]])

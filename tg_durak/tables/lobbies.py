@@ -54,7 +54,9 @@ class GroupLobbies:
                    thread_id: int | None = None) -> Answer:
         """/new in a group: a lobby, else where the chat's open table or the host's game is.
 
-        The host is seated at once if the bot can write to him; the lobby speaks his language.
+        The host is seated at once if the bot can write to him, else told so with the way to
+        his seat (the private chat's /start with the lobby's invite); the lobby speaks his
+        language.
         """
         async with self.core.lock(("chat", chat_id)):
             busy = await self._chat_busy(chat_id)
@@ -69,7 +71,7 @@ class GroupLobbies:
             if host.reachable:
                 await self._seat(live, host.id, name)
             self.screens.show_lobby(live)
-        return OK
+        return OK if host.reachable else Answer("lobby.host_not_seated", start=live.row.invite)
 
     async def _new(self, chat_id: int, host: UserRow, settings: LobbySettings,
                    thread_id: int | None, language: str | None = None) -> LiveLobby:
@@ -266,13 +268,15 @@ class GroupLobbies:
         return OK
 
     async def start(self, table_id: int, user_id: int, admin: Admin) -> Answer:
+        """Start: also when the last seat was taken a moment before and the table started by
+        itself, the tap is the start it meant (answered as one)."""
         live = self._open(table_id)
         if live is None:
-            return await self._gone(table_id)
+            return await self._started_or_gone(table_id)
         is_admin = user_id != live.row.host_id and await admin()
         async with self.core.lock(table_id):
             if self._open(table_id) is not live:
-                return await self._gone(table_id)
+                return await self._started_or_gone(table_id)
             refusal = live.lobby.start_refusal(user_id, is_admin)
             if refusal is not None:
                 return refusal
@@ -318,6 +322,9 @@ class GroupLobbies:
         if self.core.live(table_id) is not None:
             return refused("lobby.started")
         return refused("lobby.gone")
+
+    async def _started_or_gone(self, table_id: int) -> Answer:
+        return OK if self.core.live(table_id) is not None else await self._gone(table_id)
 
     # ---- the start -------------------------------------------------------------------------
 

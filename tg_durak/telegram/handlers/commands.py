@@ -13,21 +13,29 @@ from tg_durak.outbox.publisher import Publisher
 from tg_durak.play.options import PlaySettings
 from tg_durak.play.records import UserRow
 from tg_durak.render.menus import (
+    group_only_screen,
+    help_screen,
     lang_screen,
-    play_buttons,
     private_only_screen,
     quit_screen,
     rules_screen,
     setup_screen,
     start_screen,
 )
-from tg_durak.render.screen import Screen
 from tg_durak.render.standings import record_screen
 from tg_durak.storage import Store
 from tg_durak.tables.service import TableService
-from tg_durak.telegram.handlers.replies import respond, say
+from tg_durak.telegram.handlers.replies import respond, say, show_menu
+from tg_durak.telegram.last_menus import LastMenus
 
 GROUP_PAYLOAD = "group"
+GROUP_ONLY = ("new", "top", "leave", "kick")   # commands of a group's table
+
+
+async def in_group(message: Message, t: Translator, bot: Bot, publisher: Publisher) -> None:
+    """A private chat's command in a group: games against computers are played privately."""
+    me = await bot.me()
+    respond(publisher, message, private_only_screen(me.username, GROUP_PAYLOAD, t))
 
 
 def group_router() -> Router:
@@ -36,66 +44,85 @@ def group_router() -> Router:
     # Any command for us (no mention, or ours); `/cmd@other_bot` is the other bot's business.
     r.message.filter(MagicData(F.event.chat.type.in_({"group", "supergroup"})),
                      Command(re.compile(".+")))
-
-    @r.message()
-    async def in_group(message: Message, t: Translator, bot: Bot, publisher: Publisher) -> None:
-        me = await bot.me()
-        respond(publisher, message, private_only_screen(me.username, GROUP_PAYLOAD, t))
-
+    r.message.register(in_group)
     return r
+
+
+async def start_invited(message: Message, command: CommandObject, t: Translator, bot: Bot,
+                        tables: TableService, publisher: Publisher) -> None:
+    """A lobby's Join link: "/start <invite>"."""
+    user = message.from_user
+    joined = await tables.lobbies.join_by_invite(command.args, user.id, user.full_name)
+    await say(publisher, message, joined, t, bot)
+
+
+async def start(message: Message, t: Translator, user: UserRow, publisher: Publisher,
+                menus: LastMenus) -> None:
+    name = message.from_user.first_name
+    show_menu(publisher, menus, message, user.id, lambda t: start_screen(name, t), t)
+
+
+async def help_(message: Message, t: Translator, user: UserRow, publisher: Publisher,
+                menus: LastMenus) -> None:
+    show_menu(publisher, menus, message, user.id, help_screen, t)
+
+
+async def rules(message: Message, t: Translator, user: UserRow, publisher: Publisher,
+                menus: LastMenus) -> None:
+    show_menu(publisher, menus, message, user.id, rules_screen, t)
+
+
+async def play(message: Message, t: Translator, user: UserRow, tables: TableService,
+               publisher: Publisher, menus: LastMenus) -> None:
+    if tables.running_table_of(user.id) is not None:
+        respond(publisher, message, t("play.already"))
+        return
+    settings = PlaySettings.from_dict(user.settings)
+    show_menu(publisher, menus, message, user.id, lambda t: setup_screen(settings, t), t)
+
+
+async def quit_(message: Message, t: Translator, user: UserRow, tables: TableService,
+                publisher: Publisher, menus: LastMenus) -> None:
+    if tables.running_table_of(user.id) is None:
+        respond(publisher, message, t("quit.none"))
+        return
+    show_menu(publisher, menus, message, user.id, quit_screen, t)
+
+
+async def stats(message: Message, t: Translator, user: UserRow, store: Store,
+                publisher: Publisher, menus: LastMenus) -> None:
+    record = await store.player_record(user.id)
+    show_menu(publisher, menus, message, user.id, lambda t: record_screen(record, t), t)
+
+
+async def lang(message: Message, t: Translator, locale: str, publisher: Publisher) -> None:
+    respond(publisher, message, lang_screen(locale, t))
+
+
+async def group_only(message: Message, command: CommandObject, t: Translator, bot: Bot,
+                     publisher: Publisher) -> None:
+    """A group's command in the private chat: it works in a group, one tap away."""
+    me = await bot.me()
+    respond(publisher, message, group_only_screen(command.command, me.username, t))
+
+
+async def anything_else(message: Message, t: Translator, publisher: Publisher) -> None:
+    respond(publisher, message, t("unknown.command"))
 
 
 def router() -> Router:
     r = Router(name="commands")
     r.message.filter(MagicData(F.event.chat.type == "private"))   # no thread: see menus.py
-
-    # A lobby's Join link: "/start <invite>"; the group's "Open the bot" link says "group".
-    @r.message(CommandStart(deep_link=True, magic=F.args != GROUP_PAYLOAD))
-    async def start_invited(message: Message, command: CommandObject, t: Translator,
-                            tables: TableService, publisher: Publisher) -> None:
-        user = message.from_user
-        joined = await tables.lobbies.join_by_invite(command.args, user.id, user.full_name)
-        say(publisher, message, joined, t)
-
-    @r.message(CommandStart())
-    async def start(message: Message, t: Translator, publisher: Publisher) -> None:
-        respond(publisher, message, start_screen(message.from_user.first_name, t))
-
-    @r.message(Command("help"))
-    async def help_(message: Message, t: Translator, publisher: Publisher) -> None:
-        respond(publisher, message, Screen(t("help.text"), play_buttons(t)))
-
-    @r.message(Command("rules"))
-    async def rules(message: Message, t: Translator, publisher: Publisher) -> None:
-        respond(publisher, message, rules_screen(t))
-
-    @r.message(Command("play"))
-    async def play(message: Message, t: Translator, user: UserRow, tables: TableService,
-                   publisher: Publisher) -> None:
-        if tables.running_table_of(user.id) is not None:
-            respond(publisher, message, t("play.already"))
-            return
-        respond(publisher, message, setup_screen(PlaySettings.from_dict(user.settings), t))
-
-    @r.message(Command("quit"))
-    async def quit_(message: Message, t: Translator, user: UserRow, tables: TableService,
-                    publisher: Publisher) -> None:
-        if tables.running_table_of(user.id) is None:
-            respond(publisher, message, t("quit.none"))
-            return
-        respond(publisher, message, quit_screen(t))
-
-    @r.message(Command("stats"))
-    async def stats(message: Message, t: Translator, user: UserRow, store: Store,
-                    publisher: Publisher) -> None:
-        respond(publisher, message, record_screen(await store.player_record(user.id), t))
-
-    @r.message(Command("lang"))
-    async def lang(message: Message, t: Translator, locale: str, publisher: Publisher) -> None:
-        respond(publisher, message, lang_screen(locale, t))
-
-    @r.message()
-    async def anything_else(message: Message, t: Translator, publisher: Publisher) -> None:
-        respond(publisher, message, t("unknown.command"))
-
+    on = r.message.register
+    # The group's "Open the bot" link says "group"; anything else after /start is an invite.
+    on(start_invited, CommandStart(deep_link=True, magic=F.args != GROUP_PAYLOAD))
+    on(start, CommandStart())
+    on(help_, Command("help"))
+    on(rules, Command("rules"))
+    on(play, Command("play"))
+    on(quit_, Command("quit"))
+    on(stats, Command("stats"))
+    on(lang, Command("lang"))
+    on(group_only, Command(*GROUP_ONLY))
+    on(anything_else)
     return r

@@ -34,10 +34,11 @@ GONE = frozenset({"left", "kicked"})   # the bot's own status once it is out of 
 # ---- leaving and removing players ----------------------------------------------------------
 
 async def leave(message: Message, t: Translator, user: UserRow, tables: TableService,
-                publisher: Publisher) -> None:
+                bot: Bot, publisher: Publisher) -> None:
     """/leave in the group: a computer plays the sender's seat to the end (or he leaves the
     lobby)."""
-    say(publisher, message, await tables.absences.leave_game(user.id, message.chat.id), t)
+    answer = await tables.absences.leave_game(user.id, message.chat.id)
+    await say(publisher, message, answer, t, bot)
 
 
 async def leave_asked(query: CallbackQuery, t: Translator, publisher: Publisher) -> None:
@@ -71,11 +72,12 @@ async def kick(message: Message, t: Translator, user: UserRow, tables: TableServ
     admin = chat_admin(bot, chat_id, user.id)
     target = _replied_to(message)
     if target is not None:
-        say(publisher, message, await tables.absences.kick(chat_id, target.id, user.id, admin), t)
+        answer = await tables.absences.kick(chat_id, target.id, user.id, admin)
+        await say(publisher, message, answer, t, bot)
         return
     choices = await tables.absences.kick_choices(chat_id, user.id, admin)
     if isinstance(choices, Answer):
-        say(publisher, message, choices, t)
+        await say(publisher, message, choices, t, bot)
         return
     respond(publisher, message, kick_screen(*choices, t))
 

@@ -49,10 +49,10 @@ def _admin(query: CallbackQuery, bot: Bot) -> Admin:
 
 
 async def new(message: Message, t: Translator, user: UserRow, tables: TableService,
-              publisher: Publisher) -> None:
+              bot: Bot, publisher: Publisher) -> None:
     thread = message.message_thread_id if message.is_topic_message else None
     answer = await tables.lobbies.open(message.chat.id, user, message.from_user.full_name, thread)
-    say(publisher, message, answer, t)
+    await say(publisher, message, answer, t, bot)
 
 
 async def help_(message: Message, t: Translator, publisher: Publisher) -> None:

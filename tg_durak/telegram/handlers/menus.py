@@ -27,7 +27,8 @@ from tg_durak.render.screen import Screen
 from tg_durak.storage import Store
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.callbacks import Lang, Menu, Setup, SetupOption
-from tg_durak.telegram.handlers.replies import respond
+from tg_durak.telegram.handlers.replies import respond, show_menu
+from tg_durak.telegram.last_menus import LastMenus, Redraw
 
 BOT_COUNTS = tuple(str(n) for n in range(1, MAX_OPPONENTS + 1))
 SettingsScreen = Callable[[PlaySettings, Translator], Screen]
@@ -41,10 +42,13 @@ async def _start_game(query: CallbackQuery, t: Translator, user: UserRow, tables
     await query.answer(None if started else t("play.already"), show_alert=not started)
 
 
-def _edit(publisher: Publisher, query: CallbackQuery, screen: Screen) -> None:
-    """Menus change in place, through the publisher like every other edit."""
+def _edit(publisher: Publisher, menus: LastMenus, query: CallbackQuery, redraw: Redraw,
+          t: Translator) -> None:
+    """Menus change in place, through the publisher like every other edit; the person's last
+    menu is drawn the new way after a change of language."""
     chat_id, message_id = query.message.chat.id, query.message.message_id
-    publisher.show(("menu", chat_id, message_id), chat_id, message_id, screen)
+    publisher.show(("menu", chat_id, message_id), chat_id, message_id, redraw(t))
+    menus.changed(query.from_user.id, chat_id, message_id, redraw)
 
 
 async def drop_question(query: CallbackQuery) -> None:
@@ -54,51 +58,55 @@ async def drop_question(query: CallbackQuery) -> None:
 
 
 async def _save(query: CallbackQuery, t: Translator, user: UserRow, store: Store,
-                publisher: Publisher, settings: PlaySettings, screen: SettingsScreen,
-                gave_way: bool) -> None:
+                publisher: Publisher, menus: LastMenus, settings: PlaySettings,
+                screen: SettingsScreen, gave_way: bool) -> None:
     """Remember the new settings and redraw; say so when the deck and the opponents clashed."""
     if settings != PlaySettings.from_dict(user.settings):
         await store.set_settings(user.id, settings.to_dict())
-        _edit(publisher, query, screen(settings, t))
+        _edit(publisher, menus, query, lambda t: screen(settings, t), t)
     await query.answer(t("setup.small_deck") if gave_way else None)
 
 
 # ---- the /play setup message -----------------------------------------------------------------
 
 async def choose_option(query: CallbackQuery, callback_data: SetupOption, t: Translator,
-                        user: UserRow, store: Store, publisher: Publisher) -> None:
+                        user: UserRow, store: Store, publisher: Publisher,
+                        menus: LastMenus) -> None:
     before = PlaySettings.from_dict(user.settings)
     after = before.with_option(callback_data.field, callback_data.value)
     if after is None:   # a value the field takes, but not now: show-trump in the throw-in game
         await query.answer(t("tap.unknown"), show_alert=True)
         return
     screen = setup_screen if callback_data.field in MAIN_OPTIONS else options_screen
-    await _save(query, t, user, store, publisher, after, screen, after.bots != before.bots)
+    await _save(query, t, user, store, publisher, menus, after, screen,
+                after.bots != before.bots)
 
 
 async def choose_bots(query: CallbackQuery, callback_data: Setup, t: Translator, user: UserRow,
-                      store: Store, publisher: Publisher) -> None:
+                      store: Store, publisher: Publisher, menus: LastMenus) -> None:
     before = PlaySettings.from_dict(user.settings)
     after = before.with_bots(int(callback_data.value))
-    await _save(query, t, user, store, publisher, after, setup_screen,
+    await _save(query, t, user, store, publisher, menus, after, setup_screen,
                 after.options != before.options)
 
 
 async def choose_level(query: CallbackQuery, callback_data: Setup, t: Translator, user: UserRow,
-                       store: Store, publisher: Publisher) -> None:
+                       store: Store, publisher: Publisher, menus: LastMenus) -> None:
     after = PlaySettings.from_dict(user.settings).with_level(callback_data.value)
-    await _save(query, t, user, store, publisher, after, setup_screen, False)
+    await _save(query, t, user, store, publisher, menus, after, setup_screen, False)
 
 
 async def more_options(query: CallbackQuery, t: Translator, user: UserRow,
-                       publisher: Publisher) -> None:
-    _edit(publisher, query, options_screen(PlaySettings.from_dict(user.settings), t))
+                       publisher: Publisher, menus: LastMenus) -> None:
+    settings = PlaySettings.from_dict(user.settings)
+    _edit(publisher, menus, query, lambda t: options_screen(settings, t), t)
     await query.answer()
 
 
 async def back_to_setup(query: CallbackQuery, t: Translator, user: UserRow,
-                        publisher: Publisher) -> None:
-    _edit(publisher, query, setup_screen(PlaySettings.from_dict(user.settings), t))
+                        publisher: Publisher, menus: LastMenus) -> None:
+    settings = PlaySettings.from_dict(user.settings)
+    _edit(publisher, menus, query, lambda t: setup_screen(settings, t), t)
     await query.answer()
 
 
@@ -115,9 +123,10 @@ async def quick_play(query: CallbackQuery, t: Translator, user: UserRow,
 
 
 async def open_setup(query: CallbackQuery, t: Translator, user: UserRow,
-                     publisher: Publisher) -> None:
+                     publisher: Publisher, menus: LastMenus) -> None:
     """⚙ Settings: the table's options, as a setup message of its own (Back leads to the rest)."""
-    respond(publisher, query.message, options_screen(PlaySettings.from_dict(user.settings), t))
+    settings = PlaySettings.from_dict(user.settings)
+    show_menu(publisher, menus, query.message, user.id, lambda t: options_screen(settings, t), t)
     await query.answer()
 
 
@@ -142,12 +151,15 @@ async def full_rules(query: CallbackQuery, callback_data: Menu, t: Translator,
 # ---- languages -------------------------------------------------------------------------------
 
 async def choose_language(query: CallbackQuery, callback_data: Lang, store: Store,
-                          tables: TableService, publisher: Publisher) -> None:
-    code = callback_data.code
-    await store.set_language(query.from_user.id, code)
-    await tables.change_locale(query.from_user.id, code)
-    _edit(publisher, query, Screen(text=translator(code)("lang.set",
-                                                      language=LANGUAGE_NAMES[code])))
+                          tables: TableService, publisher: Publisher, menus: LastMenus) -> None:
+    """His game message and his last menu follow the new language at once."""
+    code, user_id, t = callback_data.code, query.from_user.id, translator(callback_data.code)
+    await store.set_language(user_id, code)
+    await tables.change_locale(user_id, code)
+    chat_id, message_id = query.message.chat.id, query.message.message_id
+    publisher.show(("menu", chat_id, message_id), chat_id, message_id,
+                   Screen(t("lang.set", language=LANGUAGE_NAMES[code])))
+    menus.redraw(user_id, t, publisher)
     await query.answer()
 
 

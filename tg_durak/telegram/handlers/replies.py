@@ -10,7 +10,13 @@ from aiogram.types import CallbackQuery, InaccessibleMessage, Message
 from tg_durak.i18n.translate import Translator
 from tg_durak.outbox.publisher import Publisher
 from tg_durak.play.answers import Answer
+from tg_durak.render.buttons import open_bot
 from tg_durak.render.screen import Screen
+from tg_durak.telegram.last_menus import LastMenus, Redraw
+
+
+def _topic(message: Message | InaccessibleMessage) -> int | None:
+    return message.message_thread_id if getattr(message, "is_topic_message", False) else None
 
 
 def respond(publisher: Publisher, message: Message | InaccessibleMessage, screen: Screen | str,
@@ -18,14 +24,30 @@ def respond(publisher: Publisher, message: Message | InaccessibleMessage, screen
     """Send ``screen`` (or a plain text) into the message's chat, its forum topic kept."""
     if isinstance(screen, str):
         screen = Screen(screen)
-    topic = message.message_thread_id if getattr(message, "is_topic_message", False) else None
-    publisher.send(message.chat.id, screen, reply_to=reply_to, thread_id=topic)
+    publisher.send(message.chat.id, screen, reply_to=reply_to, thread_id=_topic(message))
 
 
-def say(publisher: Publisher, message: Message, answer: Answer, t: Translator) -> None:
-    """A command's answer in the chat, as a reply to the message it points to, if any."""
-    if answer.key is not None:
-        respond(publisher, message, t(answer.key, **answer.params), reply_to=answer.reply_to)
+def show_menu(publisher: Publisher, menus: LastMenus, message: Message | InaccessibleMessage,
+              user_id: int, redraw: Redraw, t: Translator) -> None:
+    """A menu in the chat, drawn by `redraw` and remembered as the person's last: choosing
+    another language draws it again."""
+    chat_id = message.chat.id
+    publisher.send(chat_id, redraw(t), thread_id=_topic(message),
+                   sent=menus.sent(user_id, chat_id, redraw))
+
+
+async def say(publisher: Publisher, message: Message, answer: Answer, t: Translator,
+              bot: Bot) -> None:
+    """A command's answer in the chat, as a reply to the message it points to, if any; with a
+    button that opens the private chat when the answer carries a start payload."""
+    if answer.key is None:
+        return
+    keyboard = None
+    if answer.start is not None:
+        me = await bot.me()
+        keyboard = [[open_bot(t("btn.open_private"), me.username, answer.start)]]
+    respond(publisher, message, Screen(t(answer.key, **answer.params), keyboard),
+            reply_to=answer.reply_to)
 
 
 async def answer_query(query: CallbackQuery, answer: Answer, t: Translator, bot: Bot) -> None:
