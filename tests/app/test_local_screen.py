@@ -70,7 +70,7 @@ def test_an_old_menu_leaves_the_screen_once_a_newer_message_has_buttons() -> Non
 
 def test_a_finished_game_stays_above_an_answer_without_buttons() -> None:
     order = ChatOrder()
-    over = message(2, "Bot 1 is the durak", ["▶ Play again"])
+    over = message(2, "🤖 Computer 1 (Normal) is the durak", ["▶ Play again"])
     stats = message(3, "Games: 1")
     order.note(Change("message", USER_ID, 2))
     order.note(Change("message", USER_ID, 3))

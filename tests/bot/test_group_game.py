@@ -110,7 +110,8 @@ async def test_two_people_and_two_computers_then_rematch(tg: FakeTelegram, bot: 
     await tg.press(ALICE, tg.message(GROUP, lobby.message_id), "+🤖 Hard")
     await wait_started(tg, lobby, [ALICE, BOB])
     group_text = tg.message(GROUP, lobby.message_id).text
-    assert "Bot 2" in group_text and "Bot 3" in group_text
+    # Named as the lobby listed them, with their strength (issue 16).
+    assert "🤖 Computer 1 (Easy)" in group_text and "🤖 Computer 2 (Hard)" in group_text
 
     await play_all(tg, [ALICE, BOB], seed=5)
     await tg.wait_for(lambda: shows_result(tg, lobby), timeout=60)
@@ -124,7 +125,7 @@ async def test_two_people_and_two_computers_then_rematch(tg: FakeTelegram, bot: 
     text = rematch.text
     assert "host: Bob" in text and "24 cards" in text and "Seats taken: 4 of 4" in text
     assert all(seated(tg, rematch, name) for name in ("Alice", "Bob"))
-    assert text.count("🤖 Computer (Easy)") == 1 and text.count("🤖 Computer (Hard)") == 1
+    assert text.count("🤖 Computer 1 (Easy)") == 1 and text.count("🤖 Computer 2 (Hard)") == 1
     again = await tg.press(ALICE, tg.message(GROUP, lobby.message_id), REMATCH)
     assert again.text == "This chat already has an open table: here it is."
     old_games = {p: game_message(tg, p).message_id for p in (ALICE, BOB)}

@@ -30,7 +30,8 @@ async def test_whole_game_to_its_result(tg: FakeTelegram, bot, store: Store) -> 
     await tg.wait_for(lambda: game_message(tg, ALICE) is not None)
     first = game_message(tg, ALICE)
     assert first.message_id == setup.message_id, "the setup message becomes the game"
-    assert "Bot 1" in first.text and "Bot 2" in first.text and "Trump" in first.text
+    assert "🤖 Computer 1 (Normal)" in first.text and "🤖 Computer 2 (Normal)" in first.text
+    assert "Trump" in first.text
 
     final = await play_to_end(tg, ALICE, seed=3)
     assert final.message_id == setup.message_id, "one message, edited in place"

@@ -47,7 +47,8 @@ async def test_a_whole_game_with_options_from_the_extended_setup(tg: FakeTelegra
     assert first.message_id == setup_id, "the setup message becomes the game"
     # Four players hold all 24 cards: nothing is left to draw (36 cards would leave 12).
     assert re.search(r"\bStock 0\b", first.text), first.text
-    assert all(f"Bot {n}" in first.text for n in (1, 2, 3)) and "Bot 4" not in first.text
+    assert all(f"Computer {n}" in first.text for n in (1, 2, 3))
+    assert "Computer 4" not in first.text
 
     final = await play_to_end(tg, ALICE, seed=5)
     assert final.message_id == setup_id and is_over(final)

@@ -147,7 +147,8 @@ def test_game_over_shows_the_durak_the_ranking_and_play_again() -> None:
     game = Game.from_deal(Rules(players=2), hands, [], trump="c", first_attacker=0)
     game.apply(0, Action("attack", Card.parse("As")), 1.0)  # decided at once (R8.5)
     assert game.is_over and game.durak == 1
-    for locale, words in (("en", "Bot 1 is the durak"), ("ru", "Бот 1"), ("pl", "Bot 1")):
+    for locale, words in (("en", "🤖 Computer 1 (Normal) is the durak"),
+                          ("ru", "🤖 Компьютер 1 (Средний)"), ("pl", "🤖 Komputer 1 (Średni)")):
         screen = _screen(game, 0, locale)
         assert words in screen.text
         assert len(_buttons(screen)) == 1 and _buttons(screen)[0].callback_data == "u:again:"

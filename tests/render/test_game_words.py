@@ -123,23 +123,26 @@ def _history_lines(text: str) -> list[str]:
     return [m.group(1) for m in re.finditer(r"(?m)^<i>(.*)</i>$", text)]
 
 
+C1, C2 = "🤖 Computer 1 (Normal)", "🤖 Computer 2 (Normal)"   # named with their strength
+RU1, RU2 = "🤖 Компьютер 1 (Средний)", "🤖 Компьютер 2 (Средний)"
+UK1, UK2 = "🤖 Комп’ютер 1 (Середній)", "🤖 Комп’ютер 2 (Середній)"
+PL1, PL2 = "🤖 Komputer 1 (Średni)", "🤖 Komputer 2 (Średni)"
 TRANSFERS_TOLD = {  # to Alice, who led: her screen after two transfers
-    "en": ["You led 8♠️", "Bot 1 transferred with 8♣️ to Bot 2",
-           "Bot 2 transferred with 8♦️ to you"],
-    "ru": ["Ты ходишь картой 8♠️", "Бот 1 переводит картой 8♣️ — отбивается Бот 2",
-           "Бот 2 переводит на тебя картой 8♦️"],
-    "uk": ["Ти ходиш картою 8♠️", "Бот 1 переводить картою 8♣️ — відбивається Бот 2",
-           "Бот 2 переводить на тебе картою 8♦️"],
-    "pl": ["Atakujesz kartą 8♠️", "Bot 1 przekazuje atak kartą 8♣️ — broni się Bot 2",
-           "Bot 2 przekazuje ci atak kartą 8♦️"],
+    "en": ["You lead 8♠️", f"{C1} transfers with 8♣️ to {C2}", f"{C2} transfers with 8♦️ to you"],
+    "ru": ["Ты ходишь картой 8♠️", f"{RU1} переводит картой 8♣️ — отбивается {RU2}",
+           f"{RU2} переводит на тебя картой 8♦️"],
+    "uk": ["Ти ходиш картою 8♠️", f"{UK1} переводить картою 8♣️ — відбивається {UK2}",
+           f"{UK2} переводить на тебе картою 8♦️"],
+    "pl": ["Atakujesz kartą 8♠️", f"{PL1} przekazuje atak kartą 8♣️ — broni się {PL2}",
+           f"{PL2} przekazuje ci atak kartą 8♦️"],
 }
-THROW_IN_TOLD = {  # then Alice beats 8♠ and Bot 1 throws in: Bot 1's screen (his own throw-in)
-    "en": ["Bot 2 transferred with 8♦️ to Alice", "Alice beat 8♠️ with 9♠️", "You threw in 9♣️"],
-    "ru": ["Бот 2 переводит картой 8♦️ — отбивается Alice", "Alice бьёт 8♠️ картой 9♠️",
+THROW_IN_TOLD = {  # then Alice beats 8♠ and computer 1 throws in: computer 1's screen
+    "en": [f"{C2} transfers with 8♦️ to Alice", "Alice beats 8♠️ with 9♠️", "You throw in 9♣️"],
+    "ru": [f"{RU2} переводит картой 8♦️ — отбивается Alice", "Alice бьёт 8♠️ картой 9♠️",
            "Ты подкидываешь 9♣️"],
-    "uk": ["Бот 2 переводить картою 8♦️ — відбивається Alice", "Alice б’є 8♠️ картою 9♠️",
+    "uk": [f"{UK2} переводить картою 8♦️ — відбивається Alice", "Alice б’є 8♠️ картою 9♠️",
            "Ти підкидаєш 9♣️"],
-    "pl": ["Bot 2 przekazuje atak kartą 8♦️ — broni się Alice", "Alice bije 8♠️ kartą 9♠️",
+    "pl": [f"{PL2} przekazuje atak kartą 8♦️ — broni się Alice", "Alice bije 8♠️ kartą 9♠️",
            "Dorzucasz 9♣️"],
 }
 
@@ -164,10 +167,10 @@ def test_the_table_says_who_played_each_attack_card() -> None:
         history.note(game.apply(seat, Action(kind, c(card), target), 1.0))
     text = _render(game, 0, "ru", history, bots=True)
     table = [line for line in text.splitlines() if "→" in line]
-    assert table == ["8♠️ → 9♠️   <i>Ты</i>", "8♣️ → …   <i>Бот 1</i>", "8♦️ → …   <i>Бот 2</i>",
-                     "9♣️ → …   <i>Бот 1</i>"]
+    assert table == ["8♠️ → 9♠️   <i>Ты</i>", f"8♣️ → …   <i>{RU1}</i>", f"8♦️ → …   <i>{RU2}</i>",
+                     f"9♣️ → …   <i>{RU1}</i>"]
     unknown = _render(game, 0, "en", History(game.table), bots=True)  # as after a restart
-    assert "8♣️ → …\n" in unknown and "<i>Bot 1</i>" not in unknown
+    assert "8♣️ → …\n" in unknown and f"<i>{C1}</i>" not in unknown
 
 
 # Every kind of event told, by the player himself (.you), by another, and to the player.
@@ -182,7 +185,6 @@ EVERY_TOLD = [
     ("show_trump", Told("show_trump", 1, c("7c"), to_seat=2)),
     ("show_trump.you", Told("show_trump", 0, c("7c"), to_seat=1)),
     ("show_trump.to_you", Told("show_trump", 1, c("7c"), to_seat=0)),
-    ("take", Told("take", 1)), ("take.you", Told("take", 0)),
     ("taken", Told("taken", 1, count=3)), ("taken.you", Told("taken", 0, count=3)),
     ("beaten", Told("beaten", 1, count=4)), ("beaten.own", Told("beaten", 0, count=4)),
     ("timeout", Told("timeout", 1)), ("timeout.you", Told("timeout", 0)),
@@ -190,70 +192,66 @@ EVERY_TOLD = [
 ]
 TOLD_WORDS = {
     "en": {
-        "lead": "Bot 1 led 7♥️", "lead.you": "You led 7♥️",
-        "attack": "Bot 1 threw in 7♥️", "attack.you": "You threw in 7♥️",
-        "defend": "Bot 1 beat 7♥️ with 9♥️", "defend.you": "You beat 7♥️ with 9♥️",
-        "transfer": "Bot 1 transferred with 7♥️ to Bot 2",
-        "transfer.you": "You transferred with 7♥️ to Bot 1",
-        "transfer.to_you": "Bot 1 transferred with 7♥️ to you",
-        "show_trump": "Bot 1 showed 7♣️ and transferred to Bot 2",
-        "show_trump.you": "You showed 7♣️ and transferred to Bot 1",
-        "show_trump.to_you": "Bot 1 showed 7♣️ and transferred to you",
-        "take": "Bot 1 is taking the cards", "take.you": "You are taking the cards",
-        "taken": "Bot 1 picked up 3 cards", "taken.you": "You picked up 3 cards",
+        "lead": f"{C1} leads 7♥️", "lead.you": "You lead 7♥️",
+        "attack": f"{C1} throws in 7♥️", "attack.you": "You throw in 7♥️",
+        "defend": f"{C1} beats 7♥️ with 9♥️", "defend.you": "You beat 7♥️ with 9♥️",
+        "transfer": f"{C1} transfers with 7♥️ to {C2}",
+        "transfer.you": f"You transfer with 7♥️ to {C1}",
+        "transfer.to_you": f"{C1} transfers with 7♥️ to you",
+        "show_trump": f"{C1} shows 7♣️ and transfers to {C2}",
+        "show_trump.you": f"You show 7♣️ and transfer to {C1}",
+        "show_trump.to_you": f"{C1} shows 7♣️ and transfers to you",
+        "taken": f"{C1} picks up 3 cards", "taken.you": "You pick up 3 cards",
         "beaten": "Beaten: the cards go to the discard pile.",
-        "timeout": "Bot 1 ran out of time", "timeout.you": "Your time ran out",
-        "out": "Bot 1 has no cards left: safe!", "out.you": "You have no cards left: safe!",
+        "timeout": f"{C1} runs out of time", "timeout.you": "You run out of time",
+        "out": f"{C1} has no cards left: safe!", "out.you": "You have no cards left: safe!",
     },
     "ru": {
-        "lead": "Бот 1 ходит картой 7♥️", "lead.you": "Ты ходишь картой 7♥️",
-        "attack": "Бот 1 подкидывает 7♥️", "attack.you": "Ты подкидываешь 7♥️",
-        "defend": "Бот 1 бьёт 7♥️ картой 9♥️", "defend.you": "Ты бьёшь 7♥️ картой 9♥️",
-        "transfer": "Бот 1 переводит картой 7♥️ — отбивается Бот 2",
-        "transfer.you": "Ты переводишь картой 7♥️ — отбивается Бот 1",
-        "transfer.to_you": "Бот 1 переводит на тебя картой 7♥️",
-        "show_trump": "Бот 1 показывает 7♣️ и переводит — отбивается Бот 2",
-        "show_trump.you": "Ты показываешь 7♣️ и переводишь — отбивается Бот 1",
-        "show_trump.to_you": "Бот 1 показывает 7♣️ и переводит на тебя",
-        "take": "Бот 1 берёт карты", "take.you": "Ты берёшь карты",
-        "taken": "Бот 1 забирает 3 карты", "taken.you": "Ты забираешь 3 карты",
+        "lead": f"{RU1} ходит картой 7♥️", "lead.you": "Ты ходишь картой 7♥️",
+        "attack": f"{RU1} подкидывает 7♥️", "attack.you": "Ты подкидываешь 7♥️",
+        "defend": f"{RU1} бьёт 7♥️ картой 9♥️", "defend.you": "Ты бьёшь 7♥️ картой 9♥️",
+        "transfer": f"{RU1} переводит картой 7♥️ — отбивается {RU2}",
+        "transfer.you": f"Ты переводишь картой 7♥️ — отбивается {RU1}",
+        "transfer.to_you": f"{RU1} переводит на тебя картой 7♥️",
+        "show_trump": f"{RU1} показывает 7♣️ и переводит — отбивается {RU2}",
+        "show_trump.you": f"Ты показываешь 7♣️ и переводишь — отбивается {RU1}",
+        "show_trump.to_you": f"{RU1} показывает 7♣️ и переводит на тебя",
+        "taken": f"{RU1} забирает 3 карты", "taken.you": "Ты забираешь 3 карты",
         "beaten": "Бито: карты уходят в отбой.",
-        "timeout": "Бот 1: время вышло", "timeout.you": "Твоё время вышло",
-        "out": "Бот 1 выходит из игры: карт не осталось!",
+        "timeout": f"{RU1} не успевает", "timeout.you": "Ты не успеваешь",
+        "out": f"{RU1} выходит из игры: карт не осталось!",
         "out.you": "Ты выходишь из игры: карт не осталось!",
     },
     "uk": {
-        "lead": "Бот 1 ходить картою 7♥️", "lead.you": "Ти ходиш картою 7♥️",
-        "attack": "Бот 1 підкидає 7♥️", "attack.you": "Ти підкидаєш 7♥️",
-        "defend": "Бот 1 б’є 7♥️ картою 9♥️", "defend.you": "Ти б’єш 7♥️ картою 9♥️",
-        "transfer": "Бот 1 переводить картою 7♥️ — відбивається Бот 2",
-        "transfer.you": "Ти переводиш картою 7♥️ — відбивається Бот 1",
-        "transfer.to_you": "Бот 1 переводить на тебе картою 7♥️",
-        "show_trump": "Бот 1 показує 7♣️ і переводить — відбивається Бот 2",
-        "show_trump.you": "Ти показуєш 7♣️ і переводиш — відбивається Бот 1",
-        "show_trump.to_you": "Бот 1 показує 7♣️ і переводить на тебе",
-        "take": "Бот 1 бере карти", "take.you": "Ти береш карти",
-        "taken": "Бот 1 забирає 3 карти", "taken.you": "Ти забираєш 3 карти",
+        "lead": f"{UK1} ходить картою 7♥️", "lead.you": "Ти ходиш картою 7♥️",
+        "attack": f"{UK1} підкидає 7♥️", "attack.you": "Ти підкидаєш 7♥️",
+        "defend": f"{UK1} б’є 7♥️ картою 9♥️", "defend.you": "Ти б’єш 7♥️ картою 9♥️",
+        "transfer": f"{UK1} переводить картою 7♥️ — відбивається {UK2}",
+        "transfer.you": f"Ти переводиш картою 7♥️ — відбивається {UK1}",
+        "transfer.to_you": f"{UK1} переводить на тебе картою 7♥️",
+        "show_trump": f"{UK1} показує 7♣️ і переводить — відбивається {UK2}",
+        "show_trump.you": f"Ти показуєш 7♣️ і переводиш — відбивається {UK1}",
+        "show_trump.to_you": f"{UK1} показує 7♣️ і переводить на тебе",
+        "taken": f"{UK1} забирає 3 карти", "taken.you": "Ти забираєш 3 карти",
         "beaten": "Побито: карти йдуть у відбій.",
-        "timeout": "Бот 1: час вичерпано", "timeout.you": "Твій час вичерпано",
-        "out": "Бот 1 виходить із гри: карт не лишилося!",
+        "timeout": f"{UK1} не встигає", "timeout.you": "Ти не встигаєш",
+        "out": f"{UK1} виходить із гри: карт не лишилося!",
         "out.you": "Ти виходиш із гри: карт не лишилося!",
     },
     "pl": {
-        "lead": "Bot 1 atakuje kartą 7♥️", "lead.you": "Atakujesz kartą 7♥️",
-        "attack": "Bot 1 dorzuca 7♥️", "attack.you": "Dorzucasz 7♥️",
-        "defend": "Bot 1 bije 7♥️ kartą 9♥️", "defend.you": "Bijesz 7♥️ kartą 9♥️",
-        "transfer": "Bot 1 przekazuje atak kartą 7♥️ — broni się Bot 2",
-        "transfer.you": "Przekazujesz atak kartą 7♥️ — broni się Bot 1",
-        "transfer.to_you": "Bot 1 przekazuje ci atak kartą 7♥️",
-        "show_trump": "Bot 1 pokazuje 7♣️ i przekazuje atak — broni się Bot 2",
-        "show_trump.you": "Pokazujesz 7♣️ i przekazujesz atak — broni się Bot 1",
-        "show_trump.to_you": "Bot 1 pokazuje 7♣️ i przekazuje ci atak",
-        "take": "Bot 1 bierze karty", "take.you": "Bierzesz karty",
-        "taken": "Bot 1 zbiera 3 karty", "taken.you": "Zbierasz 3 karty",
+        "lead": f"{PL1} atakuje kartą 7♥️", "lead.you": "Atakujesz kartą 7♥️",
+        "attack": f"{PL1} dorzuca 7♥️", "attack.you": "Dorzucasz 7♥️",
+        "defend": f"{PL1} bije 7♥️ kartą 9♥️", "defend.you": "Bijesz 7♥️ kartą 9♥️",
+        "transfer": f"{PL1} przekazuje atak kartą 7♥️ — broni się {PL2}",
+        "transfer.you": f"Przekazujesz atak kartą 7♥️ — broni się {PL1}",
+        "transfer.to_you": f"{PL1} przekazuje ci atak kartą 7♥️",
+        "show_trump": f"{PL1} pokazuje 7♣️ i przekazuje atak — broni się {PL2}",
+        "show_trump.you": f"Pokazujesz 7♣️ i przekazujesz atak — broni się {PL1}",
+        "show_trump.to_you": f"{PL1} pokazuje 7♣️ i przekazuje ci atak",
+        "taken": f"{PL1} zbiera 3 karty", "taken.you": "Zbierasz 3 karty",
         "beaten": "Pobite: karty trafiają na stos odrzuconych.",
-        "timeout": "Bot 1: koniec czasu", "timeout.you": "Twój czas minął",
-        "out": "Bot 1 nie ma już kart i wychodzi z gry!",
+        "timeout": f"{PL1} nie zdąża", "timeout.you": "Nie zdążasz",
+        "out": f"{PL1} nie ma już kart i wychodzi z gry!",
         "out.you": "Nie masz już kart: wychodzisz z gry!",
     },
 }
@@ -291,9 +289,9 @@ def _three_players(hands: list[list[str]], stock: tuple[str, ...] = ("Ac",)) -> 
 def test_a_thrower_is_asked_to_throw_in_only_with_a_card_that_fits() -> None:
     game = _three_players([["7s", "Kd"], ["9s", "10s", "Jd"], ["7h", "8d"]])
     game.apply(0, Action("attack", c("7s")), 1.0)
-    assert _prompt(game, 2) == "Bot 1 is defending. You may throw in."   # 7♥ fits
-    assert _prompt(game, 0) == "Waiting for Bot 1 to beat the cards…"    # K♦ does not
-    assert _prompt(game, 0, "ru") == "Бот 1 отбивается. Ждём…"
+    assert _prompt(game, 2) == f"{C1} is defending. You may throw in."   # 7♥ fits
+    assert _prompt(game, 0) == f"Waiting for {C1} to beat the cards…"    # K♦ does not
+    assert _prompt(game, 0, "ru") == f"{RU1} отбивается. Ждём…"
     game.apply(1, Action("defend", c("9s"), 0), 2.0)
     assert _prompt(game, 2) == "All beaten. Throw in a card or pass."
     assert _prompt(game, 0) == "All beaten. Waiting for the others to throw in…"
@@ -305,9 +303,9 @@ def test_a_take_asks_to_throw_in_only_who_can() -> None:
     game = _three_players([["7s", "Kd"], ["9h", "10h", "Jd"], ["7h", "8d"]])
     game.apply(0, Action("attack", c("7s")), 1.0)
     game.apply(1, Action("take"), 2.0)
-    assert _prompt(game, 2) == "Bot 1 takes. Throw in more or pass."
-    assert _prompt(game, 0) == "Bot 1 takes. Waiting for the others to throw in…"
-    assert _prompt(game, 0, "uk") == "Бот 1 бере. Чекаємо, чи підкинуть інші…"
+    assert _prompt(game, 2) == f"{C1} takes. Throw in more or pass."
+    assert _prompt(game, 0) == f"{C1} takes. Waiting for the others to throw in…"
+    assert _prompt(game, 0, "uk") == f"{UK1} бере. Чекаємо, чи підкинуть інші…"
     assert _prompt(game, 1) == "You take. The others may throw in more."
 
 
@@ -354,22 +352,22 @@ def test_the_result_lists_the_places_and_the_durak() -> None:
     game = _finished([["6h"], ["7h"], ["6d", "7d"]],
                      [(0, "attack", "6h", None), (1, "defend", "7h", 0)])
     assert (game.finished_order, game.durak) == ([0, 1], 2)
-    assert _result(game, 0, "en") == ["<b>Bot 2 is the durak!</b>",
-                                      "Places: 1. You, 2. Bot 1 — durak: Bot 2"]
+    assert _result(game, 0, "en") == [f"<b>{C2} is the durak!</b>",
+                                      f"Places: 1. You, 2. {C1} — durak: {C2}"]
     assert _result(game, 2, "en") == ["<b>You are the durak!</b>",
-                                      "Places: 1. Alice, 2. Bot 1 — durak: You"]
-    assert _result(game, 0, "ru")[1] == "Места: 1. Ты, 2. Бот 1 — дурак: Бот 2"
-    assert _result(game, 0, "uk")[1] == "Місця: 1. Ти, 2. Бот 1 — дурень: Бот 2"
-    assert _result(game, 0, "pl")[1] == "Miejsca: 1. Ty, 2. Bot 1 — dureń: Bot 2"
+                                      f"Places: 1. Alice, 2. {C1} — durak: You"]
+    assert _result(game, 0, "ru")[1] == f"Места: 1. Ты, 2. {RU1} — дурак: {RU2}"
+    assert _result(game, 0, "uk")[1] == f"Місця: 1. Ти, 2. {UK1} — дурень: {UK2}"
+    assert _result(game, 0, "pl")[1] == f"Miejsca: 1. Ty, 2. {PL1} — dureń: {PL2}"
 
 
 def test_a_draw_says_there_is_no_durak_and_lists_the_places() -> None:
     game = _finished([["6h"], ["7h"]], [(0, "attack", "6h", None), (1, "defend", "7h", 0)])
     assert game.durak is None
     assert _result(game, 0, "en") == ["<b>A draw:</b> nobody is the durak.",
-                                      "Places: 1. You, 2. Bot 1"]
+                                      f"Places: 1. You, 2. {C1}"]
     assert _result(game, 1, "ru") == ["<b>Ничья:</b> дурака нет.", "Места: 1. Alice, 2. Ты"]
-    assert "Bot 1 · 0 cards" not in _render(game, 0, "en", bots=True, closed=True)
+    assert f"{C1} · 0 cards" not in _render(game, 0, "en", bots=True, closed=True)
 
 
 # ---- cards -------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from tg_durak.play.options import TableOptions
 from tg_durak.play.records import SeatRow
 from tg_durak.render.callbacks import LobbyVerb
 from tg_durak.render.cards import card_label
-from tg_durak.render.game import SeatInfo
+from tg_durak.render.game import SeatInfo, computer_name
 from tg_durak.render.group import (
     GroupScreenInput,
     LobbyScreenInput,
@@ -59,7 +59,7 @@ def test_the_lobby_lists_the_seats_and_the_settings(locale: str) -> None:
     assert "Ann &lt;b&gt;" in lines[0]   # names are escaped
     assert t("lobby.seats", n=3, seats=4) in lines
     assert lines[lines.index(t("lobby.seats", n=3, seats=4)) + 1:][:3] == [
-        "1. Ann &lt;b&gt;", f"2. {t('lobby.computer', level=t('level.hard'))}", "3. Bob"]
+        "1. Ann &lt;b&gt;", f"2. {computer_name(1, 'hard', t)}", "3. Bob"]
     assert t(f"variant.{Variant.THROW_IN}") in lines[1]
     verbs = [LobbyTap.unpack(b.callback_data).verb for b in _buttons(screen)]
     assert verbs == [LobbyVerb.JOIN, LobbyVerb.LEAVE, *[LobbyVerb.COMPUTER] * 3,
@@ -147,7 +147,7 @@ def test_the_public_table_names_roles_who_played_what_and_the_last_moves() -> No
     game, history = next((g, h) for g, h in _positions(11) if len(g.table) >= 2
                          and any(d for _, d in g.table) and g.phase == "defend")
     text = _group(game, history, "en").text
-    names = ("Ann", t("seat.bot", n=1), "Bob", "Cat")
+    names = ("Ann", computer_name(1, None, t), "Bob", "Cat")
     defender = names[game.defender]
     assert f"<b>{defender}</b> · " in text and t("role.defending") in text
     assert f"<b>{t('group.turn.defends', name=defender)}</b> ⏳" in text
@@ -167,7 +167,7 @@ def test_the_end_names_the_durak_and_the_places_and_offers_rematch(locale: str) 
     *_, (game, history) = _positions(3)
     assert game.durak is not None
     screen = _group(game, history, locale, closed=True)
-    names = ("Ann", t("seat.bot", n=1), "Bob", "Cat")
+    names = ("Ann", computer_name(1, None, t), "Bob", "Cat")
     places = ", ".join(f"{i}. {names[s]}" for i, s in enumerate(game.finished_order, 1))
     durak = t("over.durak_named", name=names[game.durak])
     assert screen.text.splitlines()[-2:] == [
@@ -196,11 +196,12 @@ def test_a_draw_and_a_table_closed_for_people_say_so_on_the_group() -> None:
     drawn.apply(1, Action("defend", Card.parse("7h"), 0), 1.0)
     drawn.advance(drawn.next_deadline)
     assert drawn.is_over and drawn.durak is None
-    assert end(drawn)[-2:] == ["<b>A draw:</b> nobody is the durak.", "Places: 1. Ann, 2. Bot 1"]
+    assert end(drawn)[-2:] == ["<b>A draw:</b> nobody is the durak.",
+                               "Places: 1. Ann, 2. 🤖 Computer 1 (Normal)"]
     # Ann is out and the computers fight on: the group is told the game is over for people.
     running = Game.from_deal(Rules(players=3), [["As"], ["6h", "7h"], ["6d", "7d"]], [],
                              trump="c", first_attacker=0)
     running.apply(0, Action("attack", Card.parse("As")), 1.0)
     assert not running.is_over
     assert end(running)[-2:] == [t("group.over.people_out"), "Places: 1. Ann"]
-    assert "<b>Bot 1</b> · 2 cards" in end(running)
+    assert "<b>🤖 Computer 1 (Normal)</b> · 2 cards" in end(running)

@@ -14,11 +14,11 @@ from engine import Card, Event, EventKind
 
 KEEP = 3   # a phone shows three lines of history without pushing the hand off the screen
 LEAD = "lead"  # a round's first attack card, told apart from a throw-in
-# A pass shows on the seat's line; drawing and a new round show in the turn line; the end in
-# the result. Everything else is told.
+# A pass shows on the seat's line; a take on the defender's line and in the turn line (once is
+# enough: the cards he takes are told when the round closes); drawing and a new round show in
+# the turn line; the end in the result. Everything else is told.
 TOLD = frozenset({EventKind.ATTACK, EventKind.DEFEND, EventKind.TRANSFER, EventKind.SHOW_TRUMP,
-                  EventKind.TAKE, EventKind.TIMEOUT, EventKind.TAKEN, EventKind.BEATEN,
-                  EventKind.OUT})
+                  EventKind.TIMEOUT, EventKind.TAKEN, EventKind.BEATEN, EventKind.OUT})
 
 
 class Told(NamedTuple):

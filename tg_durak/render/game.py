@@ -16,6 +16,9 @@ from tg_durak.render.cards import card_label, in_hand_order, suit_label
 from tg_durak.render.screen import Button, Keyboard, Screen
 
 BAR_CELLS = 8
+MIN_BAR_STEP = 2.0   # seconds; a bar is never redrawn more often (edits have budgets)
+BAR_STEPS = 6        # redraws over a whole timer
+TRANSFER_MARK = "⇄"  # before a card one may transfer with; "•" before a card one may play
 ROW = 6          # card buttons per row on a phone
 WIDE_ROW = 8     # Telegram's most per row, for a hand too big for six-wide rows
 TARGET_ROW = 3   # "7♠️ ← A♥️" buttons a phone shows side by side
@@ -89,12 +92,24 @@ class PublicFacts(Protocol):
 Namer = Callable[[int], str]
 
 
+def bar_step(total: float) -> float:
+    """Seconds between two redraws of a timer bar of `total` seconds."""
+    return max(MIN_BAR_STEP, total / BAR_STEPS)
+
+
+def computer_name(n: int, level: str | None, t: Translator) -> str:
+    """The n-th computer at a table (1 on), with its strength: the same in lobby and game."""
+    return t("seat.computer", n=n, level=t(f"level.{level or 'normal'}"))
+
+
 def seat_name(seats: Sequence[SeatInfo], seat: int, t: Translator, me: int | None = None) -> str:
     """"You" for the reader's own seat (`me`; None on the group's message, which is nobody's)."""
     if seat == me:
         return t("seat.you")
     info = seats[seat]
-    return t("seat.bot", n=seat) if info.is_bot else escape(info.name)
+    if info.is_bot:
+        return computer_name(sum(s.is_bot for s in seats[:seat + 1]), info.level, t)
+    return escape(info.name)
 
 
 def _namer(inp: GameScreenInput, t: Translator) -> Namer:
@@ -125,10 +140,14 @@ def _part(v: PublicFacts, seat: int, closed: bool) -> str:
     return "throwing" if seat in v.throwers else ""
 
 
-def _role(v: PublicFacts, seat: int, t: Translator, own: bool, closed: bool) -> str:
-    """The part and whether a computer stands in, in the second person on the own line."""
+def _role(v: PublicFacts, seat: int, t: Translator, own: bool, closed: bool,
+          can_throw: bool) -> str:
+    """The part and whether a computer stands in, in the second person on the own line (where
+    a thrower with no card of a rank on the table reads that he has nothing to throw in)."""
     you = ".you" if own else ""
     part = _part(v, seat, closed)
+    if part == "throwing" and own and not can_throw:
+        part = "throwing_nothing"
     parts = [t(f"role.{part}{you}")] if part else []
     if seat in v.away and part != "out" and not (v.is_over or closed):
         parts.append(t("role.away" + you))
@@ -136,12 +155,12 @@ def _role(v: PublicFacts, seat: int, t: Translator, own: bool, closed: bool) -> 
 
 
 def seat_line(v: PublicFacts, seat: int, name: str, t: Translator, *, own: bool = False,
-              left: bool = False, closed: bool = False) -> str:
+              left: bool = False, closed: bool = False, can_throw: bool = True) -> str:
     """"<b>Ann</b> · 5 cards · defending": the same on a private screen and the group's."""
     parts = [f"<b>{name}</b>"]
     if not _is_out(v, seat):
         parts.append(t.plural("game.cards", v.hand_counts[seat], n=v.hand_counts[seat]))
-    role = _role(v, seat, t, own, closed)
+    role = _role(v, seat, t, own, closed, can_throw)
     if role:
         parts.append(role)
     if left:
@@ -214,7 +233,8 @@ def result_lines(v: PublicFacts, name: Namer, t: Translator, me: int | None = No
 
 def _seat_line(inp: GameScreenInput, seat: int, t: Translator) -> str:
     return seat_line(inp.view, seat, _namer(inp, t)(seat), t, own=seat == inp.view.seat,
-                     left=inp.seats[seat].left, closed=inp.closed)
+                     left=inp.seats[seat].left, closed=inp.closed,
+                     can_throw=any(a.kind == "attack" for a in inp.legal))
 
 
 def _turn_line(inp: GameScreenInput, t: Translator) -> str:
@@ -267,7 +287,18 @@ def _timer(inp: GameScreenInput, t: Translator) -> str | None:
     left = max(0.0, due - inp.now)
     filled = min(BAR_CELLS, math.ceil(left / total * BAR_CELLS)) if total > 0 else 0
     bar = "▰" * filled + "▱" * (BAR_CELLS - filled)
-    return f"⏳ {bar} {t('timer.seconds', s=math.ceil(left))}"
+    if v.phase == "window" and due == v.close_due:   # everyone is done: the grace (R6.3)
+        return f"⏳ {bar} {t('timer.closing')}"
+    return f"⏳ {bar} {_seconds(left, bar_step(total), t)}"
+
+
+def _seconds(left: float, step: float, t: Translator) -> str:
+    """What the label may say until its next redraw, `step` from now, without ever claiming
+    more time than is left: the seconds that will still be left then, and in the last stretch
+    (no redraw before the end) that less than what is left now remains."""
+    if left - step >= 1:
+        return t("timer.seconds", s=math.floor(left - step))
+    return t("timer.under", s=max(1, math.ceil(left)))
 
 
 def _result_lines(inp: GameScreenInput, t: Translator) -> list[str]:
@@ -283,9 +314,15 @@ def _button(text: str, inp: GameScreenInput, verb: Verb, card: Card | None = Non
     return Button(text, data.pack())
 
 
-def _playable(inp: GameScreenInput) -> set[Card]:
-    kinds = ("transfer",) if inp.choosing_transfer else ("attack", "defend")
-    return {a.card for a in inp.legal if a.kind in kinds}
+def _card_label(card: Card, inp: GameScreenInput, t: Translator) -> str:
+    """The card as its button reads: "•" if he may play it now (or pick it to transfer with),
+    "⇄" if he may transfer with it (R9.1) without choosing Transfer first."""
+    picking = inp.choosing_transfer
+    kinds = {a.kind for a in inp.legal if a.card is card}
+    marks = "•" if kinds & ({"transfer"} if picking else {"attack", "defend"}) else ""
+    if "transfer" in kinds and not picking:
+        marks += TRANSFER_MARK
+    return marks + card_label(card, t)
 
 
 def _keyboard(inp: GameScreenInput, t: Translator) -> Keyboard:
@@ -301,9 +338,8 @@ def _keyboard(inp: GameScreenInput, t: Translator) -> Keyboard:
         rows += [tuple(targets[i:i + TARGET_ROW]) for i in range(0, len(targets), TARGET_ROW)]
         rows.append((_button(t("btn.cancel"), inp, Verb.CANCEL),))
         return tuple(rows)
-    playable = _playable(inp)
     width = ROW if len(v.hand) <= 4 * ROW else WIDE_ROW
-    cards = [_button(("•" if c in playable else "") + card_label(c, t), inp,
+    cards = [_button(_card_label(c, inp, t), inp,
                      Verb.TRANSFER if inp.choosing_transfer else Verb.CARD, c)
              for c in in_hand_order(v.hand, v.trump_suit)]
     rows += [tuple(cards[i:i + width]) for i in range(0, len(cards), width)]

@@ -47,17 +47,13 @@ class LobbyScreenInput:
     editing: bool = False           # the settings are open on the message
 
 
-def _seat_label(seat: SeatRow, t: Translator) -> str:
-    if seat.user_id is None:
-        return t("lobby.computer", level=t(f"level.{seat.level}"))
-    return escape(seat.name)
-
-
 def _lobby_text(inp: LobbyScreenInput, t: Translator) -> str:
     s = inp.settings
     lines = [t("lobby.title", host=escape(inp.host)), options_summary(s.options, t), "",
              t("lobby.seats", n=len(inp.seated), seats=s.seats)]
-    lines += [f"{i}. {_seat_label(seat, t)}" for i, seat in enumerate(inp.seated, 1)]
+    # Named as the game will name them: the seats keep their order at the start.
+    infos = [SeatInfo(seat.name, seat.user_id is None, seat.level) for seat in inp.seated]
+    lines += [f"{i}. {seat_name(infos, i - 1, t)}" for i in range(1, len(infos) + 1)]
     lines += ["", t("lobby.hint")]
     return "\n".join(lines)
 

@@ -10,9 +10,7 @@ from typing import NamedTuple
 
 from engine import Action, Event, EventKind, Game
 from engine.actions import PASS
-
-MIN_BAR_STEP = 2.0   # seconds; a bar is never redrawn more often (edits have budgets)
-BAR_STEPS = 6        # redraws over a whole timer
+from tg_durak.render.game import bar_step
 
 # After these every computer at the table looks again: the defence changed course (a take, a
 # transfer), a round began, or a clock ran out and the engine moved for someone.
@@ -85,4 +83,4 @@ def next_bar_redraw(game: Game, now: float) -> float | None:
         total = rules.throw_in_seconds
     else:
         return None
-    return now + max(MIN_BAR_STEP, total / BAR_STEPS)
+    return now + bar_step(total)
