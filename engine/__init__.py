@@ -2,8 +2,9 @@
 
 from engine.actions import Action, ActionKind, Event, EventKind, IllegalMove, Refusal
 from engine.cards import Card
-from engine.game import Game, Phase
+from engine.game import Game
 from engine.rules import AWAY_AFTER_TIMEOUTS, MAX_PLAYERS, MIN_PLAYERS, Rules, ThrowIn, Variant
+from engine.state import Phase
 from engine.views import PlayerView
 
 __all__ = [

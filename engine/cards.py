@@ -122,8 +122,12 @@ def beats_masks(trump_index: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _picked(mask: int, by_index: Sequence[T]) -> list[T]:
-    """by_index's items at the bits set in `mask`, lowest first."""
+def picked(mask: int, by_index: Sequence[T]) -> list[T]:
+    """by_index's items at the bits set in `mask`, lowest first.
+
+    The one walk over a mask's bits (cards or seats). It takes the table to read so that the
+    hot path lists interned actions or cards in one pass, without a list of indexes between.
+    """
     out = []
     while mask:
         low = mask & -mask
@@ -132,13 +136,21 @@ def _picked(mask: int, by_index: Sequence[T]) -> list[T]:
     return out
 
 
+_INDEXES = tuple(range(52))
+
+
+def bits_of(mask: int) -> list[int]:
+    """The indexes of the bits set in a card mask or a seat mask, lowest first."""
+    return picked(mask, _INDEXES)
+
+
 def cards_of(mask: int) -> list[Card]:
-    return _picked(mask, CARDS)
+    return picked(mask, CARDS)
 
 
 def names_of(mask: int) -> list[str]:
     """The cards of `mask` as snapshots spell them, in index order (cards_of's order)."""
-    return _picked(mask, CARD_NAMES)
+    return picked(mask, CARD_NAMES)
 
 
 def mask_of(cards) -> int:

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from enum import StrEnum
-from typing import TYPE_CHECKING, ClassVar
+from typing import Any
 
 from engine.actions import (
     ATTACK,
@@ -35,18 +34,19 @@ from engine.actions import (
 )
 from engine.cards import (
     CARDS,
-    DECK_LOWEST_RANK,
     RANK_CARDS,
     SUIT_CARDS,
     SUITS,
     Card,
     beats_masks,
+    bits_of,
     cards_of,
-    deck_mask,
     mask_of,
     parse_suit,
+    picked,
 )
-from engine.rules import AWAY_AFTER_TIMEOUTS, HAND_SIZE, Rules, ThrowIn, Variant
+from engine.deal import explicit_deal, opening_attacker, shuffled_deal
+from engine.rules import AWAY_AFTER_TIMEOUTS, HAND_SIZE, MAX_PLAYERS, Rules, ThrowIn, Variant
 from engine.snapshot import (
     entry_from_json,
     entry_to_json,
@@ -54,10 +54,8 @@ from engine.snapshot import (
     read_snapshot,
     write_snapshot,
 )
-from engine.state import SLOTS, compile_copy
-
-if TYPE_CHECKING:
-    from engine.views import PlayerView
+from engine.state import DERIVED, FIELDS, SLOTS, Phase, compile_copy, next_due
+from engine.views import PlayerView
 
 BEATERS = tuple(beats_masks(s) for s in range(4))  # BEATERS[trump][card]
 # _event(Event, (kind, seat, card, target, to_seat, count)) is Event(...) without the
@@ -68,25 +66,13 @@ _TRANSFER_GAME, _THROW_IN_ALL = Variant.TRANSFER, ThrowIn.ALL
 # _transfers' answers that need no arithmetic.
 _NO_TRANSFER = (Refusal.NO_TRANSFER, 0), (Refusal.NO_TRANSFER, 0)
 _NO_SHOW_TRUMP = Refusal.NO_SHOW_TRUMP, 0
-
-
-class Phase(StrEnum):
-    """Derived from the table, never stored."""
-
-    LEAD = "lead"      # the table is empty: the attacker leads
-    DEFEND = "defend"  # unbeaten cards wait for the defender
-    WINDOW = "window"  # all beaten, or Take declared: the throw-in window (R6.3)
-    OVER = "over"
-
-
-def next_due(is_over: bool, turn: float | None, window: float | None,
-             close: float | None) -> float | None:
-    """The deadline that fires next: a turn's, else the window's end or its grace (R6.3)."""
-    if is_over:
-        return None
-    if turn is not None:
-        return turn
-    return close if close is not None and (window is None or close < window) else window
+# _DEFEND_AT[target][card]: the interned DEFEND actions, by target first, so that one
+# `picked` lists a target's answers.
+_DEFEND_AT = tuple(zip(*DEFEND, strict=True))
+# Each seat mask's seats in order, listed once: acting_seats asks at every step of a search.
+_SEATS_OF = tuple(tuple(bits_of(mask)) for mask in range(1 << MAX_PLAYERS))
+# What Game.from_fields must be given: every field but the derived ones.
+_GIVEN = frozenset(f.name for f in FIELDS if f.kind is not DERIVED)
 
 
 def _lowest(mask: int, trump: int) -> int:
@@ -96,43 +82,15 @@ def _lowest(mask: int, trump: int) -> int:
     return min(pool, key=lambda c: (c.rank, c.suit_index)).index
 
 
-def _append_actions(out: list[Action], mask: int, actions: tuple[Action, ...]) -> None:
-    """Append the action of each card of `mask` (interned: no allocation)."""
-    while mask:
-        low = mask & -mask
-        out.append(actions[low.bit_length() - 1])
-        mask ^= low
-
-
-def _seats(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 class Game:
     __slots__ = SLOTS
-
-    # engine.views sets this: views sit above the game (they read it and deal games from
-    # themselves), so the game names the type of its views without importing it.
-    view_type: ClassVar[type[PlayerView]]
 
     # ---- construction -------------------------------------------------------------------
 
     @classmethod
     def new(cls, rules: Rules, seed: int | str, now: float = 0.0) -> Game:
         """Shuffle with `seed` and deal (R2); the lowest trump leads (R3)."""
-        deck = [c for c in CARDS if c.rank >= DECK_LOWEST_RANK[rules.deck]]
-        random.Random(seed).shuffle(deck)
-        n = rules.players
-        hands = [deck[i * HAND_SIZE:(i + 1) * HAND_SIZE] for i in range(n)]
-        stock = deck[n * HAND_SIZE:]
-        # R2.3: with no stock left the last dealt card names trump and is shown to all.
-        revealed = None if stock else hands[-1][-1]
-        trump = stock[-1].suit if stock else revealed.suit
+        hands, stock, trump, revealed = shuffled_deal(rules, seed)
         return cls._setup(rules, seed, hands, stock, trump, None, now, revealed)
 
     @classmethod
@@ -147,16 +105,8 @@ class Game:
         seed: int | str = 0,
     ) -> Game:
         """An explicit deal: stock[0] is drawn next, stock[-1] is the face-up trump card."""
-        hands = [[Card.parse(c) for c in h] for h in hands]
-        stock = [Card.parse(c) for c in stock]
-        _check_deal(rules, hands, stock, first_attacker)
-        if stock:
-            if trump is not None and parse_suit(trump) != stock[-1].suit_index:
-                raise ValueError("trump must be the suit of the last stock card (R2.2)")
-            trump = stock[-1].suit
-        elif trump is None:
-            raise ValueError("with an empty stock, name the trump suit")
-        return cls._setup(rules, seed, hands, stock, SUITS[parse_suit(trump)], first_attacker, now)
+        hands, stock, trump = explicit_deal(rules, hands, stock, trump, first_attacker)
+        return cls._setup(rules, seed, hands, stock, trump, first_attacker, now)
 
     @classmethod
     def _setup(cls, rules, seed, hands, stock, trump, first_attacker, now, revealed=None) -> Game:
@@ -182,41 +132,21 @@ class Game:
         if revealed is not None:
             g.known[n - 1] |= 1 << revealed.index  # R2.3: the trump-deciding card is shown
         if first_attacker is None:
-            first_attacker, deciding = g._first_attacker()
+            first_attacker, deciding = opening_attacker(g.hands, g.trump)
             if deciding is not None:
                 g.known[first_attacker] |= 1 << deciding.index  # R3.1: all see the card
         g._start_round(first_attacker, now)
         return g
 
     @classmethod
-    def from_view(cls, view: PlayerView, rng: random.Random) -> Game:
-        """A full game whose `view(view.seat)` equals `view`: the hidden cards dealt at random.
-
-        Every card the seat knows stays where it is known to be (its hand, the table, the
-        discard, cards others took, the face-up trump card at the bottom of the stock); the rest
-        are shuffled into the other hands and the stock, respecting every count. Search plays on
-        such games (determinization); they have no deal and no log of their own.
-        """
+    def from_fields(cls, **fields: Any) -> Game:
+        """A game from every field of state.FIELDS but the derived ones, which it computes
+        (a deal consistent with a view, engine/sampling.py)."""
+        if fields.keys() != _GIVEN:
+            raise TypeError(f"fields missing or unknown: {sorted(fields.keys() ^ _GIVEN)}")
         g = object.__new__(cls)
-        rules = view.rules
-        g.rules, g.seed, g.players, g.initial, g.log = rules, rng.random(), rules.players, None, []
-        g.hands, g.stock = _deal_hidden(view, rng)
-        g.trump = parse_suit(view.trump_suit)
-        g.known = [mask_of(k) for k in view.known]
-        g.trump_card_index = -1 if view.trump_card is None else view.trump_card.index
-        g.discard = mask_of(view.discarded)
-        g.attacks = [a.index for a, _ in view.table]
-        g.defences = [-1 if d is None else d.index for _, d in view.table]
-        g.active = sum(1 << s for s in view.active_seats)
-        g.out_order = list(view.finished_order)
-        g.round_starter, g.attacker, g.defender = view.round_starter, view.attacker, view.defender
-        g.first_round, g.taking = view.first_round, view.taking
-        g.round_limit, g.attack_limit = view.round_limit, view.attack_limit
-        g.passes = sum(1 << s for s in view.passed)
-        g.showed_trump = sum(1 << s for s in view.shown_trump)
-        g.turn_due, g.window_due, g.close_due = view.turn_due, view.window_due, view.close_due
-        g.timeouts = [AWAY_AFTER_TIMEOUTS if s in view.away else 0 for s in range(g.players)]
-        g.is_over, g.durak = view.is_over, view.durak
+        for name, value in fields.items():
+            setattr(g, name, value)
         g._derive()
         return g
 
@@ -230,18 +160,6 @@ class Game:
                 ranks |= RANK_CARDS[c]
         self.table_ranks = ranks
         self._update_seating()
-
-    def _first_attacker(self) -> tuple[int, Card | None]:
-        """R3.1 lowest trump; R3.2 without trumps, the lowest card, ties by suit order."""
-        best = None
-        for seat, hand in enumerate(self.hands):
-            trumps = hand & SUIT_CARDS[self.trump]
-            pool = cards_of(trumps) if trumps else cards_of(hand)
-            for c in pool:
-                key = (0 if trumps else 1, c.rank, c.suit_index)
-                if best is None or key < best[0]:
-                    best = (key, seat, c)
-        return best[1], best[2]
 
     # ---- public queries -----------------------------------------------------------------
 
@@ -292,7 +210,7 @@ class Game:
     @property
     def passed(self) -> frozenset[int]:
         """Seats whose pass currently stands (R5.4)."""
-        return frozenset(_seats(self.passes))
+        return frozenset(_SEATS_OF[self.passes])
 
     @property
     def version(self) -> int:
@@ -313,7 +231,38 @@ class Game:
 
     def view(self, seat: int) -> PlayerView:
         """What `seat` may see (R11)."""
-        return self.view_type.of(self, seat)
+        return PlayerView(
+            seat=seat,
+            rules=self.rules,
+            hand=tuple(self.hand(seat)),
+            table=tuple(self.table),
+            trump_suit=self.trump_suit,
+            trump_card=self.trump_card,
+            stock_count=len(self.stock),
+            discard_count=self.discard.bit_count(),
+            hand_counts=tuple(h.bit_count() for h in self.hands),
+            known=tuple(tuple(cards_of(k)) for k in self.known),
+            discarded=tuple(cards_of(self.discard)),
+            phase=self.phase,
+            round_starter=self.round_starter,
+            attacker=self.attacker,
+            defender=self.defender,
+            active_seats=self.active_list,
+            finished_order=tuple(self.out_order),
+            throwers=_SEATS_OF[self.throwers],
+            taking=self.taking,
+            passed=self.passed,
+            attack_limit=self.attack_limit,
+            round_limit=self.round_limit,
+            first_round=self.first_round,
+            shown_trump=frozenset(_SEATS_OF[self.showed_trump]),
+            away=self.away,
+            turn_due=self.turn_due,
+            window_due=self.window_due,
+            close_due=self.close_due,
+            is_over=self.is_over,
+            durak=self.durak,
+        )
 
     # ---- who may do what (each rule once) -----------------------------------------------
 
@@ -391,17 +340,14 @@ class Game:
             return []
         if not self.attacks:
             return attack_actions(self.hands[seat]) if self._lead_refusal(seat) is None else []
-        out: list[Action] = []
         if seat == self.defender:
+            out: list[Action] = []
             if self._answer_refusal(seat) is None:
                 self._add_answers(seat, out)
             return out
         may_throw_in, may_pass = self._thrower_seats()
         cards = self.hands[seat] & self.table_ranks if may_throw_in >> seat & 1 else 0
-        while cards:
-            low = cards & -cards
-            out.append(ATTACK[low.bit_length() - 1])
-            cards ^= low
+        out = picked(cards, ATTACK) if cards else []
         if may_pass >> seat & 1:
             out.append(PASS)
         return out
@@ -410,21 +356,17 @@ class Game:
         """The defender's answers (his answer allowed): beat a card, take, or transfer."""
         hand, beaters, defences = self.hands[seat], self.beaters, self.defences
         for target, attack in enumerate(self.attacks):
-            if defences[target] < 0:
-                m = hand & beaters[attack]
-                while m:
-                    low = m & -m
-                    out.append(DEFEND[low.bit_length() - 1][target])
-                    m ^= low
+            if defences[target] < 0 and (cards := hand & beaters[attack]):
+                out += picked(cards, _DEFEND_AT[target])
         out.append(TAKE)
         # Cheap necessary conditions first (the transfer game, nothing beaten yet: R9.5); the
         # rule itself, with its reasons, is _transfers.
         if self.rules.variant is _TRANSFER_GAME and self.unbeaten == len(self.attacks):
             (_, cards), (_, trumps) = self._transfers(seat)
             if cards:
-                _append_actions(out, cards, TRANSFER)
+                out += picked(cards, TRANSFER)
             if trumps:
-                _append_actions(out, trumps, SHOW_TRUMP)
+                out += picked(trumps, SHOW_TRUMP)
 
     @property
     def acting_seats(self) -> list[int]:
@@ -436,19 +378,13 @@ class Game:
         may_throw_in, seats = self._thrower_seats()
         if self._answer_refusal(self.defender) is None:
             seats |= 1 << self.defender  # he may Take, at least
-        hands, ranks = self.hands, self.table_ranks
         rest = may_throw_in & ~seats
-        while rest:
-            low = rest & -rest
-            if hands[low.bit_length() - 1] & ranks:
-                seats |= low
-            rest ^= low
-        out = []
-        while seats:
-            low = seats & -seats
-            out.append(low.bit_length() - 1)
-            seats ^= low
-        return out
+        if rest:
+            hands, ranks = self.hands, self.table_ranks
+            for s in self.active_list:
+                if rest >> s & 1 and hands[s] & ranks:
+                    seats |= 1 << s
+        return list(_SEATS_OF[seats])
 
     # ---- applying actions ---------------------------------------------------------------
 
@@ -630,18 +566,16 @@ class Game:
         may_throw_in, may_pass = self._thrower_seats()
         willing = may_throw_in & may_pass
         hands, ranks = self.hands, self.table_ranks
-        while willing:
-            low = willing & -willing
-            if hands[low.bit_length() - 1] & ranks:
+        for s in self.active_list:
+            if willing >> s & 1 and hands[s] & ranks:
                 self.close_due = None
                 return
-            willing ^= low
         if self.close_due is None:
             self.close_due = now + self.rules.close_grace_seconds
 
     def _update_seating(self) -> None:
         """Recompute who sits next to whom among active players, and who may throw in."""
-        self.active_list = tuple(_seats(self.active))
+        self.active_list = _SEATS_OF[self.active]
         # With nobody left (a draw) the game is over; any seating keeps next_seat total.
         seats = self.active_list or tuple(range(self.players))
         self.next_seat = [next((s for s in seats if s > seat), seats[0])
@@ -876,53 +810,7 @@ def _covers(cards: int, needs: list[int]) -> bool:
     """Whether each mask in `needs` can get a card of its own from `cards` (a matching)."""
     if not needs:
         return True
-    m = cards & needs[0]
-    while m:
-        low = m & -m
-        if _covers(cards ^ low, needs[1:]):
-            return True
-        m ^= low
-    return False
-
-
-def _check_deal(rules: Rules, hands: list[list[Card]], stock: list[Card],
-                first_attacker: int | None) -> None:
-    if len(hands) != rules.players:
-        raise ValueError(f"{len(hands)} hands for a {rules.players}-player table")
-    every = [c for h in hands for c in h] + stock
-    if len(set(every)) != len(every):
-        raise ValueError("a card is dealt twice")
-    allowed = deck_mask(rules.deck)
-    if any(not allowed >> c.index & 1 for c in every):
-        raise ValueError(f"a card outside the {rules.deck}-card deck is dealt")
-    if not all(hands):
-        raise ValueError("every seat needs at least one card")
-    if first_attacker is not None and first_attacker not in range(rules.players):
-        raise ValueError("first_attacker is not a seat")
-
-
-def _deal_hidden(view: PlayerView, rng: random.Random) -> tuple[list[int], list[int]]:
-    """Hands and stock for a game consistent with `view`: its unseen cards shuffled in."""
-    hidden = list(view.unseen)
-    rng.shuffle(hidden)
-    hands = []
-    pos = 0
-    for seat, count in enumerate(view.hand_counts):
-        if seat == view.seat:
-            hands.append(mask_of(view.hand))
-            continue
-        need = count - len(view.known[seat])
-        if need < 0:
-            raise ValueError("view is inconsistent: more known cards than cards in a hand")
-        hands.append(mask_of(view.known[seat]) | mask_of(hidden[pos:pos + need]))
-        pos += need
-    rest = hidden[pos:]
-    if len(rest) != view.stock_count - (view.trump_card is not None):
-        raise ValueError("view is inconsistent: hidden cards do not fill the stock")
-    stock = [c.index for c in rest]  # the next drawn last, as in Game
-    if view.trump_card is not None:
-        stock.insert(0, view.trump_card.index)
-    return hands, stock
+    return any(_covers(cards ^ (1 << c), needs[1:]) for c in bits_of(cards & needs[0]))
 
 
 # Each kind of move: its handler, whether it plays a card, whether it names a target.

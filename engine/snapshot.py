@@ -120,5 +120,5 @@ def _check(game: Any) -> None:
         seen |= z
     if seen & ~deck_mask(game.rules.deck) or not all(
         0 <= seat < n for seat in (game.round_starter, game.attacker, game.defender)
-    ):
+    ) or any(mask >> n for mask in (game.active, game.passes, game.showed_trump)):
         raise ValueError("damaged game snapshot: cards or seats out of range")

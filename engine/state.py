@@ -3,15 +3,38 @@
 `Game` takes its `__slots__` and its `copy()` from `FIELDS`, and `to_dict`/`from_dict` walk it, so
 a field added here is copied and saved everywhere. Cards are ints 0..51 (`engine.cards`), sets of
 cards are bitmasks ("card masks"), sets of seats are bitmasks too ("seat masks").
+
+`Phase` and `next_due` are read from the fields and never stored; they live here, below both the
+game and its views, because each of the two answers them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from engine.cards import CARD_NAMES, SUITS, Card, mask_of, names_of, parse_suit
+
+
+class Phase(StrEnum):
+    """Derived from the table, never stored."""
+
+    LEAD = "lead"      # the table is empty: the attacker leads
+    DEFEND = "defend"  # unbeaten cards wait for the defender
+    WINDOW = "window"  # all beaten, or Take declared: the throw-in window (R6.3)
+    OVER = "over"
+
+
+def next_due(is_over: bool, turn: float | None, window: float | None,
+             close: float | None) -> float | None:
+    """The deadline that fires next: a turn's, else the window's end or its grace (R6.3)."""
+    if is_over:
+        return None
+    if turn is not None:
+        return turn
+    return close if close is not None and (window is None or close < window) else window
 
 
 def _card_name(i: int) -> str | None:

@@ -1,17 +1,16 @@
 """What one seat may see (R11): the only thing renderers and computer players work from.
 
-Views sit above the game: they read it, and deal games consistent with themselves
-(`sample`). The game hands out views through `Game.view_type`, set at the end of this module.
+A view is plain data and knows nothing of the game: `Game.view(seat)` builds it, and
+`engine.sampling` deals games consistent with it, so imports run one way (game, sampling -> views).
 """
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
-from engine.cards import CARDS, Card, cards_of, deck_mask
-from engine.game import Game, Phase, next_due
+from engine.cards import CARDS, Card, deck_mask
 from engine.rules import Rules
+from engine.state import Phase, next_due
 
 
 @dataclass(frozen=True, slots=True)   # one per seat of every running table
@@ -51,41 +50,6 @@ class PlayerView:
     is_over: bool
     durak: int | None
 
-    @classmethod
-    def of(cls, g: Game, seat: int) -> PlayerView:
-        return cls(
-            seat=seat,
-            rules=g.rules,
-            hand=tuple(g.hand(seat)),
-            table=tuple(g.table),
-            trump_suit=g.trump_suit,
-            trump_card=g.trump_card,
-            stock_count=len(g.stock),
-            discard_count=g.discard.bit_count(),
-            hand_counts=tuple(h.bit_count() for h in g.hands),
-            known=tuple(tuple(cards_of(k)) for k in g.known),
-            discarded=tuple(cards_of(g.discard)),
-            phase=g.phase,
-            round_starter=g.round_starter,
-            attacker=g.attacker,
-            defender=g.defender,
-            active_seats=tuple(g.active_seats),
-            finished_order=tuple(g.out_order),
-            throwers=tuple(s for s in range(g.players) if g.throwers >> s & 1),
-            taking=g.taking,
-            passed=g.passed,
-            attack_limit=g.attack_limit,
-            round_limit=g.round_limit,
-            first_round=g.first_round,
-            shown_trump=frozenset(s for s in range(g.players) if g.showed_trump >> s & 1),
-            away=g.away,
-            turn_due=g.turn_due,
-            window_due=g.window_due,
-            close_due=g.close_due,
-            is_over=g.is_over,
-            durak=g.durak,
-        )
-
     @property
     def next_deadline(self) -> float | None:
         return next_due(self.is_over, self.turn_due, self.window_due, self.close_due)
@@ -99,47 +63,3 @@ class PlayerView:
             seen.add(self.trump_card)
         deck = deck_mask(self.rules.deck)
         return tuple(c for c in CARDS if deck >> c.index & 1 and c not in seen)
-
-    def sample(self, rng: random.Random) -> Game:
-        """A full game consistent with this view: hidden cards dealt at random (for search)."""
-        return Game.from_view(self, rng)
-
-    def to_dict(self) -> dict:
-        def cs(cards):
-            return [str(c) for c in cards]
-
-        return {
-            "seat": self.seat,
-            "rules": self.rules.to_dict(),
-            "hand": cs(self.hand),
-            "table": [[str(a), None if d is None else str(d)] for a, d in self.table],
-            "trump_suit": self.trump_suit,
-            "trump_card": None if self.trump_card is None else str(self.trump_card),
-            "stock_count": self.stock_count,
-            "discard_count": self.discard_count,
-            "hand_counts": list(self.hand_counts),
-            "known": [cs(k) for k in self.known],
-            "discarded": cs(self.discarded),
-            "phase": str(self.phase),
-            "round_starter": self.round_starter,
-            "attacker": self.attacker,
-            "defender": self.defender,
-            "active_seats": list(self.active_seats),
-            "finished_order": list(self.finished_order),
-            "throwers": list(self.throwers),
-            "taking": self.taking,
-            "passed": sorted(self.passed),
-            "attack_limit": self.attack_limit,
-            "round_limit": self.round_limit,
-            "first_round": self.first_round,
-            "shown_trump": sorted(self.shown_trump),
-            "away": sorted(self.away),
-            "turn_due": self.turn_due,
-            "window_due": self.window_due,
-            "close_due": self.close_due,
-            "is_over": self.is_over,
-            "durak": self.durak,
-        }
-
-
-Game.view_type = PlayerView

@@ -1,150 +1,128 @@
-"""The engine's modules import one another one way only, and never the app.
+"""The project's modules (engine/ and tg_durak/) import one another one way only, and the pure
+layers stay pure (DESIGN.md's layers; issue 15).
 
-Every import counts, at module level or inside a function (a late import is still a dependency);
-only imports under `if TYPE_CHECKING:` (annotations) are left out.
+Every import counts: at module level, inside a function, and under `if TYPE_CHECKING:` too
+(tests/helpers/imports.py reads them from the source).
 """
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.imports import PROJECT, chain_to, circles, import_graph, within
+
+# Pure: no I/O, no Telegram, no database, none of the owner of change.
+PURE = ("engine", "tg_durak.play", "tg_durak.render")
+IMPURE = ("aiogram", "aiosqlite", "tg_durak.storage", "tg_durak.telegram", "tg_durak.tables")
 
 
-def _modules(package_dir: Path) -> dict[str, Path]:
-    """Dotted name -> file of every module of the package at `package_dir`."""
-    base = package_dir.parent
+def impure_chains(graph: dict[str, set[str]], pure: tuple[str, ...],
+                  impure: tuple[str, ...]) -> dict[str, str]:
+    """Each pure module that reaches an impure one, with the chain of imports that does."""
     out = {}
-    for path in package_dir.rglob("*.py"):
-        parts = path.relative_to(base).with_suffix("").parts
-        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    for module in sorted(m for m in graph if within(m, pure)):
+        chain = chain_to(graph, module, lambda name: within(name, impure))
+        if chain:
+            out[module] = " -> ".join(chain)
     return out
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+def test_the_graph_is_read_from_both_packages() -> None:
+    graph = import_graph(PROJECT)
+    assert "engine.views" in graph["engine.ai.players"]
+    assert "engine.game" in graph["engine.sampling"]
+    assert any(within(t, ("engine",)) for t in graph["tg_durak.tables.service"])
 
 
-def _imported(node: ast.AST, module: str, is_package: bool, known: set[str]) -> list[str]:
-    if isinstance(node, ast.Import):
-        return [alias.name for alias in node.names]
-    if not isinstance(node, ast.ImportFrom):
-        return []
-    if node.level:  # relative: from the module's package, `level` steps up
-        parts = module.split(".") if is_package else module.split(".")[:-1]
-        parts = parts[:len(parts) - node.level + 1]
-        base = ".".join([*parts, node.module] if node.module else parts)
-    else:
-        base = node.module or ""
-    # `from engine import cards` imports the module engine.cards; `from engine import Card`
-    # imports the package engine itself.
-    return [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names]
+def test_no_circle_between_the_projects_modules() -> None:
+    found = circles(import_graph(PROJECT))
+    assert found == [], "import circles:\n" + "\n".join(" <-> ".join(c) for c in found)
 
 
-def imports_of(path: Path, module: str, known: set[str]) -> set[str]:
-    """Every module `module` imports, anywhere in the file but under `if TYPE_CHECKING:`."""
-    found: set[str] = set()
-    is_package = path.name == "__init__.py"
-
-    def walk(nodes: list[ast.AST]) -> None:
-        for node in nodes:
-            if isinstance(node, ast.If) and _is_type_checking(node):
-                walk(node.orelse)
-                continue
-            found.update(_imported(node, module, is_package, known))
-            walk(list(ast.iter_child_nodes(node)))
-
-    walk([ast.parse(path.read_text(encoding="utf-8"))])
-    return found
+def test_the_pure_packages_reach_neither_telegram_nor_the_database_nor_the_tables() -> None:
+    """engine, tg_durak.play and tg_durak.render, through every project module they import."""
+    found = impure_chains(import_graph(PROJECT), PURE, IMPURE)
+    assert found == {}, "impure imports:\n" + "\n".join(found.values())
 
 
-def import_graph(package_dir: Path) -> dict[str, set[str]]:
-    """Module -> every module it imports (inside the package or not)."""
-    modules = _modules(package_dir)
-    return {name: imports_of(path, name, set(modules)) for name, path in modules.items()}
+def test_the_engine_never_imports_the_app() -> None:
+    found = impure_chains(import_graph(PROJECT), ("engine",), ("tg_durak",))
+    assert found == {}, "\n".join(found.values())
 
 
-def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """A circle of imports among the graph's own modules, as [a, b, ..., a], or None."""
-    done: set[str] = set()
-    path: list[str] = []
-
-    def visit(module: str) -> list[str] | None:
-        if module in path:
-            return [*path[path.index(module):], module]
-        if module in done:
-            return None
-        path.append(module)
-        for target in sorted(graph[module] & graph.keys()):
-            cycle = visit(target)
-            if cycle:
-                return cycle
-        path.pop()
-        done.add(module)
-        return None
-
-    for module in sorted(graph):
-        cycle = visit(module)
-        if cycle:
-            return cycle
-    return None
+def test_the_game_builds_its_views_and_views_know_no_game() -> None:
+    """Views are plain data: the game and the sampler import them, never the reverse."""
+    graph = import_graph(PROJECT)
+    assert "engine.views" in graph["engine.game"]
+    engine_imports = {t for t in graph["engine.views"] if within(t, ("engine",))}
+    assert engine_imports <= {"engine.cards", "engine.rules", "engine.state"}
 
 
-def test_engine_imports_form_no_circle() -> None:
-    graph = import_graph(ROOT / "engine")
-    assert "engine.game" in graph and "engine.views" in graph["engine.ai.players"]
-    assert find_cycle(graph) is None, f"import circle: {' -> '.join(find_cycle(graph))}"
-
-
-def test_engine_never_imports_the_app() -> None:
-    graph = import_graph(ROOT / "engine")
-    offenders = {m: sorted(t for t in targets if t.split(".")[0] == "tg_durak")
-                 for m, targets in graph.items()}
-    assert {m: t for m, t in offenders.items() if t} == {}
-
-
-def test_views_depend_on_the_game_not_the_reverse() -> None:
-    graph = import_graph(ROOT / "engine")
-    assert "engine.game" in graph["engine.views"]
-    assert "engine.views" not in graph["engine.game"]
-
+# ---- the checker can fail ----------------------------------------------------------------
 
 def _package(tmp_path: Path, files: dict[str, str]) -> Path:
     pkg = tmp_path / "pkg"
-    pkg.mkdir()
     for name, text in files.items():
+        (pkg / name).parent.mkdir(parents=True, exist_ok=True)
         (pkg / name).write_text(text, encoding="utf-8")
     return pkg
 
 
 def test_self_check_a_late_import_closes_a_circle(tmp_path: Path) -> None:
-    """The check itself can fail: an import inside a function still counts."""
     pkg = _package(tmp_path, {
         "__init__.py": "",
         "a.py": "from pkg.b import B\n",
         "b.py": "def f():\n    from pkg import a\n    return a\nB = 1\n",
     })
-    assert find_cycle(import_graph(pkg)) == ["pkg.a", "pkg.b", "pkg.a"]
+    assert circles(import_graph([pkg])) == [["pkg.a", "pkg.b"]]
 
 
-def test_self_check_type_checking_imports_do_not_count(tmp_path: Path) -> None:
+def test_self_check_a_type_checking_import_counts(tmp_path: Path) -> None:
     pkg = _package(tmp_path, {
         "__init__.py": "",
         "a.py": "from pkg.b import B\n",
         "b.py": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a import A\n"
                  "else:\n    import json\nB = 1\n"),
     })
-    graph = import_graph(pkg)
-    assert find_cycle(graph) is None
-    assert graph["pkg.b"] == {"typing", "json"}
+    graph = import_graph([pkg])
+    assert graph["pkg.b"] == {"typing", "pkg.a", "json"}
+    assert circles(graph) == [["pkg.a", "pkg.b"]]
 
 
 def test_self_check_relative_imports_resolve(tmp_path: Path) -> None:
     pkg = _package(tmp_path, {"__init__.py": "from . import a\n", "a.py": "from .b import B\n",
                               "b.py": "from . import a\nB = 1\n"})
-    graph = import_graph(pkg)
+    graph = import_graph([pkg])
     assert graph == {"pkg": {"pkg.a"}, "pkg.a": {"pkg.b"}, "pkg.b": {"pkg.a"}}
-    assert find_cycle(graph) == ["pkg.a", "pkg.b", "pkg.a"]
+    assert circles(graph) == [["pkg.a", "pkg.b"]]
+
+
+def test_self_check_every_circle_is_reported(tmp_path: Path) -> None:
+    pkg = _package(tmp_path, {"__init__.py": "", "a.py": "import pkg.b\n", "b.py": "import pkg.a\n",
+                              "c.py": "import pkg.d\nimport pkg.a\n", "d.py": "import pkg.c\n",
+                              "e.py": "import pkg.e\n"})
+    assert circles(import_graph([pkg])) == [["pkg.a", "pkg.b"], ["pkg.c", "pkg.d"], ["pkg.e"]]
+
+
+def test_self_check_an_impure_import_counts_through_the_modules_between(tmp_path: Path) -> None:
+    """A pure module that imports a project module that imports aiogram is impure; so is one
+    whose import runs a package __init__ that does."""
+    pkg = _package(tmp_path, {
+        "__init__.py": "",
+        "pure/__init__.py": "",
+        "pure/a.py": "from pkg.pure.b import B\n",
+        "pure/b.py": "def f():\n    from pkg.shared import sender\n    return sender\nB = 1\n",
+        "pure/d.py": "import json\nfrom pkg.pure import b\n",
+        "pure/ok.py": "import json\nfrom pkg import pure\n",
+        "pure/c.py": "from pkg.bot.texts import TEXT\n",
+        "shared.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import aiogram\n",
+        "bot/__init__.py": "from aiogram import Bot\n",
+        "bot/texts.py": "TEXT = 'hi'\n",
+    })
+    found = impure_chains(import_graph([pkg]), ("pkg.pure",), ("aiogram",))
+    assert found == {
+        "pkg.pure.a": "pkg.pure.a -> pkg.pure.b -> pkg.shared -> aiogram",
+        "pkg.pure.b": "pkg.pure.b -> pkg.shared -> aiogram",
+        "pkg.pure.c": "pkg.pure.c -> pkg.bot -> aiogram",
+        "pkg.pure.d": "pkg.pure.d -> pkg.pure.b -> pkg.shared -> aiogram",
+    }

@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from engine.actions import Action
 from engine.ai.policy import NORMAL, easy_action, normal_action
+from engine.sampling import sample
 from engine.views import PlayerView
 
 # The policies read only what the seat knows, so any game dealt from the view gives the same
@@ -35,7 +36,7 @@ class EasyPlayer(Player):
     def choose(self, view: PlayerView, legal: list[Action], rng: random.Random) -> Action:
         if len(legal) == 1:
             return legal[0]
-        return easy_action(view.sample(random.Random(_DEAL_SEED)), view.seat, legal, rng)
+        return easy_action(sample(view, random.Random(_DEAL_SEED)), view.seat, legal, rng)
 
 
 class NormalPlayer(Player):
@@ -56,5 +57,5 @@ class NormalPlayer(Player):
     def choose(self, view: PlayerView, legal: list[Action], rng: random.Random) -> Action:
         if len(legal) == 1:
             return legal[0]
-        return normal_action(view.sample(random.Random(_DEAL_SEED)), view.seat, legal, rng,
+        return normal_action(sample(view, random.Random(_DEAL_SEED)), view.seat, legal, rng,
                              self.style)

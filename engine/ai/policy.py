@@ -3,8 +3,9 @@
 Each policy is a function `(game, seat, legal, rng) -> Action` that reads only what `seat` may
 know (R11): its own hand, the table, counts, the trump, the discard it watched, and the cards
 known to be in other hands. It never looks at another hand or the stock order, so it gives the
-same answer on the real game, on any game `view.sample()` deals from the seat's view, and inside a
-determinization of the search — one implementation serves all three, on raw bitmasks, fast.
+same answer on the real game, on any game `engine.sampling.sample` deals from the seat's view,
+and inside a determinization of the search — one implementation serves all three, on raw
+bitmasks, fast.
 `tests/ai/test_ai_hidden_info.py` checks that it never peeks.
 
 Card values: a card's rank index (0 for a deuce … 12 for an ace), plus 13 for a trump, so every
@@ -17,7 +18,7 @@ import random
 from dataclasses import dataclass
 
 from engine.actions import ATTACK, DEFEND, PASS, TAKE, Action, ActionKind
-from engine.cards import RANK_CARDS, SUIT_CARDS, deck_mask
+from engine.cards import RANK_CARDS, SUIT_CARDS, bits_of, deck_mask
 from engine.game import Game
 
 _DECKS = {size: deck_mask(size) for size in (24, 36, 52)}
@@ -56,21 +57,12 @@ def value(ci: int, trump: int) -> int:
     return r + 13 if ci // 13 == trump else r
 
 
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def _cheapest(mask: int, trump_mask: int) -> int:
     """The least valuable card of `mask` (plain before trump, low before high)."""
     m = mask & ~trump_mask or mask
     if not m & (m - 1):
         return m.bit_length() - 1
-    return min(_bits(m), key=lambda c: c % 13)
+    return min(bits_of(m), key=lambda c: c % 13)
 
 
 def unseen_mask(g: Game, seat: int) -> int:
@@ -123,10 +115,10 @@ def _lead(g: Game, seat: int, style: Style) -> Action:
     if late:
         beaters = g.beaters
         may = _may_hold(g, seat, g.defender)
-        sure = sum(1 << c for c in _bits(pool) if not beaters[c] & may)
+        sure = sum(1 << c for c in bits_of(pool) if not beaters[c] & may)
     pair_bonus = style.endgame_pair_bonus if stock == 0 else style.pair_bonus
     best, best_score = -1, 1e9
-    for c in _bits(pool):
+    for c in bits_of(pool):
         score = value(c, trump) - pair_bonus * ((hand & RANK_CARDS[c]).bit_count() - 1)
         if sure >> c & 1:
             score -= style.sure_bonus
@@ -161,7 +153,7 @@ def plan_defence(g: Game, seat: int, style: Style = NORMAL) -> list[tuple[int, i
         t, a = todo.pop(best_i)
         options = hand & beaters[a]
         if style.new_rank_cost and options & (options - 1):
-            b = min(_bits(options), key=lambda c: value(c, trump) + (
+            b = min(bits_of(options), key=lambda c: value(c, trump) + (
                 0 if open_ranks >> c & 1 else style.new_rank_cost
                 * (unseen & RANK_CARDS[c]).bit_count()))
         else:
@@ -225,7 +217,7 @@ def _throw_in(g: Game, seat: int, style: Style) -> Action:
         limit = style.throw_to_taker if g.taking else style.throw_to_defender
         if stock <= style.late_stock:
             limit += style.late_throw_extra
-        pool = sum(1 << c for c in _bits(cands & ~trumps) if c % 13 <= limit)
+        pool = sum(1 << c for c in bits_of(cands & ~trumps) if c % 13 <= limit)
     if not pool:
         return PASS
     return ATTACK[_cheapest(pool, trumps)]

@@ -1,8 +1,8 @@
 """The `hard` player: search over the hidden cards within a time budget.
 
 1. Determinize: deal the cards the seat cannot see at random, consistently with everything it has
-   seen (`PlayerView.sample`: its hand, the table, the discard, cards others are known to hold —
-   what they took, the trump card they drew — and every hand's and the stock's count).
+   seen (`engine.sampling.sample`: its hand, the table, the discard, cards others are known to
+   hold — what they took, the trump card they drew — and every hand's and the stock's count).
 2. Evaluate every legal move on the same deals (paired Monte Carlo): apply it, then play the deal
    to its end with the `normal` policy for every seat; score 1 if the seat is safe, 1/2 for a
    draw, 0 for the durak. Using the same deals for every move makes their differences far less
@@ -30,6 +30,7 @@ from engine.ai.driver import seats_to_ask
 from engine.ai.players import Player
 from engine.ai.policy import easy_action, normal_action
 from engine.game import Game
+from engine.sampling import sample
 from engine.views import PlayerView
 
 DEFAULT_BUDGET = 0.3
@@ -233,7 +234,7 @@ class HardPlayer(Player):
         start = time.perf_counter()
         deadline = start + self.budget - self.margin
         seat = view.seat
-        deal = view.sample(rng)
+        deal = sample(view, rng)
         cands = _ordered(deal, seat, legal)
         known = perfect_information(deal, seat)
         if known and self.solve:
@@ -255,7 +256,7 @@ class HardPlayer(Player):
         deals = 0
         while len(alive) > 1 and (self.iterations is None or deals < self.iterations):
             if deals and not known:
-                deal = view.sample(rng)
+                deal = sample(view, rng)
             results = _play_each(deal, seat, [cands[i] for i in alive], rng.random(), known,
                                  deadline)
             if results is None:

@@ -247,7 +247,7 @@ def check_views(game: Game, public: set[str]) -> None:
     hands = [{str(c) for c in game.hand(s)} for s in range(n)]
     for seat in range(n):
         view = game.view(seat)
-        seen = all_cards_in(view.to_dict())
+        seen = all_cards_in(view)
         assert {str(c) for c in view.hand} == hands[seat]
         assert list(view.hand_counts) == [len(h) for h in hands]
         assert view.stock_count == game.stock_count

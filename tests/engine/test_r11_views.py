@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from engine import Game, PlayerView, Rules
@@ -26,7 +24,7 @@ def known(view: PlayerView, seat: int) -> set[str]:
 
 def visible(game: Game, seat: int) -> set[str]:
     """Every card named anywhere in the seat's view."""
-    return all_cards_in(game.view(seat).to_dict())
+    return all_cards_in(game.view(seat))
 
 
 def test_r11_1_view_has_own_hand_table_trump_and_counts() -> None:
@@ -124,14 +122,13 @@ def test_r11_2_discard_contents_are_not_revealed_beyond_the_table() -> None:
     assert visible(game, 0) - hand(game, 0) - {"A♣"} <= {"7♠", "9♠"}
 
 
-def test_r11_view_equality_and_json() -> None:
-    """API: views of the same state compare equal and their to_dict() is JSON-safe."""
+def test_r11_view_equality_and_values() -> None:
+    """API: views of the same state compare equal, and a view is a value (frozen, hashable)."""
     game = deal("7s 7d Kd", "9s 10s Qd Jd", stock="6c 6d Ah")
     game.apply(0, attack("7s"), 1.0)
     assert game.view(1) == game.copy().view(1)
     assert game.view(0) != game.view(1)
-    d = game.view(1).to_dict()
-    assert json.loads(json.dumps(d)) == d
+    assert hash(game.view(1)) == hash(game.copy().view(1))
 
 
 def test_r11_1_the_drawn_trump_card_is_known_in_the_drawers_hand() -> None:

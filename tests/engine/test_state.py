@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine import Game, Rules
+from engine.sampling import sample
 from engine.state import DERIVED, FIELDS, FIXED, LOG, SAVED, SLOTS
 from tests.helpers.deals import PASS, attack, deal, transfer
 
@@ -35,7 +36,7 @@ def every_constructor() -> dict[str, Game]:
         "copy without log": game.copy(with_log=False),
         "from_dict": Game.from_dict(game.to_dict()),
         "replay": Game.replay(game.to_dict()),
-        "from_view": game.view(2).sample(random.Random(1)),
+        "from_view": sample(game.view(2), random.Random(1)),
     }
 
 
@@ -119,3 +120,10 @@ def test_state_rules_read_again_are_the_same_and_a_value_of_another_type_is_stil
             Rules.from_dict({**written, **wrong})
     with pytest.raises(TypeError):
         Rules.from_dict({**written, "stakes": 1})
+
+
+@pytest.mark.parametrize("key", ["active", "passed", "shown"])
+def test_state_a_seat_mask_naming_a_seat_beyond_the_table_is_refused(key: str) -> None:
+    d = mid_game().to_dict()
+    with pytest.raises(ValueError, match="out of range"):
+        Game.from_dict({**d, "state": {**d["state"], key: 1 << 3 | 1 << 40}})

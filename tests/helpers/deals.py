@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Iterable
 
 import pytest
@@ -108,7 +109,7 @@ def finish_round(game: Game, limit: int = 20) -> None:
 
 
 def all_cards_in(value: object) -> set[str]:
-    """Every card named anywhere in a JSON-like value (a view's or a game's to_dict())."""
+    """Every card named anywhere in a value: a view's fields, a game's to_dict(), ..."""
     found: set[str] = set()
 
     def walk(v: object) -> None:
@@ -117,6 +118,9 @@ def all_cards_in(value: object) -> set[str]:
         elif isinstance(v, str):
             with contextlib.suppress(ValueError):
                 found.add(str(Card.parse(v)))
+        elif dataclasses.is_dataclass(v):
+            for f in dataclasses.fields(v):
+                walk(getattr(v, f.name))
         elif isinstance(v, dict):
             for x in v.values():
                 walk(x)

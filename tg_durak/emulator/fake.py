@@ -415,7 +415,7 @@ class FakeTelegram:
     def kick_bot(self, chat_id: int, by: int | None = None) -> None:
         """Someone (default: the creator or an admin) removes the bot from a group: my_chat_member
         tells the bot, and every later request there gets 403."""
-        self.state.kick_bot(chat_id, by)
+        lifecycle.kick_bot(self.state, chat_id, by)
 
     def add_bot(self, chat_id: int, by: int | None = None, admin: bool = False) -> None:
         """Someone adds the removed bot back to a group (my_chat_member, new_chat_members)."""

@@ -1,19 +1,15 @@
 """What happens to chats and memberships, and the updates Telegram sends about it.
 
-People's statuses in a group, the bot added to or removed from a group, the bot blocked in a
-private chat, forum topics opened, and a basic group upgraded to a supergroup. No I/O.
+People's statuses in a group, the bot added to or removed from a group, forum topics opened, and
+a basic group upgraded to a supergroup (the bot blocked in a private chat is World.block_bot).
+No I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
-
-from tg_durak.emulator.members import STATUSES, bot_status, member_json, member_updated
+from tg_durak.emulator.members import STATUSES, member_json, member_updated
 from tg_durak.emulator.models import SUPERGROUP_IDS_BELOW, Chat, User
-
-if TYPE_CHECKING:
-    from tg_durak.emulator.world import World
+from tg_durak.emulator.world import World
 
 # The colour Telegram gives a topic created without one (0x6FB9F0).
 TOPIC_ICON_COLOR = 7_322_096
@@ -55,18 +51,6 @@ def _apply_status(chat: Chat, user_id: int, status: str) -> None:
         chat.creator_id = user_id
 
 
-def block_bot(world: World, user_id: int, blocked: bool = True) -> None:
-    """The user blocks (or unblocks) the bot; the bot gets my_chat_member member <-> kicked."""
-    chat = world.chat(user_id)
-    if chat.blocked == blocked:
-        return
-
-    def change() -> None:
-        chat.blocked = blocked
-
-    _bot_change(world, chat, world.user(user_id), change)
-
-
 def kick_bot(world: World, chat_id: int, by: int | None = None) -> None:
     """Someone removes the bot from a group: my_chat_member to "kicked" (supergroup) or "left"."""
     chat = _group(world, chat_id)
@@ -76,7 +60,7 @@ def kick_bot(world: World, chat_id: int, by: int | None = None) -> None:
     def remove() -> None:
         chat.bot_kicked, chat.bot_is_admin = True, False
 
-    _bot_change(world, chat, _actor(world, chat, by), remove)
+    world.change_bot_status(chat, _actor(world, chat, by), remove)
 
 
 def add_bot(world: World, chat_id: int, by: int | None = None, admin: bool = False) -> None:
@@ -89,15 +73,8 @@ def add_bot(world: World, chat_id: int, by: int | None = None, admin: bool = Fal
     def add() -> None:
         chat.bot_kicked, chat.bot_is_admin = False, admin
 
-    _bot_change(world, chat, actor, add)
+    world.change_bot_status(chat, actor, add)
     world.service_message(chat, actor.id, {"new_chat_members": [world.bot.to_api()]})
-
-
-def _bot_change(world: World, chat: Chat, by: User, change: Callable[[], None]) -> None:
-    old = member_json(world.bot, bot_status(chat), chat)
-    change()
-    new = member_json(world.bot, bot_status(chat), chat)
-    world.updates.push("my_chat_member", member_updated(chat, by, _now(world), old, new))
 
 
 def add_topic(world: World, chat_id: int, name: str, by: int) -> int:

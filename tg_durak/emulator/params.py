@@ -5,9 +5,10 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tg_durak.emulator.commands import ScopeKey
+from tg_durak.emulator.links import start_link_payload
 from tg_durak.emulator.markup import Entity, EntityParseError, parse_html, sort_entities, trim
 from tg_durak.emulator.models import (
     ApiError,
@@ -19,18 +20,10 @@ from tg_durak.emulator.models import (
     User,
     bad_request,
 )
-
-if TYPE_CHECKING:
-    from tg_durak.emulator.world import World
+from tg_durak.emulator.world import World
 
 MAX_CALLBACK_DATA_BYTES = 64
 UPGRADED = "group chat was upgraded to a supergroup chat"
-# The links answerCallbackQuery's url may open: the bot itself, optionally with a start payload
-# (Telegram's deep-link payloads: 1-64 of A-Z a-z 0-9 _ -).
-_START_LINK_RE = re.compile(
-    r"(?:https?://)?(?:t|telegram)\.me/(?P<bot>[A-Za-z0-9_]+)"
-    r"(?:\?start=(?P<payload>[A-Za-z0-9_-]{1,64}))?"
-)
 _INT_PARAMS = frozenset({
     "message_id", "user_id", "offset", "limit", "timeout", "cache_time", "reply_to_message_id",
     "message_thread_id",
@@ -91,14 +84,6 @@ def chat_param(world: World, params: dict[str, Any], sending: bool = False) -> C
     if sending and chat.is_private and not chat.opened:
         raise ApiError(403, "Forbidden: bot can't initiate conversation with a user")
     return chat
-
-
-def start_link_payload(url: str, bot_username: str) -> str | None:
-    """The start payload of a t.me link to this bot ("" without one); None if it is not one."""
-    match = _START_LINK_RE.fullmatch(url.strip())
-    if match is None or match["bot"].lower() != bot_username.lower():
-        return None
-    return match["payload"] or ""
 
 
 def callback_url_param(world: World, params: dict[str, Any]) -> str | None:

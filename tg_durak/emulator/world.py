@@ -2,7 +2,9 @@
 
 The driver-side operations (`user_message`, `press`, `follow_url`, ...) are what a human does in
 a Telegram app; they queue the updates the bot is told about. What happens to chats and memberships
-(statuses, the bot removed or blocked, topics, upgrades) is in lifecycle.py. No I/O, no asyncio.
+(statuses, the bot removed or added, topics, upgrades) is in lifecycle.py, which builds on this
+module; the bot blocked in a private chat is here, because writing to the bot unblocks it.
+No I/O, no asyncio.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
-from tg_durak.emulator import lifecycle
 from tg_durak.emulator.commands import CommandMenus
+from tg_durak.emulator.links import start_link_payload
 from tg_durak.emulator.markup import find_bot_commands
+from tg_durak.emulator.members import bot_status, member_json, member_updated
 from tg_durak.emulator.models import (
     SUPERGROUP_IDS_BELOW,
     CallbackQuery,
@@ -24,7 +27,6 @@ from tg_durak.emulator.models import (
     Message,
     User,
 )
-from tg_durak.emulator.params import start_link_payload
 from tg_durak.emulator.updates import UpdateQueue
 
 
@@ -242,7 +244,7 @@ class World:
         if chat.is_private:
             if chat.id != user_id:
                 raise ValueError(f"user {user_id} cannot write in the private chat {chat.id}")
-            lifecycle.block_bot(self, user_id, blocked=False)  # a client's "Restart" unblocks
+            self.block_bot(user_id, blocked=False)  # a client's "Restart" unblocks
             chat.opened = True
         elif user_id in chat.banned:
             raise ValueError(f"user {user_id} was removed from chat {chat.id}")
@@ -339,10 +341,22 @@ class World:
             self.store(replace(message, deleted=True), "delete")
 
     def block_bot(self, user_id: int, blocked: bool = True) -> None:
-        lifecycle.block_bot(self, user_id, blocked)
+        """The user blocks (or unblocks) the bot; the bot gets my_chat_member member <-> kicked."""
+        chat = self.chat(user_id)
+        if chat.blocked == blocked:
+            return
 
-    def kick_bot(self, chat_id: int, by: int | None = None) -> None:
-        lifecycle.kick_bot(self, chat_id, by)
+        def change() -> None:
+            chat.blocked = blocked
+
+        self.change_bot_status(chat, self.user(user_id), change)
+
+    def change_bot_status(self, chat: Chat, by: User, change: Callable[[], None]) -> None:
+        """Make `change` to how the bot stands in `chat` and tell the bot: my_chat_member."""
+        old = member_json(self.bot, bot_status(chat), chat)
+        change()
+        new = member_json(self.bot, bot_status(chat), chat)
+        self.updates.push("my_chat_member", member_updated(chat, by, int(self.clock()), old, new))
 
     def visible_commands(self, user_id: int, chat_id: int | None = None) -> list[Command]:
         """The command menu a user sees in a chat (default: the private chat)."""

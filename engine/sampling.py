@@ -1,0 +1,76 @@
+"""Dealing a game consistent with a view: the resampler search plays on (determinization).
+
+OpenSpiel's `resample_from_infostate`: the seat's view fixes everything it may know, and the
+cards it cannot see are dealt at random. Not a rule of the game, so not in `engine/game.py`.
+"""
+
+from __future__ import annotations
+
+import random
+
+from engine.cards import mask_of, parse_suit
+from engine.game import Game
+from engine.rules import AWAY_AFTER_TIMEOUTS
+from engine.views import PlayerView
+
+
+def sample(view: PlayerView, rng: random.Random) -> Game:
+    """A full game whose `view(view.seat)` equals `view`: the hidden cards dealt at random.
+
+    Every card the seat knows stays where it is known to be (its hand, the table, the discard,
+    cards others took, the face-up trump card at the bottom of the stock); the rest are shuffled
+    into the other hands and the stock, respecting every count. Such a game has no deal and no
+    log of its own.
+    """
+    rules = view.rules
+    seed = rng.random()  # drawn first: the order of draws decides the deals a seeded search plays
+    hands, stock = _deal_hidden(view, rng)
+    return Game.from_fields(
+        rules=rules, seed=seed, players=rules.players, initial=None, log=[],
+        trump=parse_suit(view.trump_suit),
+        hands=hands,
+        known=[mask_of(k) for k in view.known],
+        stock=stock,
+        trump_card_index=-1 if view.trump_card is None else view.trump_card.index,
+        discard=mask_of(view.discarded),
+        attacks=[a.index for a, _ in view.table],
+        defences=[-1 if d is None else d.index for _, d in view.table],
+        active=_seat_mask(view.active_seats),
+        out_order=list(view.finished_order),
+        round_starter=view.round_starter, attacker=view.attacker, defender=view.defender,
+        first_round=view.first_round, taking=view.taking,
+        round_limit=view.round_limit, attack_limit=view.attack_limit,
+        passes=_seat_mask(view.passed),
+        showed_trump=_seat_mask(view.shown_trump),
+        turn_due=view.turn_due, window_due=view.window_due, close_due=view.close_due,
+        timeouts=[AWAY_AFTER_TIMEOUTS if s in view.away else 0 for s in range(rules.players)],
+        is_over=view.is_over, durak=view.durak,
+    )
+
+
+def _seat_mask(seats: tuple[int, ...] | frozenset[int]) -> int:
+    return sum(1 << s for s in seats)
+
+
+def _deal_hidden(view: PlayerView, rng: random.Random) -> tuple[list[int], list[int]]:
+    """Hands and stock for a game consistent with `view`: its unseen cards shuffled in."""
+    hidden = list(view.unseen)
+    rng.shuffle(hidden)
+    hands = []
+    pos = 0
+    for seat, count in enumerate(view.hand_counts):
+        if seat == view.seat:
+            hands.append(mask_of(view.hand))
+            continue
+        need = count - len(view.known[seat])
+        if need < 0:
+            raise ValueError("view is inconsistent: more known cards than cards in a hand")
+        hands.append(mask_of(view.known[seat]) | mask_of(hidden[pos:pos + need]))
+        pos += need
+    rest = hidden[pos:]
+    if len(rest) != view.stock_count - (view.trump_card is not None):
+        raise ValueError("view is inconsistent: hidden cards do not fill the stock")
+    stock = [c.index for c in rest]  # the next drawn last, as in Game
+    if view.trump_card is not None:
+        stock.insert(0, view.trump_card.index)
+    return hands, stock
