@@ -4,13 +4,13 @@ from pathlib import Path
 
 import pytest
 
-from tg_durak.play.records import MessageRow, SeatRow, Stats
+from tg_durak.play.records import MessageRow, SeatRow, Stats, TableChange
 from tg_durak.storage import CorruptRow, SchemaTooNew, StaleVersion, Store
-from tg_durak.storage import store as store_module
+from tg_durak.storage import migrations as migrations_module
 
 # The package's migration files, in order; other features add theirs after these.
 MIGRATIONS = sorted(
-    p.name for p in Path(store_module.__file__).with_name("migrations").glob("*.sql")
+    p.name for p in Path(migrations_module.__file__).with_name("migrations").glob("*.sql")
 )
 NEWEST = len(MIGRATIONS)
 ANN = SeatRow(seat=0, user_id=1, name="Ann")
@@ -19,7 +19,7 @@ CPU = SeatRow(seat=1, user_id=None, name="Computer", level="strong")
 
 
 async def running_table(store: Store, chat_id: int = 10) -> int:
-    table = await store.create_table(chat_id, "private", "running", {"deck": 36}, [ANN, CPU],
+    table = await store.tables.create(chat_id, "private", "running", {"deck": 36}, [ANN, CPU],
                                      {"log": 0})
     return table.id
 
@@ -42,14 +42,14 @@ async def test_migrations_are_applied_once_and_recorded(store: Store, db_path: s
 
 
 async def test_reopening_keeps_data_and_applies_nothing_again(store: Store, db_path: str) -> None:
-    await store.ensure_user(1, "Ann")
+    await store.users.ensure(1, "Ann")
     before = raw(db_path, "SELECT * FROM schema_migrations")
     await store.close()
 
     again = await Store.open(db_path)
     try:
         assert raw(db_path, "SELECT * FROM schema_migrations") == before
-        user = await again.get_user(1)
+        user = await again.users.get(1)
         assert user is not None
         assert user.name == "Ann"
     finally:
@@ -101,45 +101,45 @@ async def test_migration_scripts_may_hold_triggers_and_semicolons_in_text(
 async def test_wal_and_foreign_keys(store: Store, db_path: str) -> None:
     assert raw(db_path, "PRAGMA journal_mode") == [("wal",)]
     with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
-        await store.set_message(999, 1, 1, 10)
+        await store.messages.set(999, 1, 1, 10)
     with pytest.raises(LookupError):
-        await store.finish(999, "aborted", [])
+        await store.tables.finish(999, "aborted", [])
 
 
 # -- users ----------------------------------------------------------------------------------
 
 
 async def test_users(store: Store) -> None:
-    assert await store.get_user(1) is None
-    assert await store.ensure_user(1, "Ann") == (await store.get_user(1))
-    renamed = await store.ensure_user(1, "Anna")
+    assert await store.users.get(1) is None
+    assert await store.users.ensure(1, "Ann") == (await store.users.get(1))
+    renamed = await store.users.ensure(1, "Anna")
     assert renamed.name == "Anna"
     assert renamed.language is None
     assert renamed.settings == {}
 
-    await store.set_language(1, "uk")
-    await store.set_settings(1, {"cards": "emoji", "name": "Ганна"})
-    user = await store.get_user(1)
+    await store.users.set_language(1, "uk")
+    await store.users.set_settings(1, {"cards": "emoji", "name": "Ганна"})
+    user = await store.users.get(1)
     assert user is not None
     assert user.language == "uk"
     assert user.settings == {"cards": "emoji", "name": "Ганна"}
 
     with pytest.raises(LookupError):
-        await store.set_language(2, "pl")
+        await store.users.set_language(2, "pl")
 
 
 # -- tables ---------------------------------------------------------------------------------
 
 
 async def test_create_table(store: Store) -> None:
-    table = await store.create_table(-100, "group", "lobby", {"transfer": True}, [ANN], None)
+    table = await store.tables.create(-100, "group", "lobby", {"transfer": True}, [ANN], None)
     assert (table.chat_id, table.kind, table.status, table.version) == (-100, "group", "lobby", 0)
     assert table.options == {"transfer": True}
     assert table.snapshot is None
     assert table.seats == (ANN,)
 
-    table = await store.create_table(1, "private", "running", {}, [CPU, ANN], {"deal": 1})
-    started = await store.get_table(table.id)
+    table = await store.tables.create(1, "private", "running", {}, [CPU, ANN], {"deal": 1})
+    started = await store.tables.get(table.id)
     assert started is not None
     assert started.status == "running"
     assert started.snapshot == {"deal": 1}
@@ -147,40 +147,40 @@ async def test_create_table(store: Store) -> None:
     assert started.version == 0
 
     with pytest.raises(ValueError, match="a new table's status"):
-        await store.create_table(1, "private", "finished", {}, [ANN], {"deal": 2})
+        await store.tables.create(1, "private", "finished", {}, [ANN], {"deal": 2})
 
 
 async def test_bad_arguments_are_refused_before_writing(store: Store) -> None:
     with pytest.raises(ValueError, match="kind"):
-        await store.create_table(1, "public", "lobby", {}, [ANN], None)
+        await store.tables.create(1, "public", "lobby", {}, [ANN], None)
     with pytest.raises(ValueError, match="seat numbers repeat"):
-        await store.create_table(1, "private", "lobby", {}, [ANN, ANN], None)
-    assert await store.table_for_user(ANN.user_id) is None
+        await store.tables.create(1, "private", "lobby", {}, [ANN, ANN], None)
+    assert await store.tables.for_user(ANN.user_id) is None
 
 
 async def test_record_appends_to_the_log_in_order(store: Store) -> None:
     table_id = await running_table(store)
-    assert await store.record(table_id, 0, [{"n": 1}, {"n": 2}], {"at": 2}) == 2
-    assert await store.record(table_id, 2, [{"n": 3}], {"at": 3}) == 3
-    assert await store.record(table_id, 3, [], {"at": "timer"}) == 3
+    assert await store.tables.record(TableChange(table_id, 0, [{"n": 1}, {"n": 2}], {"at": 2})) == 2
+    assert await store.tables.record(TableChange(table_id, 2, [{"n": 3}], {"at": 3})) == 3
+    assert await store.tables.record(TableChange(table_id, 3, [], {"at": "timer"})) == 3
 
-    assert await store.log(table_id) == [{"n": 1}, {"n": 2}, {"n": 3}]
-    table = await store.get_table(table_id)
+    assert await store.tables.log(table_id) == [{"n": 1}, {"n": 2}, {"n": 3}]
+    table = await store.tables.get(table_id)
     assert table is not None
     assert (table.version, table.snapshot) == (3, {"at": "timer"})
 
 
 async def test_stale_record_writes_nothing(store: Store) -> None:
     table_id = await running_table(store)
-    await store.record(table_id, 0, [{"n": 1}], {"at": 1})
+    await store.tables.record(TableChange(table_id, 0, [{"n": 1}], {"at": 1}))
 
     with pytest.raises(StaleVersion, match="at version 1, not 0"):
-        await store.record(table_id, 0, [{"n": "late"}], {"at": "late"})
+        await store.tables.record(TableChange(table_id, 0, [{"n": "late"}], {"at": "late"}))
 
-    table = await store.get_table(table_id)
+    table = await store.tables.get(table_id)
     assert table is not None
     assert (table.version, table.snapshot) == (1, {"at": 1})
-    assert await store.log(table_id) == [{"n": 1}]
+    assert await store.tables.log(table_id) == [{"n": 1}]
 
 
 async def test_record_is_one_transaction(store: Store, db_path: str) -> None:
@@ -189,9 +189,10 @@ async def test_record_is_one_transaction(store: Store, db_path: str) -> None:
     raw(db_path, "INSERT INTO actions VALUES (?, 2, '{}', 0)", (table_id,))
 
     with pytest.raises(sqlite3.IntegrityError):
-        await store.record(table_id, 0, [{"n": 1}, {"n": 2}, {"n": 3}], {"at": 3})
+        await store.tables.record(TableChange(table_id, 0, [{"n": 1}, {"n": 2}, {"n": 3}],
+                                              {"at": 3}))
 
-    table = await store.get_table(table_id)
+    table = await store.tables.get(table_id)
     assert table is not None
     assert (table.version, table.snapshot) == (0, {"log": 0})
     assert raw(db_path, "SELECT seq FROM actions WHERE table_id = ?", (table_id,)) == [(2,)]
@@ -200,47 +201,48 @@ async def test_record_is_one_transaction(store: Store, db_path: str) -> None:
 async def test_concurrent_records_on_one_table_one_wins(store: Store) -> None:
     table_id = await running_table(store)
     outcomes = await asyncio.gather(
-        store.record(table_id, 0, [{"by": "a"}], {"by": "a"}),
-        store.record(table_id, 0, [{"by": "b"}], {"by": "b"}),
+        store.tables.record(TableChange(table_id, 0, [{"by": "a"}], {"by": "a"})),
+        store.tables.record(TableChange(table_id, 0, [{"by": "b"}], {"by": "b"})),
         return_exceptions=True,
     )
     assert sorted(map(type, outcomes), key=str) == sorted([int, StaleVersion], key=str)
     winner = "a" if outcomes[0] == 1 else "b"
-    assert await store.log(table_id) == [{"by": winner}]
-    table = await store.get_table(table_id)
+    assert await store.tables.log(table_id) == [{"by": winner}]
+    table = await store.tables.get(table_id)
     assert table is not None
     assert table.snapshot == {"by": winner}
 
 
 async def test_finished_tables_take_no_more_moves(store: Store) -> None:
     table_id = await running_table(store)
-    assert await store.record(table_id, 0, [{"last": True}], {"over": True}, "finished") == 1
+    assert await store.tables.record(
+        TableChange(table_id, 0, [{"last": True}], {"over": True}, "finished")) == 1
     with pytest.raises(StaleVersion, match="finished, not running"):
-        await store.record(table_id, 1, [{"n": 2}], {})
+        await store.tables.record(TableChange(table_id, 1, [{"n": 2}], {}))
     with pytest.raises(ValueError, match="status"):
-        await store.record(table_id, 1, [{"n": 2}], {}, "lobby")
+        await store.tables.record(TableChange(table_id, 1, [{"n": 2}], {}, "lobby"))
 
 
 async def test_finding_tables(store: Store) -> None:
-    old = await store.create_table(-1, "group", "lobby", {}, [ANN], None)
-    await store.finish(old.id, "aborted", [])
-    lobby = await store.create_table(-1, "group", "lobby", {}, [ANN, BOB], None)
+    old = await store.tables.create(-1, "group", "lobby", {}, [ANN], None)
+    await store.tables.finish(old.id, "aborted", [])
+    lobby = await store.tables.create(-1, "group", "lobby", {}, [ANN, BOB], None)
     private = await running_table(store, chat_id=1)
 
-    found = await store.table_for_user(1, statuses=("aborted",))
+    found = await store.tables.for_user(1, statuses=("aborted",))
     assert found is not None
     assert found.id == old.id
 
-    found = await store.table_for_user(1)
+    found = await store.tables.for_user(1)
     assert found is not None
     assert found.id == private  # the newest of Ann's two open tables
-    found = await store.table_for_user(2)
+    found = await store.tables.for_user(2)
     assert found is not None
     assert found.id == lobby.id
-    assert await store.table_for_user(2, statuses=("running",)) is None
-    assert await store.table_for_user(3) is None
+    assert await store.tables.for_user(2, statuses=("running",)) is None
+    assert await store.tables.for_user(3) is None
 
-    assert [t.id for t in await store.running_tables()] == [private]
+    assert [t.id for t in await store.tables.running()] == [private]
 
 
 async def test_corrupt_snapshot(store: Store, db_path: str) -> None:
@@ -249,28 +251,28 @@ async def test_corrupt_snapshot(store: Store, db_path: str) -> None:
     raw(db_path, "UPDATE tables SET snapshot = '{\"cut' WHERE id = ?", (broken,))
 
     with pytest.raises(CorruptRow, match=f"snapshot of table {broken}"):
-        await store.get_table(broken)
-    assert [t.id for t in await store.running_tables()] == [good]
+        await store.tables.get(broken)
+    assert [t.id for t in await store.tables.running()] == [good]
 
 
 async def test_results_and_stats(store: Store) -> None:
-    assert await store.stats(1) == Stats(games=0, durak=0, safe=0, draws=0, resigned=0)
+    assert await store.results.stats(1) == Stats(games=0, durak=0, safe=0, draws=0, resigned=0)
     for outcome in ("durak", "safe", "safe", "draw", "resigned"):
         table_id = await running_table(store)
-        await store.finish(table_id, "finished", [(1, outcome, 1), (2, "safe", 2)])
+        await store.tables.finish(table_id, "finished", [(1, outcome, 1), (2, "safe", 2)])
 
-    assert await store.stats(1) == Stats(games=5, durak=1, safe=2, draws=1, resigned=1)
-    assert (await store.stats(2)).games == 5
-    table = await store.get_table(table_id)
+    assert await store.results.stats(1) == Stats(games=5, durak=1, safe=2, draws=1, resigned=1)
+    assert (await store.results.stats(2)).games == 5
+    table = await store.tables.get(table_id)
     assert table is not None
     assert table.status == "finished"
     with pytest.raises(ValueError, match="outcome"):
-        await store.finish(table_id, "finished", [(1, "won", 1)])
+        await store.tables.finish(table_id, "finished", [(1, "won", 1)])
 
 
 async def test_actions_are_append_only(store: Store, db_path: str) -> None:
     table_id = await running_table(store)
-    await store.record(table_id, 0, [{"n": 1}], {})
+    await store.tables.record(TableChange(table_id, 0, [{"n": 1}], {}))
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         raw(db_path, "UPDATE actions SET entry = '{}'")
 
@@ -279,32 +281,32 @@ async def test_actions_are_append_only(store: Store, db_path: str) -> None:
 
 
 async def test_messages_upsert(store: Store) -> None:
-    table_id = (await store.create_table(-7, "group", "lobby", {}, [ANN, BOB], None)).id
-    await store.set_message(table_id, 1, 1, 10)
-    await store.set_message(table_id, None, -7, 20)
-    await store.set_message(table_id, 1, 1, 11)  # a fresh message replaced the old one
-    await store.set_message(table_id, None, -8, 21)  # the group became a supergroup
+    table_id = (await store.tables.create(-7, "group", "lobby", {}, [ANN, BOB], None)).id
+    await store.messages.set(table_id, 1, 1, 10)
+    await store.messages.set(table_id, None, -7, 20)
+    await store.messages.set(table_id, 1, 1, 11)  # a fresh message replaced the old one
+    await store.messages.set(table_id, None, -8, 21)  # the group became a supergroup
 
-    assert await store.messages(table_id) == [
+    assert await store.messages.of_table(table_id) == [
         MessageRow(table_id, None, -8, 21),
         MessageRow(table_id, 1, 1, 11),
     ]
-    assert await store.messages(table_id + 1) == []
+    assert await store.messages.of_table(table_id + 1) == []
 
 
 async def test_meta(store: Store) -> None:
-    assert await store.get_meta("bot") is None
-    await store.set_meta("bot", {"username": "durak_bot"})
-    await store.set_meta("bot", {"username": "durak2_bot"})
-    await store.set_meta("count", 3)
-    assert await store.get_meta("bot") == {"username": "durak2_bot"}
-    assert await store.get_meta("count") == 3
+    assert await store.meta.get("bot") is None
+    await store.meta.set("bot", {"username": "durak_bot"})
+    await store.meta.set("bot", {"username": "durak2_bot"})
+    await store.meta.set("count", 3)
+    assert await store.meta.get("bot") == {"username": "durak2_bot"}
+    assert await store.meta.get("count") == 3
 
 
 async def test_in_memory_database() -> None:
     store = await Store.open(":memory:")
     try:
-        await store.ensure_user(5, "Eve")
+        await store.users.ensure(5, "Eve")
         assert await store.schema_version() == NEWEST
     finally:
         await store.close()

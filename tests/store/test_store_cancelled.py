@@ -13,12 +13,12 @@ async def test_a_cancelled_write_leaves_the_store_usable(tmp_path: Path) -> None
     store = await Store.open(str(tmp_path / "durak.sqlite3"))
     try:
         for i in range(60):
-            task = asyncio.create_task(store.set_meta("cancelled", i))
+            task = asyncio.create_task(store.meta.set("cancelled", i))
             for _ in range(i % 6):   # cancelled at each await of the transaction in turn
                 await asyncio.sleep(0)
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-            await store.set_meta("next", i)
-            assert await store.get_meta("next") == i
+            await store.meta.set("next", i)
+            assert await store.meta.get("next") == i
     finally:
         await store.close()

@@ -4,7 +4,7 @@ no SQL once the row is known, while every change made through the store shows at
 from pathlib import Path
 
 from tg_durak.storage import Store
-from tg_durak.storage import store as store_module
+from tg_durak.storage import users as users_module
 
 ANN = 1
 
@@ -12,53 +12,53 @@ ANN = 1
 def count_statements(store: Store) -> list[str]:
     """Every SQL statement the store runs from now on."""
     seen: list[str] = []
-    execute = store._db.execute
+    execute = store.connection._db.execute
 
     def counting(sql, *args, **kwargs):
         seen.append(sql)
         return execute(sql, *args, **kwargs)
 
-    store._db.execute = counting
+    store.connection._db.execute = counting
     return seen
 
 
 async def test_a_known_user_costs_no_sql(store: Store) -> None:
-    await store.ensure_user(ANN, "Ann")
+    await store.users.ensure(ANN, "Ann")
     seen = count_statements(store)
-    assert (await store.ensure_user(ANN, "Ann")).name == "Ann"
-    assert (await store.get_user(ANN)).id == ANN
-    await store.set_reachable(ANN, False)   # already so
+    assert (await store.users.ensure(ANN, "Ann")).name == "Ann"
+    assert (await store.users.get(ANN)).id == ANN
+    await store.users.set_reachable(ANN, False)   # already so
     assert seen == []
 
 
 async def test_changes_show_at_once(store: Store) -> None:
-    await store.ensure_user(ANN, "Ann")
-    await store.set_language(ANN, "uk")
-    assert (await store.get_user(ANN)).language == "uk"
-    await store.set_settings(ANN, {"bots": 2})
-    assert (await store.ensure_user(ANN, "Ann")).settings == {"bots": 2}
-    await store.set_reachable(ANN, True)
-    assert (await store.get_user(ANN)).reachable
-    renamed = await store.ensure_user(ANN, "Anna")
+    await store.users.ensure(ANN, "Ann")
+    await store.users.set_language(ANN, "uk")
+    assert (await store.users.get(ANN)).language == "uk"
+    await store.users.set_settings(ANN, {"bots": 2})
+    assert (await store.users.ensure(ANN, "Ann")).settings == {"bots": 2}
+    await store.users.set_reachable(ANN, True)
+    assert (await store.users.get(ANN)).reachable
+    renamed = await store.users.ensure(ANN, "Anna")
     assert renamed.name == "Anna" and renamed.language == "uk"
-    assert (await store.get_user(ANN)).name == "Anna"
+    assert (await store.users.get(ANN)).name == "Anna"
 
 
 async def test_the_rows_in_memory_are_those_on_disk(store: Store, tmp_path: Path) -> None:
-    await store.ensure_user(ANN, "Ann")
-    await store.set_language(ANN, "pl")
-    await store.set_reachable(ANN, True)
+    await store.users.ensure(ANN, "Ann")
+    await store.users.set_language(ANN, "pl")
+    await store.users.set_reachable(ANN, True)
     other = await Store.open(str(tmp_path / "durak.sqlite3"))
     try:
-        assert await other.get_user(ANN) == await store.get_user(ANN)
+        assert await other.users.get(ANN) == await store.users.get(ANN)
     finally:
         await other.close()
 
 
 async def test_the_least_recently_used_are_forgotten(store: Store, monkeypatch) -> None:
-    monkeypatch.setattr(store_module, "_USERS_KEPT", 2)
+    monkeypatch.setattr(users_module, "_USERS_KEPT", 2)
     for user_id in (1, 2, 3):
-        await store.ensure_user(user_id, f"P{user_id}")
-    assert list(store._users) == [2, 3]
-    assert (await store.get_user(1)).name == "P1"   # read again from the database
-    assert list(store._users) == [3, 1]
+        await store.users.ensure(user_id, f"P{user_id}")
+    assert list(store.users._rows) == [2, 3]
+    assert (await store.users.get(1)).name == "P1"   # read again from the database
+    assert list(store.users._rows) == [3, 1]

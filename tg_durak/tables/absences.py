@@ -97,7 +97,7 @@ class AbsentPlayers:
 
     async def _hand_over(self: TableService, live: LiveTable, seat: int, status: str) -> None:
         """A computer (normal) plays the seat to the end; its person reads why, once."""
-        await self.store.set_seat_status(live.id, seat, status)
+        await self.store.tables.set_seat_status(live.id, seat, status)
         seats = tuple(replace(s, status=status) if s.seat == seat else s for s in live.row.seats)
         live.row = replace(live.row, seats=seats)
         for states in (live.back, live.unreachable, live.told_unreachable):
@@ -114,7 +114,7 @@ class AbsentPlayers:
     async def mark_unreachable(self: TableService, user_id: int) -> None:
         """His private chat refuses the bot (403, or he blocked it): a computer plays for him,
         and a group is told once, with a button that opens the bot."""
-        await self.store.set_reachable(user_id, False)
+        await self.store.users.set_reachable(user_id, False)
         live = self._live_for(user_id)
         if live is None:
             return
@@ -137,7 +137,7 @@ class AbsentPlayers:
 
     async def mark_reachable(self: TableService, user_id: int) -> None:
         """He opened the bot again (unblocked it): he plays his seat himself."""
-        await self.store.set_reachable(user_id, True)
+        await self.store.users.set_reachable(user_id, True)
         live = self._live_for(user_id)
         if live is None:
             return
@@ -150,7 +150,7 @@ class AbsentPlayers:
         """A person a computer played for taps again: from now on he plays himself (until his
         turn runs out again). Under the table's lock."""
         if seat in live.unreachable:   # stored first: a refusal leaves him away, as stored
-            await self.store.set_reachable(live.row.seats[seat].user_id, True)
+            await self.store.users.set_reachable(live.row.seats[seat].user_id, True)
             live.unreachable.discard(seat)
         if seat in live.game.away:
             live.back.add(seat)

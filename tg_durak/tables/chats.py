@@ -34,7 +34,7 @@ class ChatLifecycle:
     async def migrate_chat(self: TableService, old_chat_id: int, new_chat_id: int) -> None:
         """A group became a supergroup: its lobby or table follows it, and the group message is
         sent afresh in the new chat (the old one cannot be edited under the new id)."""
-        await self.store.migrate_chat(old_chat_id, new_chat_id)
+        await self.store.tables.migrate_chat(old_chat_id, new_chat_id)
         for holder in self._in_chat(old_chat_id):
             async with self._locks[holder.id]:
                 holder.row = replace(holder.row, chat_id=new_chat_id)

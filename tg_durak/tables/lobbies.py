@@ -96,7 +96,7 @@ class GroupTables:
                          settings: LobbySettings, thread_id: int | None,
                          language: str | None = None) -> LiveLobby:
         """An empty lobby hosted by `host`, in his language unless `language` is given."""
-        row = await self.store.create_lobby(
+        row = await self.store.lobbies.create(
             chat_id, host.id, settings.to_dict(), invite=secrets.token_urlsafe(INVITE_BYTES),
             expires_at=self.clock() + LOBBY_SECONDS * self.time_scale,
             language=language or host.language or DEFAULT_LOCALE, thread_id=thread_id)
@@ -107,7 +107,7 @@ class GroupTables:
 
     async def _chat_busy(self: TableService, chat_id: int) -> Answer | None:
         """A chat holds one open table: a second /new points to its message."""
-        row = await self.store.open_group_table(chat_id)
+        row = await self.store.lobbies.open_in_chat(chat_id)
         if row is None:
             return None
         message = await self._group_message(row.id)
@@ -115,7 +115,7 @@ class GroupTables:
 
     async def _elsewhere(self: TableService, user_id: int) -> Answer | None:
         """One open table per person: where his is, if he has one."""
-        row = await self.store.table_for_user(user_id)
+        row = await self.store.tables.for_user(user_id)
         if row is None or all(s.status != "playing" for s in row.seats if s.user_id == user_id):
             return None
         return await self._where(row)
@@ -133,7 +133,8 @@ class GroupTables:
         holder = self._tables.get(table_id) or self._lobbies.get(table_id)
         if holder is not None and None in holder.messages:
             return holder.messages[None]
-        return next(((m.chat_id, m.message_id) for m in await self.store.messages(table_id)
+        return next(((m.chat_id, m.message_id)
+                     for m in await self.store.messages.of_table(table_id)
                      if m.user_id is None), None)
 
     async def in_its_chat(self: TableService, table_id: int, chat_id: int | None) -> bool:
@@ -142,7 +143,7 @@ class GroupTables:
         group, say) counts for nothing here."""
         holder = self._lobbies.get(table_id) or self._tables.get(table_id)
         try:
-            row = holder.row if holder is not None else await self.store.get_table(table_id)
+            row = holder.row if holder is not None else await self.store.tables.get(table_id)
         except CorruptRow:
             return False
         return row is not None and row.kind == "group" and row.chat_id == chat_id
@@ -171,7 +172,7 @@ class GroupTables:
 
     async def join_by_invite(self: TableService, invite: str, user_id: int, name: str) -> Answer:
         """`/start <invite>` in the private chat: a seat at that lobby, or why not."""
-        row = await self.store.lobby_by_invite(invite)
+        row = await self.store.lobbies.by_invite(invite)
         if row is None:
             return Answer("lobby.invite_unknown")
         live = self._lobbies.get(row.id)
@@ -194,10 +195,10 @@ class GroupTables:
         """A person's seat, and his private message: it waits for the start, then is his game.
         The refusal, if he cannot sit."""
         try:
-            live.row = await self.store.add_lobby_seat(live.id, user_id, name, None,
-                                                       live.lobby.settings.seats)
+            live.row = await self.store.lobbies.add_seat(live.id, user_id, name, None,
+                                                         live.lobby.settings.seats)
         except AlreadySeated as exc:
-            row = await self.store.get_table(exc.table_id)
+            row = await self.store.tables.get(exc.table_id)
             return refused("lobby.full") if row is None else await self._where(row)
         except (LobbyFull, LobbyClosed):
             return refused("lobby.full")
@@ -214,7 +215,7 @@ class GroupTables:
             seat = live.lobby.seat_of(user_id)
             if seat is None or self._lobbies.get(table_id) is not live:
                 return refused("lobby.not_in")
-            live.row = await self.store.remove_lobby_seat(table_id, seat)
+            live.row = await self.store.lobbies.remove_seat(table_id, seat)
             self._note_privately(live, user_id, "lobby.left")
             self._show_lobby(live)
         return Answer("lobby.left")
@@ -228,8 +229,8 @@ class GroupTables:
             if refusal is not None or self._lobbies.get(table_id) is not live:
                 return refusal or await self._lobby_gone(table_id)
             try:
-                live.row = await self.store.add_lobby_seat(table_id, None, "", level,
-                                                           live.lobby.settings.seats)
+                live.row = await self.store.lobbies.add_seat(table_id, None, "", level,
+                                                             live.lobby.settings.seats)
             except (LobbyFull, LobbyClosed):
                 return refused("lobby.full")
             await self._seated(live)
@@ -286,7 +287,7 @@ class GroupTables:
                              settings: LobbySettings | Answer) -> Answer:
         if isinstance(settings, Answer):
             return settings
-        live.row = await self.store.set_lobby_options(live.id, settings.to_dict())
+        live.row = await self.store.lobbies.set_options(live.id, settings.to_dict())
         await self._seated(live)
         return OK
 
@@ -334,7 +335,7 @@ class GroupTables:
                 self.scheduler.arm(table_id, self.clock() + SAVE_RETRY_SECONDS)
 
     async def _close(self: TableService, live: LiveLobby, reason: str) -> None:
-        await self.store.close_lobby(live.id)
+        await self.store.lobbies.close(live.id)
         self._lobbies.pop(live.id, None)
         self._locks.pop(live.id, None)
         self.scheduler.arm(live.id, None)
@@ -360,7 +361,7 @@ class GroupTables:
         seats = lobby.final_seats()
         rules = lobby.settings.options.to_rules(len(seats), self.time_scale)
         game = Game.new(rules, secrets.randbits(63), self.clock())
-        row = await self.store.start_lobby(live.id, seats, game.to_dict(log=False))
+        row = await self.store.lobbies.start(live.id, seats, game.to_dict(log=False))
         self._lobbies.pop(live.id, None)
         table = LiveTable(row, game)
         table.messages.update(live.messages)
@@ -417,7 +418,7 @@ class GroupTables:
     async def rematch(self: TableService, table_id: int, user: UserRow, name: str) -> Answer:
         """A new lobby in the finished table's chat: its settings, its computers and those of
         its people the bot can write to, seated at once; the tapper hosts it."""
-        row = await self.store.get_table(table_id)
+        row = await self.store.tables.get(table_id)
         if row is None or row.kind != "group":
             return refused("tap.unknown_table")
         if row.status in ("lobby", "running"):
@@ -438,19 +439,19 @@ class GroupTables:
     async def _rejoin(self: TableService, live: LiveLobby, user_id: int | None, name: str,
                       level: str | None) -> None:
         if user_id is None:
-            live.row = await self.store.add_lobby_seat(live.id, None, "", level,
-                                                       live.lobby.settings.seats)
+            live.row = await self.store.lobbies.add_seat(live.id, None, "", level,
+                                                         live.lobby.settings.seats)
             return
-        person = await self.store.get_user(user_id)
+        person = await self.store.users.get(user_id)
         if person is not None and person.reachable:
             await self._seat(live, user_id, name)
 
     async def _resume_lobbies(self: TableService) -> None:
         """After a restart: each open lobby with its messages, its expiry re-armed."""
-        for row in await self.store.open_lobbies():
-            host = await self.store.get_user(row.host_id) if row.host_id is not None else None
+        for row in await self.store.lobbies.unstarted():
+            host = await self.store.users.get(row.host_id) if row.host_id is not None else None
             live = LiveLobby(row, "" if host is None else host.name)
-            for m in await self.store.messages(row.id):
+            for m in await self.store.messages.of_table(row.id):
                 live.messages[m.user_id] = (m.chat_id, m.message_id)
             await self.languages.load(live.lobby.people)
             self._lobbies[row.id] = live

@@ -24,8 +24,7 @@ from tg_durak.ops.gc_tuning import paused
 from tg_durak.outbox.publisher import Priority, Publisher, Screen
 from tg_durak.play.history import History
 from tg_durak.play.options import PlaySettings
-from tg_durak.play.ratings import rate
-from tg_durak.play.records import MessageRow, SeatRow, TableRow
+from tg_durak.play.records import MessageRow, SeatRow, TableChange, TableRow
 from tg_durak.play.stale_taps import ShownScreens, rewound, round_start, still_meant
 from tg_durak.play.taps import Choose, Choosing, Position, Reply, Tap
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
@@ -238,13 +237,13 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         seats = [SeatRow(0, user_id, name, None)] + [
             SeatRow(i, None, "", settings.level) for i in range(1, settings.bots + 1)
         ]
-        row = await self.store.create_table(
+        row = await self.store.tables.create(
             user_id, "private", "running", settings.to_dict(), seats, _snapshot(game)
         )
         live = LiveTable(row, game)
         self._plan(live, [])
         if message is not None:
-            await self.store.set_message(row.id, user_id, *message)
+            await self.store.messages.set(row.id, user_id, *message)
             live.messages[user_id] = message
         self._tables[row.id] = live
         self._publish(live)
@@ -259,7 +258,7 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         the heartbeat waits, so a crash meanwhile gives the whole downtime back next time."""
         started = time.perf_counter()
         now = self.clock()
-        alive_at = await self.store.get_meta(HEARTBEAT_KEY)
+        alive_at = await self.store.meta.get(HEARTBEAT_KEY)
         downtime = now - alive_at if isinstance(alive_at, int | float) else 0.0
         await self._resume_lobbies()
         with paused():
@@ -289,7 +288,7 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         """Tables that finished just before the bot stopped: a crash right after the last move
         may have kept their last screens from going out, so they are shown again (one that did
         go out costs Telegram nothing: it refuses an edit that changes nothing)."""
-        for row in await self.store.finished_since(since):
+        for row in await self.store.tables.finished_since(since):
             try:
                 self._publish(await self._load(row))
             except (ValueError, CorruptRow):
@@ -297,9 +296,9 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
 
     async def _load_running(self) -> list[LiveTable]:
         """Every running table, read from the store all at once; damaged ones left out."""
-        rows = await self.store.running_tables()
-        logs = await self.store.running_logs()
-        messages = await self.store.running_messages()
+        rows = await self.store.tables.running()
+        logs = await self.store.tables.running_logs()
+        messages = await self.store.messages.running()
         await self.languages.load(s.user_id for row in rows for s in row.seats
                                   if s.user_id is not None)
         lives = []
@@ -311,7 +310,8 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         return lives
 
     async def _load(self, row: TableRow) -> LiveTable:
-        live = _live(row, await self.store.log(row.id), await self.store.messages(row.id))
+        live = _live(row, await self.store.tables.log(row.id),
+                     await self.store.messages.of_table(row.id))
         self._plan(live, [])
         await self.languages.load(s.user_id for s in live.humans)
         return live
@@ -334,9 +334,9 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         """Store the postponed games in one transaction, one table at a time if that fails;
         then let go of their locks (`held`)."""
         try:
-            await self.store.record_many([
-                (live.id, old, [Game.entry_to_json(e) for e in live.game.log[old:]],
-                 _snapshot(live.game)) for live, old in moved])
+            await self.store.tables.record_many([
+                TableChange(live.id, old, [Game.entry_to_json(e) for e in live.game.log[old:]],
+                            _snapshot(live.game)) for live, old in moved])
         except Exception:
             log.exception("postponing %d tables at once failed; one at a time", len(moved))
             for live, old in moved:
@@ -372,7 +372,7 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
     async def heartbeat(self) -> None:
         # Not before the downtime given back is stored: a crash meanwhile gives it back again.
         await self.postponed()
-        await self.store.set_meta(HEARTBEAT_KEY, self.clock())
+        await self.store.meta.set(HEARTBEAT_KEY, self.clock())
 
     # ---- taps ----------------------------------------------------------------------------
 
@@ -422,7 +422,7 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
     async def _reply_for_closed(self, table_id: int) -> Reply:
         """A tap on a table that is not running here: over, unknown, or unreadable."""
         try:
-            row = await self.store.get_table(table_id)
+            row = await self.store.tables.get(table_id)
         except CorruptRow:
             return Reply("tap.broken", alert=True)
         if row is None:
@@ -457,7 +457,7 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
                        for s in live.humans]
             # Stored first: a refusal (StoreUnavailable, answered politely by the handlers)
             # leaves the game running in memory as in the store.
-            await self.store.finish(live.id, "aborted", results, rate=rate)
+            await self.store.tables.finish(live.id, "aborted", results)
             live.resigned = seat
             self.scheduler.arm(live.id, None)
             self._publish(live)
@@ -599,8 +599,8 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         status = "finished" if live.finished else "running"
         results = self._results(live) if live.finished else []
         try:
-            await self.store.record(live.id, old_version, entries, _snapshot(game), status,
-                                    results, rate=rate)
+            await self.store.tables.record(TableChange(live.id, old_version, entries,
+                                                       _snapshot(game), status, results))
         except Exception:
             log.exception("table %s: saving failed; back to version %s", live.id, old_version)
             # The transaction rolled back: replaying the log is the stored state, without a read
@@ -687,9 +687,9 @@ class TableService(GroupTables, AbsentPlayers, ChatLifecycle):
         holder = self._tables.get(table_id) or self._lobbies.get(table_id)
         if holder is not None:
             holder.messages[user_id] = (chat_id, message_id)
-        await self.store.set_message(table_id, user_id, chat_id, message_id)
+        await self.store.messages.set(table_id, user_id, chat_id, message_id)
         if user_id is not None:
-            await self.store.set_reachable(user_id, True)
+            await self.store.users.set_reachable(user_id, True)
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):   # logged where it failed

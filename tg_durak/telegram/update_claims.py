@@ -52,7 +52,7 @@ class Delivery(BaseMiddleware):
 
     async def _first_time(self, update_id: int) -> bool:
         try:
-            return await self._store.claim_update(update_id)
+            return await self._store.updates.claim(update_id)
         except StoreUnavailable:
             # Unknown; handling it is better than losing it, and whatever it changes meets the
             # same refusal, which its handler answers.

@@ -90,7 +90,7 @@ def router() -> Router:
     @r.message(Command("stats"))
     async def stats(message: Message, t: Translator, user: UserRow, store: Store,
                     publisher: Publisher) -> None:
-        respond(publisher, message, record_screen(await store.player_record(user.id), t))
+        respond(publisher, message, record_screen(await store.results.player_record(user.id), t))
 
     @r.message(Command("lang"))
     async def lang(message: Message, t: Translator, locale: str, publisher: Publisher) -> None:

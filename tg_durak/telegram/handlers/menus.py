@@ -56,7 +56,7 @@ async def _save(query: CallbackQuery, t: Translator, user: UserRow, store: Store
                 gave_way: bool) -> None:
     """Remember the new settings and redraw; say so when the deck and the opponents clashed."""
     if settings != PlaySettings.from_dict(user.settings):
-        await store.set_settings(user.id, settings.to_dict())
+        await store.users.set_settings(user.id, settings.to_dict())
         _edit(publisher, query, screen(settings, t))
     await query.answer(t("setup.small_deck") if gave_way else None)
 
@@ -142,7 +142,7 @@ async def full_rules(query: CallbackQuery, callback_data: Menu, t: Translator,
 async def choose_language(query: CallbackQuery, callback_data: Lang, store: Store,
                           tables: TableService, publisher: Publisher) -> None:
     code = callback_data.code
-    await store.set_language(query.from_user.id, code)
+    await store.users.set_language(query.from_user.id, code)
     await tables.change_locale(query.from_user.id, code)
     _edit(publisher, query, Screen(text=translator(code)("lang.set",
                                                       language=LANGUAGE_NAMES[code])))
