@@ -1,15 +1,17 @@
-"""The store when the database cannot take a write (full disk, a lock held elsewhere), and the
-Telegram updates it remembers as handled."""
+"""The connection: SQLite's pragmas, a database that cannot take a write (full disk, a lock held
+elsewhere), and a call cancelled half-way."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+from pathlib import Path
 
 import pytest
 
+from tests.store.helpers import raw
 from tg_durak.play.records import SeatRow, TableChange
 from tg_durak.storage import Store, StoreUnavailable
-from tg_durak.storage import updates as updates_module
 
 ANN = SeatRow(seat=0, user_id=1, name="Ann")
 CPU = SeatRow(seat=1, user_id=None, name="", level="normal")
@@ -21,7 +23,15 @@ async def running_table(store: Store) -> int:
 
 async def record(store: Store, table_id: int, version: int, size: int = 10) -> int:
     return await store.tables.record(TableChange(table_id, version, [["tick", float(version)]] * 1,
-                              {"v": version + 1, "pad": "x" * size}))
+                                                 {"v": version + 1, "pad": "x" * size}))
+
+
+async def test_wal_and_foreign_keys(store: Store, db_path: str) -> None:
+    assert raw(db_path, "PRAGMA journal_mode") == [("wal",)]
+    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
+        await store.messages.set(999, 1, 1, 10)
+    with pytest.raises(LookupError):
+        await store.tables.finish(999, "aborted", [])
 
 
 async def test_a_write_while_another_process_holds_the_lock_is_refused_cleanly(
@@ -58,28 +68,16 @@ async def test_a_full_disk_refuses_the_write_and_writes_nothing(store: Store) ->
     assert await record(store, table_id, 1, size=100_000) == 2
 
 
-async def test_an_update_is_claimed_once_even_after_a_restart(db_path: str) -> None:
-    first = await Store.open(db_path)
+async def test_a_cancelled_write_leaves_the_store_usable(tmp_path: Path) -> None:
+    store = await Store.open(str(tmp_path / "durak.sqlite3"))
     try:
-        assert await first.updates.claim(41) is True
-        assert await first.updates.claim(41) is False
-        assert await first.updates.claim(42) is True
+        for i in range(60):
+            task = asyncio.create_task(store.meta.set("cancelled", i))
+            for _ in range(i % 6):   # cancelled at each await of the transaction in turn
+                await asyncio.sleep(0)
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            await store.meta.set("next", i)
+            assert await store.meta.get("next") == i
     finally:
-        await first.close()
-    again = await Store.open(db_path)
-    try:
-        assert await again.updates.claim(41) is False
-        assert await again.updates.claim(43) is True
-    finally:
-        await again.close()
-
-
-async def test_only_the_latest_updates_are_remembered(store: Store,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(updates_module, "_KEEP_UPDATES", 5)
-    monkeypatch.setattr(updates_module, "_FORGET_EVERY", 10)
-    for update_id in range(1, 21):
-        assert await store.updates.claim(update_id)
-    # At 10 the ids up to 5 were forgotten, at 20 those up to 15.
-    cursor = await store.connection._db.execute("SELECT update_id FROM handled_updates ORDER BY 1")
-    assert [u for (u,) in await cursor.fetchall()] == list(range(16, 21))
+        await store.close()

@@ -1,12 +1,44 @@
-"""Users' rows are kept in memory: every update reads its sender's row, and that read must cost
-no SQL once the row is known, while every change made through the store shows at once."""
+"""Users: created on their first update, renamed, their language and settings. Their rows are kept
+in memory: every update reads its sender's row, and that read must cost no SQL once the row is
+known, while every change made through the store shows at once."""
 
 from pathlib import Path
+
+import pytest
 
 from tg_durak.storage import Store
 from tg_durak.storage import users as users_module
 
 ANN = 1
+
+
+async def test_users(store: Store) -> None:
+    assert await store.users.get(1) is None
+    assert await store.users.ensure(1, "Ann") == (await store.users.get(1))
+    renamed = await store.users.ensure(1, "Anna")
+    assert renamed.name == "Anna"
+    assert renamed.language is None
+    assert renamed.settings == {}
+
+    await store.users.set_language(1, "uk")
+    await store.users.set_settings(1, {"cards": "emoji", "name": "Ганна"})
+    user = await store.users.get(1)
+    assert user is not None
+    assert user.language == "uk"
+    assert user.settings == {"cards": "emoji", "name": "Ганна"}
+
+    with pytest.raises(LookupError):
+        await store.users.set_language(2, "pl")
+
+
+async def test_reachable_is_set_and_cleared(store: Store) -> None:
+    await store.users.ensure(ANN, "Ann")
+    assert not (await store.users.get(ANN)).reachable
+    await store.users.set_reachable(ANN, True)
+    assert (await store.users.get(ANN)).reachable
+    await store.users.set_reachable(ANN, False)
+    assert not (await store.users.get(ANN)).reachable
+    await store.users.set_reachable(99, True)   # an unknown user: nothing to do
 
 
 def count_statements(store: Store) -> list[str]:

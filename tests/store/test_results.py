@@ -1,26 +1,20 @@
-"""The store's side of the ratings: written with the results, rebuilt from them, read back."""
+"""Results and the ratings they move: written when a table ends, rebuilt from the results, read
+back as stats, records and a chat's table of players."""
 
-import shutil
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 
 import pytest
 
+from tests.store.helpers import raw, running_table
 from tg_durak.i18n.translate import translator
 from tg_durak.play.ratings import Rating, rate
 from tg_durak.play.records import Rebuilt, SeatRow, Stats, TableChange
 from tg_durak.render.standings import OWN_LINE_MARK, leaderboard_screen, record_screen
 from tg_durak.storage import Store
-from tg_durak.storage import migrations as migrations_module
 
 CHAT, OTHER_CHAT = -100, -200
 Result = tuple[int, str, int]
-
-
-def raw(db_path: str, sql: str, params: tuple = ()) -> list[tuple]:
-    with sqlite3.connect(db_path) as conn:
-        return conn.execute(sql, params).fetchall()
 
 
 async def running(store: Store, people: Sequence[int], chat: int = CHAT,
@@ -127,6 +121,21 @@ async def test_a_table_moves_ratings_once(store: Store, db_path: str) -> None:
     assert (await store.results.ratings([1]))[1].games == 1
 
 
+async def test_results_and_stats(store: Store) -> None:
+    assert await store.results.stats(1) == Stats(games=0, durak=0, safe=0, draws=0, resigned=0)
+    for outcome in ("durak", "safe", "safe", "draw", "resigned"):
+        table_id = await running_table(store)
+        await store.tables.finish(table_id, "finished", [(1, outcome, 1), (2, "safe", 2)])
+
+    assert await store.results.stats(1) == Stats(games=5, durak=1, safe=2, draws=1, resigned=1)
+    assert (await store.results.stats(2)).games == 5
+    table = await store.tables.get(table_id)
+    assert table is not None
+    assert table.status == "finished"
+    with pytest.raises(ValueError, match="outcome"):
+        await store.tables.finish(table_id, "finished", [(1, "won", 1)])
+
+
 # -- rebuilt from the results ---------------------------------------------------------------
 
 
@@ -165,21 +174,6 @@ async def test_rebuild_follows_the_closing_order_not_the_ids(store: Store,
     assert first < second
     await store.results.rebuild_ratings()
     assert rating_rows(db_path) == incremental
-
-
-async def test_the_migration_dates_tables_closed_before_it(tmp_path: Path,
-                                                           db_path: str) -> None:
-    folder = tmp_path / "only_0001"
-    folder.mkdir()
-    shutil.copy(Path(migrations_module.__file__).with_name("migrations") / "0001_init.sql", folder)
-    old = await Store.open(db_path, migrations=folder)
-    await old.close()
-    raw(db_path, "INSERT INTO tables (chat_id, kind, status, options, created_at, updated_at)"
-                 " VALUES (1, 'private', 'finished', '{}', 5, 7), (1, 'private', 'running',"
-                 " '{}', 5, 8)")
-    new = await Store.open(db_path)
-    await new.close()
-    assert raw(db_path, "SELECT finished_at FROM tables ORDER BY id") == [(7.0,), (None,)]
 
 
 # -- read back --------------------------------------------------------------------------------

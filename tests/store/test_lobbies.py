@@ -1,9 +1,8 @@
-"""The store's lobby API (migration 0003): a group table before its start; who can be reached."""
+"""Lobbies (migration 0003): a group table before its start, its seats and its chat."""
 
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 
 import pytest
 
@@ -95,16 +94,6 @@ async def test_a_closed_lobby_is_aborted_and_no_longer_open(store: Store) -> Non
     assert (await store.lobbies.by_invite("inv1")).status == "aborted"   # a stale invite is told
 
 
-async def test_reachable_is_set_and_cleared(store: Store) -> None:
-    await store.users.ensure(ANN, "Ann")
-    assert not (await store.users.get(ANN)).reachable
-    await store.users.set_reachable(ANN, True)
-    assert (await store.users.get(ANN)).reachable
-    await store.users.set_reachable(ANN, False)
-    assert not (await store.users.get(ANN)).reachable
-    await store.users.set_reachable(99, True)   # an unknown user: nothing to do
-
-
 async def test_migrating_a_chat_moves_its_tables_and_messages(store: Store) -> None:
     row = await lobby(store, -42)
     await store.messages.set(row.id, None, -42, 5)
@@ -112,28 +101,3 @@ async def test_migrating_a_chat_moves_its_tables_and_messages(store: Store) -> N
     assert (await store.tables.get(row.id)).chat_id == -10042
     assert [(m.chat_id, m.message_id)
             for m in await store.messages.of_table(row.id)] == [(-10042, 5)]
-
-
-async def test_the_migration_marks_people_with_a_private_table_reachable(tmp_path: Path) -> None:
-    """Users from before 0003 who have played privately have opened the bot."""
-    path = str(tmp_path / "old.sqlite3")
-    migrations = Path(__file__).parents[2] / "tg_durak" / "storage" / "migrations"
-    old = tmp_path / "old"
-    old.mkdir()
-    for name in ("0001_init.sql", "0002_ratings.sql"):
-        (old / name).write_text((migrations / name).read_text())
-    s = await Store.open(path, migrations=old)
-    await s.close()
-    with sqlite3.connect(path) as db:   # rows as the old bot wrote them
-        db.executemany("INSERT INTO users (id, name, created_at, updated_at) VALUES (?, ?, 0, 0)",
-                       [(ANN, "Ann"), (BOB, "Bob")])
-        db.execute("INSERT INTO tables (id, chat_id, kind, status, options, created_at,"
-                   " updated_at) VALUES (1, ?, 'private', 'finished', '{}', 0, 0)", (ANN,))
-        db.execute("INSERT INTO seats (table_id, seat, user_id, name) VALUES (1, 0, ?, 'Ann')",
-                   (ANN,))
-    s = await Store.open(path)
-    try:
-        assert (await s.users.get(ANN)).reachable
-        assert not (await s.users.get(BOB)).reachable
-    finally:
-        await s.close()
