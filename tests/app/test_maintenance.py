@@ -41,7 +41,7 @@ async def played(store: Store, seed: int, steps: int, user: int = ANN) -> int:
     one transaction per change, log entries and snapshot together, results at the end."""
     game = Game.new(Rules(players=2), seed, START)
     row = await store.tables.create(user, "private", "running", {},
-                                   [SeatRow(0, user, "Ann"), SeatRow(1, None, "", "normal")],
+                                    [SeatRow(0, user, "Ann"), SeatRow(1, None, "", "normal")],
                                     game.to_dict(log=False))
     rng, now = random.Random(seed), START
     while not game.is_over and game.version < steps:
