@@ -2,7 +2,7 @@
 
 Telegram offers an update until a later getUpdates confirms it, and aiogram confirms a batch only
 with its next request, so a bot killed meanwhile is offered that batch again after its restart.
-The store records every update as it is taken on (`Store.claim_update`); one offered again is
+The store records every update as it is taken on (`store.updates.claim`); one offered again is
 skipped, so a tap is never applied twice. An update that was under way when the bot was killed
 is lost rather than doubled: its player sees no answer and taps again.
 """
