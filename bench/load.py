@@ -50,7 +50,7 @@ from tg_durak.emulator import Change, FakeTelegram, InlineButton, Message, RateL
 from tg_durak.i18n.translate import translator
 from tg_durak.ops.stats import PREFIX as STATS_PREFIX
 from tg_durak.play.options import PlaySettings
-from tg_durak.play.records import SeatRow
+from tg_durak.play.records import SeatRow, TableChange
 from tg_durak.storage import Store
 from tg_durak.tables.restart import HEARTBEAT_KEY
 
@@ -786,13 +786,13 @@ async def _write_tables(tg: FakeTelegram, db_path: str, count: int, seed: int) -
             game = _midgame(rules, rng, time.time())
             seats = [SeatRow(0, user_id, f"P{user_id}"), SeatRow(1, None, "", settings.level)]
             start = Game.replay({**game.to_dict(), "log": []})
-            row = await store.create_table(user_id, "private", "running", settings.to_dict(),
-                                           seats, start.to_dict(log=False))
-            await store.record(row.id, 0, [Game.entry_to_json(e) for e in game.log],
-                               game.to_dict(log=False))
-            await store.set_message(row.id, user_id, user_id, message["message_id"])
+            row = await store.tables.create(user_id, "private", "running", settings.to_dict(),
+                                            seats, start.to_dict(log=False))
+            await store.tables.record(TableChange(
+                row.id, 0, [Game.entry_to_json(e) for e in game.log], game.to_dict(log=False)))
+            await store.messages.set(row.id, user_id, user_id, message["message_id"])
             entries += game.version
-        await store.set_meta(HEARTBEAT_KEY, time.time() - DOWNTIME)
+        await store.meta.set(HEARTBEAT_KEY, time.time() - DOWNTIME)
     finally:
         await store.close()
     tg.state.updates.clear()   # the /starts above were the setup's, not the bot's to answer

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tg_durak.play.ratings import rate
 from tg_durak.storage import Store
 
 
@@ -18,6 +19,7 @@ def db_path(tmp_path: Path) -> str:
 
 @pytest.fixture
 async def store(db_path: str) -> AsyncIterator[Store]:
-    store = await Store.open(db_path)
+    """The store as the bot opens it: a table's end moves the people's ratings."""
+    store = await Store.open(db_path, rate=rate)
     yield store
     await store.close()

@@ -26,6 +26,7 @@ from tg_durak.i18n.translate import DEFAULT_LOCALE, LOCALES, translator
 from tg_durak.ops.gc_tuning import settle_after_start
 from tg_durak.ops.stats import final_report, keep_writing, report_on_signal
 from tg_durak.outbox.publisher import Publisher
+from tg_durak.play.ratings import rate
 from tg_durak.storage import Store, StoreUnavailable
 from tg_durak.tables.computers import ComputerPlayers
 from tg_durak.tables.service import TableService
@@ -101,7 +102,7 @@ def build_dispatcher(store: Store, tables: TableService, publisher: Publisher) -
     throttle = Throttle(tables.languages.of, tables.core.time_scale)
     dp.message.outer_middleware(throttle)
     dp.callback_query.outer_middleware(throttle)
-    locale = PlayerLocaleMiddleware(make_i18n(), store, tables.languages)
+    locale = PlayerLocaleMiddleware(make_i18n(), store)
     dp.message.outer_middleware(locale)
     dp.callback_query.outer_middleware(locale)
     dp.include_routers(guards.router(), commands.router(), group.router(), lobby.router(),
@@ -158,7 +159,7 @@ class BotApp:
             # aiosqlite's thread outlives a connection that failed to open and, once the loop
             # is closed, reports that with a traceback: such a file is refused here first.
             await asyncio.to_thread(_open_and_close, self.settings.db_path)
-            self.store = await Store.open(self.settings.db_path)
+            self.store = await Store.open(self.settings.db_path, rate=rate)
         except StoreUnavailable as exc:
             raise StartFailed(f"the database {self.settings.db_path} refuses writes ({exc}): "
                               "is another process holding it, or the disk full?") from exc

@@ -227,7 +227,7 @@ class Terminal:
         self.clear = out.isatty()
 
     async def follow_language(self) -> None:
-        user = await self.store.get_user(USER_ID) if self.store else None
+        user = await self.store.users.get(USER_ID) if self.store else None
         if user is not None and user.language and user.language != self.t.locale:
             self.t = translator(user.language)
 

@@ -131,8 +131,8 @@ async def test_a_table_nobody_plays_any_more_ends_with_everyone_resigned(world: 
     assert row.status == "finished"
     assert table_id not in world.timer.armed
     for user in (ANN, BOB, CID):
-        assert (await world.store.stats(user)).resigned == 1
-    assert set(await world.store.ratings([ANN, BOB, CID])) == {ANN, BOB, CID}, "rated, tied"
+        assert (await world.store.results.stats(user)).resigned == 1
+    assert set(await world.store.results.ratings([ANN, BOB, CID])) == {ANN, BOB, CID}, "rated, tied"
 
 
 async def test_leaving_costs_the_leaver_and_not_the_others(world: World) -> None:
@@ -177,7 +177,7 @@ async def test_a_person_who_blocked_the_bot_is_away_and_the_group_is_told_once(
     world: World
 ) -> None:
     table_id = await three_people(world)
-    await world.store.ensure_user(BOB, "Bob")
+    await world.store.users.ensure(BOB, "Bob")
     world.tables.screens.bot_username = "durak_bot"
     table = live(world, table_id)
     await world.tables.chats.chat_refused(BOB)
@@ -188,7 +188,7 @@ async def test_a_person_who_blocked_the_bot_is_away_and_the_group_is_told_once(
     assert button.url == "https://t.me/durak_bot"
     assert "Bob" in notices[0].screen.text and notices[0].chat_id == -100
     assert table.away == {1}
-    assert not (await world.store.get_user(BOB)).reachable
+    assert not (await world.store.users.get(BOB)).reachable
 
     shown = len(world.shown_to(BOB))
     await world.tables.moves.tap(ANN, table_id, 0, Pass())
@@ -205,12 +205,12 @@ async def test_a_person_who_blocked_the_bot_is_away_and_the_group_is_told_once(
 
 async def test_unblocking_the_bot_brings_him_back(world: World) -> None:
     table_id = await three_people(world)
-    await world.store.ensure_user(CID, "Cid")
+    await world.store.users.ensure(CID, "Cid")
     await world.tables.absences.mark_unreachable(CID)
     assert live(world, table_id).away == {2}
     await world.tables.absences.mark_reachable(CID)
     assert live(world, table_id).away == frozenset()
-    assert (await world.store.get_user(CID)).reachable
+    assert (await world.store.users.get(CID)).reachable
 
 
 # ---- the chat ----------------------------------------------------------------------------------
@@ -226,7 +226,7 @@ async def test_a_supergroup_keeps_its_table_and_gets_a_fresh_group_message(world
     assert row.chat_id == -1009
     fresh = world.publisher.shown[-1]
     assert (fresh.key, fresh.chat_id, fresh.message_id) == ((table_id, None), -1009, None)
-    assert [(m.chat_id, m.message_id) for m in await world.store.messages(table_id)
+    assert [(m.chat_id, m.message_id) for m in await world.store.messages.of_table(table_id)
             if m.user_id is None] == [(-1009, 7)], "until the fresh message replaces it"
     assert world.tables.absences.group_table(-1009) is live(world, table_id)
 
@@ -243,11 +243,12 @@ async def test_a_removed_bot_plays_the_table_on_in_private(world: World) -> None
 
 
 async def test_a_removed_bot_closes_the_chats_lobby(world: World) -> None:
-    await world.store.ensure_user(ANN, "Ann")
-    await world.store.set_reachable(ANN, True)
-    assert await world.tables.lobbies.open(-200, await world.store.get_user(ANN), "Ann") == Answer()
-    lobby = await world.store.open_group_table(-200)
+    await world.store.users.ensure(ANN, "Ann")
+    await world.store.users.set_reachable(ANN, True)
+    ann = await world.store.users.get(ANN)
+    assert await world.tables.lobbies.open(-200, ann, "Ann") == Answer()
+    lobby = await world.store.lobbies.open_in_chat(-200)
     await world.tables.chats.bot_removed(-200)
-    assert (await world.store.get_table(lobby.id)).status == "aborted"
+    assert (await world.store.tables.get(lobby.id)).status == "aborted"
     assert "removed from the group" in last_text(world, ANN)
     assert world.tables.running_table_of(ANN) is None

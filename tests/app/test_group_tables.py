@@ -26,10 +26,10 @@ async def no_admin() -> bool:
 
 
 async def person(store: Store, user_id: int, name: str, reachable: bool) -> UserRow:
-    await store.ensure_user(user_id, name)
-    await store.set_language(user_id, "en")
-    await store.set_reachable(user_id, reachable)
-    return await store.get_user(user_id)
+    await store.users.ensure(user_id, name)
+    await store.users.set_language(user_id, "en")
+    await store.users.set_reachable(user_id, reachable)
+    return await store.users.get(user_id)
 
 
 async def lobby_of(world: World) -> int:
@@ -44,17 +44,17 @@ async def lobby_of(world: World) -> int:
 async def test_a_lobby_seats_people_and_starts_on_the_same_messages(world: World) -> None:
     table_id = await lobby_of(world)
     bob = await person(world.store, BOB, "Bob", reachable=False)
-    row = await world.store.get_table(table_id)
+    row = await world.store.tables.get(table_id)
     assert world.timer.armed[table_id] == row.expires_at == START + LOBBY_SECONDS
     assert await world.tables.lobbies.join(table_id, bob, "Bob") == Answer(start=row.invite)
     assert await world.tables.lobbies.join_by_invite(row.invite, BOB, "Bob") == Answer()
     await world.tables.chats.message_sent((table_id, BOB), BOB, 7)
-    assert [s.user_id for s in (await world.store.get_table(table_id)).seats] == [ANN, BOB]
+    assert [s.user_id for s in (await world.store.tables.get(table_id)).seats] == [ANN, BOB]
     assert (await world.tables.lobbies.start(table_id, BOB, no_admin)).key == "lobby.host_only"
     world.publisher.shown.clear()
     assert await world.tables.lobbies.start(table_id, ANN, no_admin) == Answer()
 
-    row = await world.store.get_table(table_id)
+    row = await world.store.tables.get(table_id)
     assert (row.status, row.version) == ("running", 0) and row.snapshot is not None
     shown = {s.key: (s.chat_id, s.message_id) for s in world.publisher.shown}
     assert shown == {(table_id, ANN): (ANN, 6), (table_id, BOB): (BOB, 7),
@@ -73,7 +73,7 @@ async def test_a_lobby_expires_when_its_time_comes(world: World) -> None:
     assert world.timer.armed[table_id] == due
     await world.timer.ring(table_id, due)
     assert world.tables.running_table_of(ANN) is None
-    assert (await world.store.get_table(table_id)).status == "aborted"
+    assert (await world.store.tables.get(table_id)).status == "aborted"
     t = translator("en")
     last = {s.key: s.screen.text for s in world.publisher.shown}
     assert last[(table_id, None)] == t("lobby.expired")

@@ -15,7 +15,7 @@ import pytest
 
 from engine import Game, Rules
 from tg_durak.ops.check import check
-from tg_durak.play.records import SeatRow
+from tg_durak.play.records import SeatRow, TableChange
 from tg_durak.storage import Store, StoreUnavailable
 
 ANN, BOB = 7, 8
@@ -40,9 +40,9 @@ async def played(store: Store, seed: int, steps: int, user: int = ANN) -> int:
     """A private table against one computer, played at random as the bot would store it:
     one transaction per change, log entries and snapshot together, results at the end."""
     game = Game.new(Rules(players=2), seed, START)
-    row = await store.create_table(user, "private", "running", {},
-                                   [SeatRow(0, user, "Ann"), SeatRow(1, None, "", "normal")],
-                                   game.to_dict(log=False))
+    row = await store.tables.create(user, "private", "running", {},
+                                    [SeatRow(0, user, "Ann"), SeatRow(1, None, "", "normal")],
+                                    game.to_dict(log=False))
     rng, now = random.Random(seed), START
     while not game.is_over and game.version < steps:
         old, now = game.version, now + 0.5
@@ -54,9 +54,9 @@ async def played(store: Store, seed: int, steps: int, user: int = ANN) -> int:
             now = max(now, game.next_deadline)
             game.advance(now)
         results = [(user, *outcome(game, 0))] if game.is_over else []
-        await store.record(row.id, old, [Game.entry_to_json(e) for e in game.log[old:]],
-                           game.to_dict(log=False), "finished" if game.is_over else "running",
-                           results)
+        await store.tables.record(TableChange(
+            row.id, old, [Game.entry_to_json(e) for e in game.log[old:]],
+            game.to_dict(log=False), "finished" if game.is_over else "running", results))
     return row.id
 
 
@@ -66,13 +66,13 @@ async def sound_database(db_path: str) -> dict[str, int]:
     try:
         finished = await played(store, seed=3, steps=10_000)
         running = await played(store, seed=4, steps=12, user=BOB)
-        lobby = await store.create_lobby(-100, ANN + 100, {}, invite="abc", expires_at=START,
-                                         language="en")
-        await store.add_lobby_seat(lobby.id, ANN + 100, "Cid", None, 6)
-        await store.add_lobby_seat(lobby.id, None, "", "hard", 6)
-        cancelled = await store.create_lobby(-200, ANN + 200, {}, invite="def",
-                                             expires_at=START, language="ru")
-        await store.close_lobby(cancelled.id)
+        lobby = await store.lobbies.create(-100, ANN + 100, {}, invite="abc", expires_at=START,
+                                           language="en")
+        await store.lobbies.add_seat(lobby.id, ANN + 100, "Cid", None, 6)
+        await store.lobbies.add_seat(lobby.id, None, "", "hard", 6)
+        cancelled = await store.lobbies.create(-200, ANN + 200, {}, invite="def",
+                                               expires_at=START, language="ru")
+        await store.lobbies.close(cancelled.id)
     finally:
         await store.close()
     return {"finished": finished, "running": running, "lobby": lobby.id}
@@ -97,7 +97,7 @@ async def test_a_sound_database_has_no_problems_and_is_left_as_it_was(db_path: s
     try:
         report = await check(store)
         with pytest.raises(StoreUnavailable, match="readonly"):
-            await store.set_meta("x", 1)
+            await store.meta.set("x", 1)
     finally:
         await store.close()
     assert (report.tables, report.problems) == (4, [])

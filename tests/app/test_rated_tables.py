@@ -29,7 +29,7 @@ async def table_of_people(world: World, computers: int = 0, kind: str = "group")
     game = Game.new(Rules(players=2 + computers), secrets.randbits(63), START)
     seats = [SeatRow(0, ANN, "Ann"), SeatRow(1, BOB, "Bob")]
     seats += [SeatRow(2 + i, None, "", "easy") for i in range(computers)]
-    row = await world.store.create_table(-5, kind, "running", {}, seats,
+    row = await world.store.tables.create(-5, kind, "running", {}, seats,
                                          game.to_dict(log=False))
     assert await world.tables.restart.resume() == 1
     return row.id
@@ -41,14 +41,14 @@ async def test_a_resignation_rates_the_table(world: World, db_path: str) -> None
     table_id = await table_of_people(world, computers=1, kind="private")
     assert await world.tables.absences.resign(ANN)
 
-    ratings = await world.store.ratings([ANN, BOB])
+    ratings = await world.store.results.ratings([ANN, BOB])
     assert ratings == rate([(ANN, "resigned", 0), (BOB, "safe", 0)], {})
     assert ratings[BOB].shown > ratings[ANN].shown
     with sqlite3.connect(db_path) as conn:
         rated = conn.execute("SELECT user_id FROM rating_history WHERE table_id = ?"
                              " ORDER BY user_id", (table_id,)).fetchall()
     assert rated == [(ANN,), (BOB,)]
-    assert (await world.store.player_record(ANN)).people.resigned == 1
+    assert (await world.store.results.player_record(ANN)).people.resigned == 1
 
 
 async def test_the_last_move_rates_the_table(world: World) -> None:
@@ -59,12 +59,12 @@ async def test_the_last_move_rates_the_table(world: World) -> None:
         if due is None:
             break
         await world.timer.ring(table_id, due)
-    row = await world.store.get_table(table_id)
+    row = await world.store.tables.get(table_id)
     assert row.status == "finished"
 
-    records = {uid: await world.store.player_record(uid) for uid in (ANN, BOB)}
+    records = {uid: await world.store.results.player_record(uid) for uid in (ANN, BOB)}
     results = [(uid, *(("durak", 2) if r.people.durak else
                        ("draw", 1) if r.people.draws else ("safe", 1)))
                for uid, r in records.items()]
     assert all(r.people.games == 1 and r.computers.games == 0 for r in records.values())
-    assert await world.store.ratings([ANN, BOB]) == rate(results, {})
+    assert await world.store.results.ratings([ANN, BOB]) == rate(results, {})

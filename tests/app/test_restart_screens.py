@@ -16,10 +16,11 @@ ANN, BOB = 7, 8
 async def test_a_table_that_just_finished_shows_its_end_again(store: Store) -> None:
     just = await played(store, seed=3, steps=10_000, user=ANN)
     long_ago = await played(store, seed=5, steps=10_000, user=BOB)
-    assert (await store.get_table(just)).status == "finished"
-    await store._db.execute("UPDATE tables SET finished_at = finished_at - ? WHERE id = ?",
-                            (ENDS_SHOWN_AGAIN_SECONDS + 600, long_ago))
-    await store.set_meta(HEARTBEAT_KEY, time.time())   # the bot's last sign of life
+    assert (await store.tables.get(just)).status == "finished"
+    await store.connection._db.execute(
+        "UPDATE tables SET finished_at = finished_at - ? WHERE id = ?",
+        (ENDS_SHOWN_AGAIN_SECONDS + 600, long_ago))
+    await store.meta.set(HEARTBEAT_KEY, time.time())   # the bot's last sign of life
 
     world = service(store, FakeClock(START))
     assert await world.tables.restart.resume() == 0, "nothing is running"

@@ -29,24 +29,24 @@ async def started_tables(store: Store) -> list[int]:
     before = service(store, FakeClock(START))
     ids = []
     for n in range(TABLES):
-        await store.ensure_user(USER + n, f"P{n}")
-        await store.set_language(USER + n, "pl")
+        await store.users.ensure(USER + n, f"P{n}")
+        await store.users.set_language(USER + n, "pl")
         ids.append(await before.tables.start_private(USER + n, f"P{n}", ONE_COMPUTER,
                                                      message=(USER + n, 40 + n)))
-    await store.set_meta(HEARTBEAT_KEY, START + 5)
+    await store.meta.set(HEARTBEAT_KEY, START + 5)
     return ids
 
 
 def count_statements(store: Store) -> list[str]:
     sent: list[str] = []
     for name in ("execute", "executemany"):
-        method = getattr(store._db, name)
+        method = getattr(store.connection._db, name)
 
         def counting(sql, *args, _method=method, **kwargs):
             sent.append(sql)
             return _method(sql, *args, **kwargs)
 
-        setattr(store._db, name, counting)
+        setattr(store.connection._db, name, counting)
     return sent
 
 
@@ -59,7 +59,7 @@ async def test_many_tables_cost_a_few_statements_and_one_transaction(store: Stor
     assert len(sent) < 15, "not a statement (or a transaction) per table"
     assert sent.count("BEGIN IMMEDIATE") == 1
     for table_id in ids:
-        row = await store.get_table(table_id)
+        row = await store.tables.get(table_id)
         assert row.version == 1, "the postponement is in each log"
         assert after.timer.armed[table_id] > START + 65
     assert len(after.timer.armed) == TABLES
@@ -92,13 +92,13 @@ async def test_a_table_whose_log_disagrees_is_left_untouched(store: Store) -> No
     first = service(store, FakeClock(START + 65))
     await first.tables.restart.resume()   # each table: a postponement
     await first.tables.restart.postponed()
-    assert (await store.get_table(ids[0])).version == 1
-    await store._db.execute("DROP TRIGGER actions_no_delete")
-    await store._db.execute("DELETE FROM actions WHERE table_id = ?", (ids[0],))
+    assert (await store.tables.get(ids[0])).version == 1
+    await store.connection._db.execute("DROP TRIGGER actions_no_delete")
+    await store.connection._db.execute("DELETE FROM actions WHERE table_id = ?", (ids[0],))
     after = service(store, FakeClock(START + 125))
     assert await after.tables.restart.resume() == TABLES - 1
     assert ids[0] not in after.timer.armed
-    assert (await store.get_table(ids[0])).version == 1, "left as it was"
+    assert (await store.tables.get(ids[0])).version == 1, "left as it was"
 
 
 def a_lead(world: World, ids: list[int]) -> tuple[int, int, PlayCard]:
@@ -113,16 +113,16 @@ def a_lead(world: World, ids: list[int]) -> tuple[int, int, PlayCard]:
 async def test_the_timers_run_before_the_postponement_is_stored_and_its_tables_wait_for_it(
         store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     ids = await started_tables(store)
-    due = {table_id: (await store.get_table(table_id)).snapshot["state"]["turn_due"]
+    due = {table_id: (await store.tables.get(table_id)).snapshot["state"]["turn_due"]
            for table_id in ids}
     after = service(store, FakeClock(START + 65))   # 60 s of downtime
-    stored, record_many = asyncio.Event(), store.record_many
+    stored, record_many = asyncio.Event(), store.tables.record_many
 
     async def slow(changes: list) -> None:
         await stored.wait()
         await record_many(changes)
 
-    monkeypatch.setattr(store, "record_many", slow)
+    monkeypatch.setattr(store.tables, "record_many", slow)
     await after.tables.restart.resume()
     for table_id in ids:
         game = after.tables.core.tables[table_id].game
@@ -134,14 +134,14 @@ async def test_the_timers_run_before_the_postponement_is_stored_and_its_tables_w
     for _ in range(20):
         await asyncio.sleep(0)
     assert not tap.done() and not beat.done()
-    assert (await store.get_table(table_id)).version == 0
-    assert await store.get_meta(HEARTBEAT_KEY) == START + 5, "a crash now gives it all back"
+    assert (await store.tables.get(table_id)).version == 0
+    assert await store.meta.get(HEARTBEAT_KEY) == START + 5, "a crash now gives it all back"
     stored.set()
     assert await tap == Answer(), "played on top of the postponement"
     await beat
-    assert (await store.get_table(table_id)).version == 2
-    assert await store.get_meta(HEARTBEAT_KEY) == START + 65
-    assert {(await store.get_table(i)).version for i in ids if i != table_id} == {1}
+    assert (await store.tables.get(table_id)).version == 2
+    assert await store.meta.get(HEARTBEAT_KEY) == START + 65
+    assert {(await store.tables.get(i)).version for i in ids if i != table_id} == {1}
 
 
 async def test_postponements_refused_at_once_are_stored_one_table_at_a_time(
@@ -152,9 +152,9 @@ async def test_postponements_refused_at_once_are_stored_one_table_at_a_time(
     async def refused(changes: list) -> None:
         raise StoreUnavailable("the disk is full")
 
-    monkeypatch.setattr(store, "record_many", refused)
+    monkeypatch.setattr(store.tables, "record_many", refused)
     await after.tables.restart.resume()
     await after.tables.restart.postponed()
-    assert {(await store.get_table(i)).version for i in ids} == {1}
+    assert {(await store.tables.get(i)).version for i in ids} == {1}
     table_id, user, lead = a_lead(after, ids)
     assert await after.tables.moves.tap(user, table_id, 1, lead) == Answer(), "its lock let go"

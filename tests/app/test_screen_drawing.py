@@ -73,7 +73,9 @@ async def test_a_move_a_choice_and_a_language_draw_anew(
 
     await world.tables.moves.tap(USER, table_id, 0, PlayCard(card.index))
     assert drawings == [1]
-    await world.tables.change_locale(USER, "ru")
+    await world.store.users.ensure(USER, "Ann")
+    await world.store.users.set_language(USER, "ru")   # as /lang does, then the table follows
+    await world.tables.change_locale(USER)
     assert drawings == [1, 1]
     assert "Козырь" in world.shown_to(USER)[-1].screen.text
 

@@ -160,9 +160,9 @@ def computer_leads(game: Game) -> bool:
 
 async def stored(store: Store, table_id: int) -> tuple[TableRow, Game]:
     """The table as stored, and its game replayed from the log — which must equal the snapshot."""
-    row = await store.get_table(table_id)
+    row = await store.tables.get(table_id)
     assert row is not None
-    game = Game.replay({**row.snapshot, "log": await store.log(table_id)})
+    game = Game.replay({**row.snapshot, "log": await store.tables.log(table_id)})
     assert game.to_dict(log=False) == row.snapshot, "snapshot and log agree"
     return row, game
 
@@ -193,7 +193,7 @@ async def test_start_private_stores_shows_and_arms_the_table(world: World) -> No
 async def test_a_game_can_take_over_the_setup_message(world: World) -> None:
     table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER, message=(USER, 42))
     assert world.publisher.shown[-1].message_id == 42
-    assert [(m.user_id, m.message_id) for m in await world.store.messages(table_id)] == [
+    assert [(m.user_id, m.message_id) for m in await world.store.messages.of_table(table_id)] == [
         (USER, 42)]
 
 
@@ -218,7 +218,7 @@ async def test_a_legal_tap_is_applied_once_stored_and_shown(
 
     again = await world.tables.moves.tap(USER, table_id, 0, PlayCard(card.index))
     assert again == Answer("tap.stale"), "the same button twice moves once"
-    assert (await world.store.get_table(table_id)).version == 1
+    assert (await world.store.tables.get(table_id)).version == 1
 
 
 async def test_a_stale_tap_refreshes_the_message_and_changes_nothing(
@@ -247,7 +247,7 @@ async def test_a_foreign_or_unknown_table_tap_is_refused(world: World) -> None:
     reply = await world.tables.moves.tap(USER, table_id + 1, 0, Take())
     assert reply == Answer("tap.unknown_table", alert=True)
     assert len(world.publisher.shown) == shown
-    assert (await world.store.get_table(table_id)).version == 0
+    assert (await world.store.tables.get(table_id)).version == 0
 
 
 async def test_an_illegal_move_is_refused_with_the_engines_reason(
@@ -260,7 +260,7 @@ async def test_an_illegal_move_is_refused_with_the_engines_reason(
     assert reply.alert and reply.key.startswith("illegal.")
     reply = await world.tables.moves.tap(USER, table_id, 0, TransferMode())   # a throw-in game
     assert reply == Answer("tap.cannot_transfer", alert=True)
-    assert (await world.store.get_table(table_id)).version == 0
+    assert (await world.store.tables.get(table_id)).version == 0
 
 
 def _transfer_choice(game: Game) -> bool:
@@ -336,7 +336,7 @@ async def test_a_deadline_fires(world: World, monkeypatch: pytest.MonkeyPatch) -
     assert due is not None and due > START
 
     await world.timer.ring(table_id, due - 0.1)
-    assert (await world.store.get_table(table_id)).version == 0
+    assert (await world.store.tables.get(table_id)).version == 0
 
     await world.timer.ring(table_id, due)
     row, game = await stored(world.store, table_id)
@@ -353,7 +353,7 @@ async def test_timer_bars_are_redrawn_with_low_priority(
     bar_at = world.timer.armed[table_id]
     await world.timer.ring(table_id, bar_at)
     assert world.publisher.shown[-1].priority is Priority.BAR
-    assert (await world.store.get_table(table_id)).version == 0
+    assert (await world.store.tables.get(table_id)).version == 0
 
 
 # ---- the end, and a restart ----------------------------------------------------------------
@@ -363,9 +363,9 @@ async def test_resign_finishes_the_game_and_stores_the_result(world: World) -> N
     table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
 
     assert await world.tables.absences.resign(USER)
-    row = await world.store.get_table(table_id)
+    row = await world.store.tables.get(table_id)
     assert row.status == "aborted"
-    assert (await world.store.stats(USER)).resigned == 1
+    assert (await world.store.results.stats(USER)).resigned == 1
     again = Menu(action=MenuAction.AGAIN).pack()
     final = world.publisher.shown[-1].screen
     assert [b.callback_data for r in final.keyboard for b in r] == [again]
@@ -379,11 +379,11 @@ async def test_resign_finishes_the_game_and_stores_the_result(world: World) -> N
 async def test_resume_rearms_and_gives_back_the_downtime(store: Store) -> None:
     before = service(store, FakeClock(START))
     table_id = await before.tables.start_private(USER, "Ann", ONE_COMPUTER, message=(USER, 42))
-    await store.ensure_user(USER, "Ann")
-    await store.set_language(USER, "uk")
+    await store.users.ensure(USER, "Ann")
+    await store.users.set_language(USER, "uk")
     before.clock.now = START + 10
     await before.tables.restart.heartbeat()
-    assert await store.get_meta(HEARTBEAT_KEY) == START + 10
+    assert await store.meta.get(HEARTBEAT_KEY) == START + 10
     _, game = await stored(store, table_id)
     due = game.next_deadline
 
@@ -407,8 +407,10 @@ async def test_a_new_message_is_remembered_for_later_edits(
     deal_where(monkeypatch, person_leads)
     table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
     await world.tables.chats.message_sent((table_id, USER), USER, 99)
-    assert [m.message_id for m in await world.store.messages(table_id)] == [99]
-    await world.tables.change_locale(USER, "pl")
+    assert [m.message_id for m in await world.store.messages.of_table(table_id)] == [99]
+    await world.store.users.ensure(USER, "Ann")
+    await world.store.users.set_language(USER, "pl")   # as /lang does, then the table follows
+    await world.tables.change_locale(USER)
     assert world.publisher.shown[-1].message_id == 99
     assert world.tables.languages.of(USER) == "pl"
 
@@ -426,7 +428,7 @@ async def three_people(world: World) -> int:
     game = Game.from_deal(Rules(players=3), HANDS, ["8d", "8c", "Ah"], first_attacker=0,
                           now=START)
     seats = [SeatRow(i, user, name) for i, (user, name) in enumerate(PEOPLE)]
-    row = await world.store.create_table(-100, "group", "running", {}, seats,
+    row = await world.store.tables.create(-100, "group", "running", {}, seats,
                                          game.to_dict(log=False))
     assert await world.tables.restart.resume() == 1
     await screens_out(world, len(PEOPLE))
@@ -455,7 +457,7 @@ async def test_throw_ins_racing_a_defence_are_each_applied_once(world: World) ->
     assert (Card.parse("6s"), Card.parse("7s")) in game.table
     again = await asyncio.gather(*(world.tables.moves.tap(u, table_id, 1, t) for u, t in taps))
     assert again == [Answer("tap.stale")] * 3, "each tap moves once"
-    assert (await world.store.get_table(table_id)).version == 4
+    assert (await world.store.tables.get(table_id)).version == 4
 
 
 async def test_a_tap_whose_meaning_changed_is_stale_with_a_fresh_screen(world: World) -> None:
@@ -468,7 +470,7 @@ async def test_a_tap_whose_meaning_changed_is_stale_with_a_fresh_screen(world: W
     assert tapped == Answer("tap.stale")
     assert len(world.shown_to(BOB)) == shown + 1
     assert drawn_at(world.shown_to(BOB)[-1]) == 2, "the fresh screen"
-    assert (await world.store.get_table(table_id)).version == 2
+    assert (await world.store.tables.get(table_id)).version == 2
 
 
 async def test_the_round_start_is_found_again_after_a_restart(store: Store) -> None:

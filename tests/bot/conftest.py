@@ -14,6 +14,7 @@ import pytest
 from tg_durak.app import BotApp
 from tg_durak.config import Settings
 from tg_durak.emulator import FakeTelegram
+from tg_durak.play.ratings import rate
 from tg_durak.storage import Store
 
 # Game timers run at a tenth of real time: a 30 s turn is 3 s, a bot's pause 0.15-0.3 s.
@@ -50,8 +51,9 @@ async def bot(tg: FakeTelegram, db_path: str) -> AsyncIterator[BotApp]:
 
 @pytest.fixture
 async def store(db_path: str, bot: BotApp) -> AsyncIterator[Store]:
-    """A second connection to the bot's database, to check what it wrote."""
-    s = await Store.open(db_path)
+    """A second connection to the bot's database, to check what it wrote (opened as the bot
+    opens it, for the tests that write through it)."""
+    s = await Store.open(db_path, rate=rate)
     yield s
     await s.close()
 
@@ -64,7 +66,7 @@ async def remembered(store: Store, table_id: int, wanted: set[tuple[int, int]],
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
-        have = {(m.chat_id, m.message_id) for m in await store.messages(table_id)}
+        have = {(m.chat_id, m.message_id) for m in await store.messages.of_table(table_id)}
         if have == wanted or loop.time() > deadline:
             return have
         await asyncio.sleep(0.1)

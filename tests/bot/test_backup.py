@@ -18,7 +18,7 @@ from tg_durak.storage import Store
 async def table_version(db_path: str) -> tuple[int, int]:
     store = await Store.open(db_path, readonly=True)
     try:
-        table = await store.table_for_user(ALICE)
+        table = await store.tables.for_user(ALICE)
         return table.id, table.version
     finally:
         await store.close()
@@ -58,8 +58,8 @@ async def test_a_backup_taken_while_the_bot_runs_restores_the_running_game(
     table_id, version = backed_up
     store = await Store.open(copy, readonly=True)
     try:
-        table = await store.get_table(table_id)
-        log = await store.log(table_id)
+        table = await store.tables.get(table_id)
+        log = await store.tables.log(table_id)
     finally:
         await store.close()
     assert table.status == "finished" and table.version > version

@@ -20,15 +20,15 @@ async def _start_game(tg: FakeTelegram) -> None:
 
 
 async def _version(store: Store) -> int:
-    return (await store.table_for_user(ALICE)).version
+    return (await store.tables.for_user(ALICE)).version
 
 
 async def _alice_moves(store: Store, since: int) -> list:
     """Alice's own moves logged after version `since` (not her turn's time-outs, not a
     computer's): the table's clock goes on meanwhile, however slow the machine."""
-    row = await store.table_for_user(ALICE)
+    row = await store.tables.for_user(ALICE)
     seat = next(s.seat for s in row.seats if s.user_id == ALICE)
-    return [entry for entry in (await store.log(row.id))[since:]
+    return [entry for entry in (await store.tables.log(row.id))[since:]
             if entry[0] == "act" and entry[1] == seat and not entry[6]]
 
 

@@ -69,7 +69,7 @@ async def test_sigterm_finishes_taps_flushes_and_closes_the_database(tg: FakeTel
     assert unanswered(tg, ALICE) <= taps_left_unconfirmed(tg)
     store = await Store.open(db_path)
     try:
-        table = await store.table_for_user(ALICE)
+        table = await store.tables.for_user(ALICE)
     finally:
         await store.close()
     assert shown_version(game_message(tg, ALICE)) == table.version, "the last screen went out"

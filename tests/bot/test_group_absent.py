@@ -119,7 +119,7 @@ async def stored_moves(db_path: str, table_id: int) -> list[tuple[int, str, str]
     """The moves in the table's stored log: (seat, kind, card)."""
     store = await Store.open(db_path)
     try:
-        return [(e[1], e[2], e[3]) for e in await store.log(table_id) if e[0] == "act"]
+        return [(e[1], e[2], e[3]) for e in await store.tables.log(table_id) if e[0] == "act"]
     finally:
         await store.close()
 
@@ -194,9 +194,9 @@ async def test_people_leave_mid_game_and_the_game_goes_on(
 
     await asyncio.wait_for(keep_playing(tg, ALICE, asyncio.Event()), 120)
     assert is_over(game_message(tg, ALICE))
-    row = await store.get_table(table_id)
+    row = await store.tables.get(table_id)
     assert row.status == "finished"
-    outcomes = {p: (await store.stats(p)) for p in people}
+    outcomes = {p: (await store.results.stats(p)) for p in people}
     assert outcomes[BOB].resigned == outcomes[CAT].resigned == 1
     assert outcomes[ALICE].resigned == 0 and outcomes[ALICE].games == 1
 
@@ -265,7 +265,7 @@ async def test_the_host_removes_a_player_who_is_away(
     await tg.wait_for(lambda: tg.message(GROUP, choice.message_id).text == answer.text)
     await tg.wait_for(lambda: "removed from this game" in tg.last_message(CAT).text)
     await tg.wait_for(lambda: "left: a computer plays the seat" in table_text(tg, lobby))
-    row = await store.get_table(table_id)
+    row = await store.tables.get(table_id)
     assert [s.status for s in row.seats] == ["playing", "playing", "kicked"]
 
 

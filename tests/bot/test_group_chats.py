@@ -59,8 +59,8 @@ async def test_a_group_upgraded_mid_game_keeps_its_table(
         stop.set()
         await asyncio.gather(*players)
     assert len(table_messages(tg, supergroup)) == 1, "one fresh message, then edits"
-    assert (await store.get_table(table_id)).chat_id == supergroup
-    assert [(m.chat_id, m.message_id) for m in await store.messages(table_id)
+    assert (await store.tables.get(table_id)).chat_id == supergroup
+    assert [(m.chat_id, m.message_id) for m in await store.messages.of_table(table_id)
             if m.user_id is None] == [(supergroup, fresh.message_id)]
     await tg.send_text(ALICE, f"/kick@{BOT}", chat_id=supergroup)
     await tg.wait_for(lambda: tg.last_message(supergroup).text
@@ -75,12 +75,12 @@ async def test_a_bot_removed_with_a_lobby_open_closes_it(
         await tg.send_text(person, "/start")
     lobby = await open_lobby(tg, ALICE)
     await join(tg, BOB, lobby, "Bob")
-    row = await store.open_group_table(group)
+    row = await store.lobbies.open_in_chat(group)
     tg.kick_bot(group)
     for person in (ALICE, BOB):
         await tg.wait_for(lambda p=person: "removed from the group" in tg.last_message(p).text,
                           what="the seated told privately")
-    assert (await store.get_table(row.id)).status == "aborted"
+    assert (await store.tables.get(row.id)).status == "aborted"
 
 
 async def test_a_bot_removed_mid_game_plays_on_in_private(
@@ -106,7 +106,7 @@ async def test_a_bot_removed_mid_game_plays_on_in_private(
     assert all(is_over(m) for m in final.values())
     assert tg.message(group, lobby.message_id).edit_count == edits
     assert len(to_group(tg, group)) <= tried + 1, "the bot stops writing to the group"
-    assert (await store.get_table(table_id)).status == "finished"
+    assert (await store.tables.get(table_id)).status == "finished"
     assert not any(AWAY_YOU in m.text for m in final.values())
 
 

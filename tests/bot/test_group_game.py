@@ -67,8 +67,8 @@ async def test_three_people_play_a_whole_group_game_one_joining_through_the_link
     text = tg.message(GROUP, lobby.message_id).text
     assert lobby_message(tg).message_id == lobby.message_id   # one group message all along
 
-    table = await store.table_for_user(ALICE, ("finished",))
-    records = [await store.player_record(p) for p in (ALICE, BOB, CAT)]
+    table = await store.tables.for_user(ALICE, ("finished",))
+    records = [await store.results.player_record(p) for p in (ALICE, BOB, CAT)]
     assert all(r.people.games == 1 for r in records)   # rated: a game between people
     names = {s.user_id: s.name for s in table.seats}
     outcomes = _results(db_path, table.id)

@@ -47,7 +47,7 @@ async def test_a_killed_bot_goes_on_with_the_same_messages(tg: FakeTelegram, db_
 
     store = await Store.open(db_path)
     try:
-        table = await store.table_for_user(ALICE)
+        table = await store.tables.for_user(ALICE)
         assert (table.kind, table.status) == ("group", "running")
         version_at_crash = table.version
     finally:
@@ -69,8 +69,8 @@ async def test_a_killed_bot_goes_on_with_the_same_messages(tg: FakeTelegram, db_
         lobby.message_id]   # no second table message
     store = await Store.open(db_path)
     try:
-        table = await store.get_table(table.id)
+        table = await store.tables.get(table.id)
         assert table.status == "finished" and table.version > version_at_crash
-        assert any(e[0] == "postpone" for e in await store.log(table.id))   # R10.4
+        assert any(e[0] == "postpone" for e in await store.tables.log(table.id))   # R10.4
     finally:
         await store.close()

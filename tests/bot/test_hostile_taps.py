@@ -415,8 +415,8 @@ async def _stored_as_played(world: World) -> None:
         if live is None:
             continue
         async with world.app.tables.core.lock(table_id):   # no move half-saved
-            row = await world.app.store.get_table(table_id)
-            log = await world.app.store.log(table_id)
+            row = await world.app.store.tables.get(table_id)
+            log = await world.app.store.tables.log(table_id)
             replayed = Game.replay({**row.snapshot, "log": log})
             assert replayed.to_dict(log=False) == live.game.to_dict(log=False), table_id
 
@@ -478,7 +478,7 @@ async def test_resigning_at_a_group_table_leaves_the_game_to_the_others(
     # A double tap: the second finds the question gone, and says nothing of it.
     answers = await asyncio.gather(*(tg.press(BOB, question, "Resign") for _ in range(2)))
     assert "You resigned." in [a.text for a in answers]
-    table = await store.table_for_user(ALICE)
+    table = await store.tables.for_user(ALICE)
     assert table is not None and table.status == "running"
     assert [s.status for s in table.seats if s.user_id is not None] == ["playing", "left"]
     await tg.wait_for(lambda: tg.message(BOB, bobs.message_id).text.startswith(

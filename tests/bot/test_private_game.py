@@ -41,14 +41,14 @@ async def test_whole_game_to_its_result(tg: FakeTelegram, bot, store: Store) -> 
     old_card = next(b for row in first.buttons for b in row if b.callback_data.startswith("m:"))
     assert (await tg.press(ALICE, final, old_card)).text == "This game is over."
 
-    table = await store.table_for_user(ALICE, statuses=("finished",))
+    table = await store.tables.for_user(ALICE, statuses=("finished",))
     assert table is not None and table.options["variant"] == "transfer"
-    log = await store.log(table.id)
+    log = await store.tables.log(table.id)
     replayed = Game.replay({**table.snapshot, "log": log})
     assert replayed.to_dict(log=False) == table.snapshot, "snapshot and log agree"
     # The table closes when the game is over, or at once when Alice is out: her place stands.
     assert replayed.is_over or 0 not in replayed.active_seats
-    stats = await store.stats(ALICE)
+    stats = await store.results.stats(ALICE)
     assert stats.games == 1 and stats.durak + stats.safe + stats.draws == 1
 
     await tg.send_text(ALICE, "/stats")
@@ -68,5 +68,5 @@ async def test_quick_play_and_resign(tg: FakeTelegram, bot, store: Store) -> Non
     await tg.press(ALICE, tg.last_message(ALICE), "Resign")
     await tg.wait_for(lambda: is_over(game_message(tg, ALICE)))
     assert "resigned" in game_message(tg, ALICE).text
-    assert (await store.stats(ALICE)).resigned == 1
-    assert await store.table_for_user(ALICE) is None
+    assert (await store.results.stats(ALICE)).resigned == 1
+    assert await store.tables.for_user(ALICE) is None

@@ -41,7 +41,7 @@ async def test_restart_mid_game_keeps_the_same_message(tg: FakeTelegram, db_path
 
     store = await Store.open(db_path)
     try:
-        table = await store.table_for_user(ALICE)
+        table = await store.tables.for_user(ALICE)
         assert table is not None and table.status == "running"
         version_at_crash = table.version
     finally:
@@ -59,9 +59,9 @@ async def test_restart_mid_game_keeps_the_same_message(tg: FakeTelegram, db_path
 
     store = await Store.open(db_path)
     try:
-        table = await store.get_table(table.id)
+        table = await store.tables.get(table.id)
         assert table.status == "finished" and table.version > version_at_crash
-        log = await store.log(table.id)
+        log = await store.tables.log(table.id)
         assert any(e[0] == "postpone" for e in log), "downtime was given back (R10.4)"
     finally:
         await store.close()
@@ -133,7 +133,7 @@ async def test_a_kill_in_a_burst_of_taps_loses_no_table_and_doubles_no_tap(
 
     store = await Store.open(db_path, readonly=True)
     try:
-        at_kill = {tid: (await store.table_record(tid)).row for tid in await store.table_ids()}
+        at_kill = {tid: (await store.tables.whole(tid)).row for tid in await store.tables.ids()}
     finally:
         await store.close()
     running = {tid for tid, row in at_kill.items() if row.status == "running"}
@@ -162,13 +162,13 @@ async def test_a_kill_in_a_burst_of_taps_loses_no_table_and_doubles_no_tap(
         store = await Store.open(db_path, readonly=True)
         try:
             for _ in range(600):
-                now = {tid: (await store.table_record(tid)).row for tid in running}
+                now = {tid: (await store.tables.whole(tid)).row for tid in running}
                 if all(row.version > at_kill[tid].version for tid, row in now.items()):
                     break
                 await asyncio.sleep(0.1)
             assert all(row.version > at_kill[tid].version for tid, row in now.items()), \
                 "a table's timer did not run again"
-            assert set(await store.table_ids()) == set(at_kill), "no table lost, none added"
+            assert set(await store.tables.ids()) == set(at_kill), "no table lost, none added"
             assert await problems(db_path) == [], "every snapshot is the replay of its log"
         finally:
             await store.close()

@@ -54,11 +54,11 @@ async def test_a_whole_game_with_options_from_the_extended_setup(tg: FakeTelegra
     assert final.message_id == setup_id and is_over(final)
     assert any(w in final.text.lower() for w in ("durak", "draw", "safe"))
 
-    table = await store.table_for_user(ALICE, statuses=("finished",))
+    table = await store.tables.for_user(ALICE, statuses=("finished",))
     assert table is not None
     assert {k: table.options[k] for k in ("deck", "turn_seconds", "throw_in", "bots")} == {
         "deck": 24, "turn_seconds": 15, "throw_in": "neighbours", "bots": 3}
-    replayed = Game.replay({**table.snapshot, "log": await store.log(table.id)})
+    replayed = Game.replay({**table.snapshot, "log": await store.tables.log(table.id)})
     assert replayed.to_dict(log=False) == table.snapshot, "snapshot and log agree"
     rules = replayed.rules
     assert (rules.players, rules.deck, rules.throw_in) == (4, 24, ThrowIn.NEIGHBOURS)

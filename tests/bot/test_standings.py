@@ -12,8 +12,7 @@ import pytest
 
 from tests.bot.conftest import ALICE, BOB
 from tg_durak.emulator import FakeTelegram
-from tg_durak.play.ratings import rate
-from tg_durak.play.records import SeatRow
+from tg_durak.play.records import SeatRow, TableChange
 from tg_durak.storage import Store
 
 CAT = 503
@@ -34,8 +33,9 @@ async def finished(store: Store, chat: int, results: list[tuple[int, str, int]],
     seats = [SeatRow(i, uid, names[uid]) for i, (uid, _, _) in enumerate(results)]
     seats += [SeatRow(len(seats) + i, None, "", "easy") for i in range(computers)]
     kind = "group" if chat < 0 else "private"
-    table = await store.create_table(chat, kind, "running", {}, seats, {"deal": 1})
-    await store.record(table.id, 0, [{"last": 1}], {"deal": 1}, "finished", results, rate=rate)
+    table = await store.tables.create(chat, kind, "running", {}, seats, {"deal": 1})
+    await store.tables.record(TableChange(table.id, 0, [{"last": 1}], {"deal": 1}, "finished",
+                                          results))
 
 
 async def two_group_games_and_one_alone(store: Store) -> None:
@@ -57,7 +57,7 @@ async def test_stats_and_top_in_the_group_and_stats_in_private(
     tg: FakeTelegram, group: int, bot, store: Store
 ) -> None:
     await two_group_games_and_one_alone(store)
-    ratings = await store.ratings([ALICE, BOB, CAT])
+    ratings = await store.results.ratings([ALICE, BOB, CAT])
     order = sorted(ratings, key=lambda uid: -ratings[uid].shown)
     assert order[-1] == BOB  # the durak of both games
     shown = {ALICE: "Alice", BOB: "Bob", CAT: CAT_SEAT_NAME}
@@ -102,12 +102,12 @@ async def test_a_chat_without_rated_games(tg: FakeTelegram, group: int, bot) -> 
 async def test_the_command_line_rebuild(tg: FakeTelegram, group: int, bot, store: Store,
                                         db_path: str) -> None:
     await two_group_games_and_one_alone(store)
-    written = await store.ratings([ALICE, BOB, CAT])
+    written = await store.results.ratings([ALICE, BOB, CAT])
     done = subprocess.run([sys.executable, "-m", "tg_durak", "ratings", "--rebuild"],
                           env={**os.environ, "DURAK_DB": db_path}, capture_output=True,
                           text=True, timeout=60, check=True)
     assert done.stdout.strip() == f"rated 3 people over 2 tables in {db_path}"
-    assert await store.ratings([ALICE, BOB, CAT]) == written
+    assert await store.results.ratings([ALICE, BOB, CAT]) == written
     position = sorted(written.values(), key=lambda r: -r.shown).index(written[CAT]) + 1
     table = await answer(tg, CAT, "/top", group)
     # Cat has written to the bot now: his Telegram name replaces the one at his seat.

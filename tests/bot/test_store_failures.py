@@ -23,7 +23,7 @@ NEWCOMER = 605
 
 
 async def stored_version(store: Store, user_id: int) -> int:
-    return (await store.table_for_user(user_id)).version
+    return (await store.tables.for_user(user_id)).version
 
 
 async def current_move(tg: FakeTelegram, store: Store, user_id: int, texts: dict[str, str]
@@ -46,7 +46,7 @@ async def no_problems(db_path: str) -> None:
 @contextlib.asynccontextmanager
 async def locked_by_another_process(bot: BotApp, db_path: str) -> AsyncIterator[None]:
     """Another process takes the write lock and keeps it longer than the bot waits for it."""
-    await bot.store._db.execute("PRAGMA busy_timeout = 100")
+    await bot.store.connection._db.execute("PRAGMA busy_timeout = 100")
     # Off the event loop: the bot runs in this process and may be inside a transaction.
     other = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
     await asyncio.to_thread(other.execute, "BEGIN IMMEDIATE")
@@ -135,7 +135,8 @@ async def test_a_full_disk_refuses_the_tap_and_keeps_the_table_as_stored(
         assert not is_over(game_message(tg, ALICE)), "the game ended before Alice led"
     version = await stored_version(store, ALICE)
     pages = await asyncio.to_thread(fill_the_disk, db_path)
-    await bot.store._db.execute(f"PRAGMA max_page_count = {pages}")   # the bot's disk too
+    # the bot's disk too
+    await bot.store.connection._db.execute(f"PRAGMA max_page_count = {pages}")
     button = choose_button(message, rng, {"pass": "Pass", "take": "Take"})
     answer = await tg.press(ALICE, message, button)
     assert (answer.text, answer.show_alert) == (polite, True)
@@ -144,7 +145,7 @@ async def test_a_full_disk_refuses_the_tap_and_keeps_the_table_as_stored(
     shown = game_message(tg, ALICE)
     assert shown_version(shown) == version and "Your lead" in shown.text, \
         "the message still shows the table as stored"
-    await bot.store._db.execute("PRAGMA max_page_count = 1073741823")   # room again
+    await bot.store.connection._db.execute("PRAGMA max_page_count = 1073741823")   # room again
     await asyncio.sleep(PACE)
     answer = await tg.press(ALICE, shown, button)
     assert answer.text is None, "the same tap is taken now"
@@ -164,7 +165,7 @@ async def test_a_refused_resignation_is_answered_politely_and_the_game_goes_on(
     async with locked_by_another_process(bot, db_path):
         answer = await tg.press(ALICE, question, "Resign")
         assert (answer.text, answer.show_alert) == (translator("en")("error.not_saved"), True)
-    assert (await store.table_for_user(ALICE)).status == "running"
+    assert (await store.tables.for_user(ALICE)).status == "running"
     await bot.publisher.flush()
     shown = game_message(tg, ALICE)
     assert shown.message_id == message.message_id and not is_over(shown)
@@ -175,6 +176,6 @@ async def test_a_refused_resignation_is_answered_politely_and_the_game_goes_on(
     answer = await tg.press(ALICE, question, "Resign")   # the question is still there
     assert answer.text == translator("en")("quit.done")
     await tg.wait_for(lambda: is_over(game_message(tg, ALICE)), timeout=30)
-    assert (await store.stats(ALICE)).resigned == 1
+    assert (await store.results.stats(ALICE)).resigned == 1
     await bot.publisher.flush()
     await no_problems(db_path)

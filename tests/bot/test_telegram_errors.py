@@ -22,7 +22,7 @@ async def test_a_deleted_game_message_is_sent_again_and_remembered(tg: FakeTeleg
     await tg.wait_for(lambda: game_message(tg, ALICE) is not None
                       and game_message(tg, ALICE).message_id != first.message_id, timeout=60)
     second = game_message(tg, ALICE)
-    table = await store.table_for_user(ALICE)
+    table = await store.tables.for_user(ALICE)
     wanted = {(ALICE, second.message_id)}
     assert await remembered(store, table.id, wanted) == wanted
     final = await play_to_end(tg, ALICE, seed=8)
@@ -38,7 +38,7 @@ async def test_flood_limits_slow_the_bot_down_but_lose_nothing(tg: FakeTelegram,
     final = await play_to_end(tg, ALICE, seed=9)
     assert is_over(final)
     await bot.publisher.flush()
-    table = await store.table_for_user(ALICE, statuses=("finished",))
+    table = await store.tables.for_user(ALICE, statuses=("finished",))
     assert table is not None and table.status == "finished"
     retried = [c for c in tg.calls if c.error_code == 429]
     assert retried and all(c.method in ("sendMessage", "editMessageText") for c in retried)

@@ -59,7 +59,7 @@ async def test_a_taps_answer_telegram_refuses_is_one_warning_and_the_move_stands
         tg: FakeTelegram, bot: BotApp, store: Store, caplog: pytest.LogCaptureFixture) -> None:
     await quick_game(tg, ALICE)
     message, button = await tg.wait_for(lambda: a_move(tg), timeout=60)
-    version = (await store.table_for_user(ALICE)).version
+    version = (await store.tables.for_user(ALICE)).version
     # As for a tap that waited in Telegram over its 15 s (a restart, a network outage).
     tg.fail_next("answerCallbackQuery", error_code=400, description=QUERY_TOO_OLD)
     caplog.set_level(logging.WARNING)
@@ -74,7 +74,7 @@ async def test_a_taps_answer_telegram_refuses_is_one_warning_and_the_move_stands
         await asyncio.sleep(0.1)
     assert [r.levelno for r in said()] == [logging.WARNING], "one line"
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
-    assert (await store.table_for_user(ALICE)).version > version, "the move stands"
+    assert (await store.tables.for_user(ALICE)).version > version, "the move stands"
 
 
 async def test_a_5xx_on_an_edit_is_retried_with_the_latest_screen(tg: FakeTelegram,
@@ -97,7 +97,7 @@ async def test_the_network_down_then_back_loses_no_tap(tg: FakeTelegram, db_path
                 await quick_game(tg, ALICE)
             await tg.wait_for(lambda: a_move(tg) is not None, timeout=30)
             message, button = a_move(tg)
-            version = (await store.table_for_user(ALICE)).version
+            version = (await store.tables.for_user(ALICE)).version
             await tg.network_down(hang=hang)
             tap = asyncio.create_task(tg.press(ALICE, message, button, timeout=60))
             await asyncio.sleep(3)   # the outage lasts a while; the tap waits in Telegram
@@ -105,7 +105,7 @@ async def test_the_network_down_then_back_loses_no_tap(tg: FakeTelegram, db_path
             await tg.network_up()
             answer = await tap
             assert not answer.show_alert, answer.text
-            assert (await store.table_for_user(ALICE)).version > version, "the tap was applied"
+            assert (await store.tables.for_user(ALICE)).version > version, "the tap was applied"
         final = await play_to_end(tg, ALICE, seed=4)
         assert is_over(final) and final.message_id == message.message_id
     finally:
@@ -124,7 +124,7 @@ def a_move(tg: FakeTelegram):
 async def test_a_person_who_blocks_the_bot_is_played_for_to_the_end(
         tg: FakeTelegram, bot: BotApp, store: Store, told: bool) -> None:
     await quick_game(tg, ALICE)
-    table = await store.table_for_user(ALICE)
+    table = await store.tables.for_user(ALICE)
     if told:
         tg.block_bot(ALICE)   # Telegram tells the bot (my_chat_member), and 403s from now on
     else:   # the bot learns it from the refusal of its next edit
@@ -132,7 +132,7 @@ async def test_a_person_who_blocks_the_bot_is_played_for_to_the_end(
                      description="Forbidden: bot was blocked by the user")
 
     async def finished() -> bool:
-        return (await store.get_table(table.id)).status == "finished"
+        return (await store.tables.get(table.id)).status == "finished"
 
     for _ in range(600):
         if await finished():
@@ -142,7 +142,7 @@ async def test_a_person_who_blocks_the_bot_is_played_for_to_the_end(
     refused = [c for c in tg.calls if c.error_code == 403]
     assert all(c.params["chat_id"] == ALICE for c in refused)
     assert len(refused) <= 1, "the bot stops writing to whoever blocked it"
-    (user_id, outcome, _), = (await store.table_record(table.id)).results
+    (user_id, outcome, _), = (await store.tables.whole(table.id)).results
     assert user_id == ALICE and outcome in ("durak", "safe", "draw")
 
 
@@ -154,7 +154,7 @@ async def test_a_game_message_that_cannot_be_edited_is_sent_afresh(
     await tg.wait_for(lambda: game_message(tg, ALICE).message_id != first.message_id,
                       timeout=30)
     fresh = game_message(tg, ALICE)
-    table = await store.table_for_user(ALICE)
+    table = await store.tables.for_user(ALICE)
     wanted = {(ALICE, fresh.message_id)}
     assert await remembered(store, table.id, wanted) == wanted, "the new message is remembered"
     final = await play_to_end(tg, ALICE, seed=6)

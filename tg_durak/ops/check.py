@@ -50,10 +50,10 @@ async def check(store: Store) -> Report:
     report.problems += [Problem(None, f"sqlite: {line}")
                         for line in await store.integrity_problems()]
     seated: defaultdict[int, list[int]] = defaultdict(list)   # person -> his open tables
-    for table_id in await store.table_ids():
+    for table_id in await store.tables.ids():
         report.tables += 1
         try:
-            record = await store.table_record(table_id)
+            record = await store.tables.whole(table_id)
         except CorruptRow as exc:
             report.problems.append(Problem(table_id, f"unreadable: {exc}"))
             continue

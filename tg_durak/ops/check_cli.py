@@ -37,7 +37,7 @@ async def _backup(db_path: str, target: str) -> int:
     store = await Store.open(db_path, readonly=True)
     try:
         await store.backup(target)
-        return len(await store.table_ids())
+        return len(await store.tables.ids())
     finally:
         await store.close()
 

@@ -20,9 +20,9 @@ from tg_durak.storage import SchemaTooNew, Store
 
 
 async def rebuild(db_path: str) -> Rebuilt:
-    store = await Store.open(db_path)
+    store = await Store.open(db_path, rate=rate)
     try:
-        return await store.rebuild_ratings(rate)
+        return await store.results.rebuild_ratings()
     finally:
         await store.close()
 

@@ -6,6 +6,7 @@ where they come from.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tg_durak.play.ratings import Rating, Result
@@ -48,6 +49,19 @@ class TableRow:
     invite: str | None = None
     expires_at: float | None = None
     language: str | None = None
+
+
+@dataclass(frozen=True)
+class TableChange:
+    """What one move (or a few) does to a running table: ``entries`` appended to its log at
+    ``expected_version``, the new ``snapshot``, and at its end the status and the results."""
+
+    table_id: int
+    expected_version: int
+    entries: list
+    snapshot: dict
+    status: str = "running"
+    results: Sequence[Result] = ()
 
 
 @dataclass(frozen=True)

@@ -1,20 +1,20 @@
 """Everything the bot keeps between restarts, and the only package that knows SQL.
 
-Callers use the `Store` facade and the errors below; the records it reads and writes are the
-plain ones of `tg_durak.play.records`.
+Callers use the `Store` facade (its repositories: ``store.users``, ``store.tables``, ...) and
+the errors below; the records it reads and writes are the plain ones of `tg_durak.play.records`.
 """
 
-from tg_durak.storage.store import (
+from tg_durak.storage.errors import (
     AlreadySeated,
     CorruptRow,
     LobbyClosed,
     LobbyFull,
-    RateTable,
     SchemaTooNew,
     StaleVersion,
-    Store,
     StoreUnavailable,
 )
+from tg_durak.storage.results import RateTable
+from tg_durak.storage.store import Store
 
 __all__ = [
     "AlreadySeated",

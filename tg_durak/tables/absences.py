@@ -14,7 +14,6 @@ from dataclasses import replace
 from html import escape
 
 from tg_durak.play.answers import Answer, refused
-from tg_durak.play.ratings import rate
 from tg_durak.play.records import SeatRow
 from tg_durak.render.absent import unreachable_screen
 from tg_durak.storage import Store
@@ -101,7 +100,7 @@ class Absences:
 
     async def _hand_over(self, live: LiveTable, seat: int, status: str) -> None:
         """A computer (normal) plays the seat to the end; its person reads why, once."""
-        await self.store.set_seat_status(live.id, seat, status)
+        await self.store.tables.set_seat_status(live.id, seat, status)
         seats = tuple(replace(s, status=status) if s.seat == seat else s for s in live.row.seats)
         live.row = replace(live.row, seats=seats)
         for states in (live.back, live.unreachable, live.told_unreachable):
@@ -127,7 +126,7 @@ class Absences:
                        for s in live.humans]
             # Stored first: a refusal (StoreUnavailable, answered politely by the handlers)
             # leaves the game running in memory as in the store.
-            await self.store.finish(live.id, "aborted", results, rate=rate)
+            await self.store.tables.finish(live.id, "aborted", results)
             live.resigned = seat
             core.timer.arm(live.id, None)
             core.display.show(live)
@@ -139,7 +138,7 @@ class Absences:
     async def mark_unreachable(self, user_id: int) -> None:
         """His private chat refuses the bot (403, or he blocked it): a computer plays for him,
         and a group is told once, with a button that opens the bot."""
-        await self.store.set_reachable(user_id, False)
+        await self.store.users.set_reachable(user_id, False)
         core = self.core
         live = core.live_for(user_id)
         if live is None:
@@ -161,7 +160,7 @@ class Absences:
 
     async def mark_reachable(self, user_id: int) -> None:
         """He opened the bot again (unblocked it): he plays his seat himself."""
-        await self.store.set_reachable(user_id, True)
+        await self.store.users.set_reachable(user_id, True)
         live = self.core.live_for(user_id)
         if live is None:
             return
@@ -174,7 +173,7 @@ class Absences:
         """A person a computer played for taps again: from now on he plays himself (until his
         turn runs out again). Under the table's lock."""
         if seat in live.unreachable:   # stored first: a refusal leaves him away, as stored
-            await self.store.set_reachable(live.row.seats[seat].user_id, True)
+            await self.store.users.set_reachable(live.row.seats[seat].user_id, True)
             live.unreachable.discard(seat)
         if seat in live.game.away:
             live.back.add(seat)

@@ -43,9 +43,9 @@ class ChatLifecycle:
         holder = self.core.holder(table_id)
         if holder is not None:
             holder.messages[user_id] = (chat_id, message_id)
-        await self.store.set_message(table_id, user_id, chat_id, message_id)
+        await self.store.messages.set(table_id, user_id, chat_id, message_id)
         if user_id is not None:
-            await self.store.set_reachable(user_id, True)
+            await self.store.users.set_reachable(user_id, True)
 
     async def chat_refused(self, chat_id: int) -> None:
         """The outbox's 403: a person's private chat (he blocked the bot) or a group the bot
@@ -58,7 +58,7 @@ class ChatLifecycle:
     async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
         """A group became a supergroup: its lobby or table follows it, and the group message is
         sent afresh in the new chat (the old one cannot be edited under the new id)."""
-        await self.store.migrate_chat(old_chat_id, new_chat_id)
+        await self.store.tables.migrate_chat(old_chat_id, new_chat_id)
         core = self.core
         for holder in self._in_chat(old_chat_id):
             async with core.lock(holder.id):

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from engine import Event, EventKind, Game
-from tg_durak.play.ratings import rate
+from tg_durak.play.records import TableChange
 from tg_durak.play.stale_taps import rewound
 from tg_durak.storage import Store
 from tg_durak.tables.live import LiveLobby, LiveTable, snapshot
@@ -108,8 +108,8 @@ class TableCore:
         status = "finished" if live.finished else "running"
         results = self.results(live) if live.finished else []
         try:
-            await self.store.record(live.id, old_version, entries, snapshot(game), status,
-                                    results, rate=rate)
+            await self.store.tables.record(TableChange(live.id, old_version, entries,
+                                                       snapshot(game), status, results))
         except Exception:
             log.exception("table %s: saving failed; back to version %s", live.id, old_version)
             # The transaction rolled back: replaying the log is the stored state, without a read

@@ -1,35 +1,28 @@
-"""Each person's language, for rendering his game message outside of his own updates."""
+"""Each person's language, for drawing his messages outside of his own updates."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from tg_durak.i18n.translate import DEFAULT_LOCALE
-from tg_durak.storage import Store
+from tg_durak.storage.users import Users
 
 
 class PlayerLanguages:
-    """Remembered from every update a person sends; read from the store for the rest (a restart).
+    """What the users' rows the store keeps in memory say (every update a person sends brings
+    his row there); read from the store for those not seen since the start (a restart).
 
-    A table is rendered for each of its players when anyone's tap or a timer changes it, so the
+    A table is drawn for each of its players when anyone's tap or a timer changes it, so the
     language cannot come from the update being handled.
     """
 
-    def __init__(self, store: Store) -> None:
-        self._store = store
-        self._known: dict[int, str] = {}
+    def __init__(self, users: Users) -> None:
+        self._users = users
 
     def of(self, user_id: int) -> str:
-        return self._known.get(user_id, DEFAULT_LOCALE)
-
-    def remember(self, user_id: int, locale: str) -> None:
-        self._known[user_id] = locale
+        row = self._users.cached(user_id)
+        return row.language if row is not None and row.language else DEFAULT_LOCALE
 
     async def load(self, user_ids: Iterable[int]) -> None:
-        """Read the saved language of those not seen since the start."""
-        unknown = [user_id for user_id in user_ids if user_id not in self._known]
-        if not unknown:
-            return
-        for user_id, user in (await self._store.users(unknown)).items():
-            if user.language:
-                self._known[user_id] = user.language
+        """Read the rows of those not in memory."""
+        await self._users.many(user_ids)

@@ -77,7 +77,7 @@ class GroupLobbies:
                    thread_id: int | None, language: str | None = None) -> LiveLobby:
         """An empty lobby hosted by `host`, in his language unless `language` is given."""
         core = self.core
-        row = await self.store.create_lobby(
+        row = await self.store.lobbies.create(
             chat_id, host.id, settings.to_dict(), invite=secrets.token_urlsafe(INVITE_BYTES),
             expires_at=core.clock() + LOBBY_SECONDS * core.time_scale,
             language=language or host.language or DEFAULT_LOCALE, thread_id=thread_id)
@@ -88,7 +88,7 @@ class GroupLobbies:
 
     async def _chat_busy(self, chat_id: int) -> Answer | None:
         """A chat holds one open table: a second /new points to its message."""
-        row = await self.store.open_group_table(chat_id)
+        row = await self.store.lobbies.open_in_chat(chat_id)
         if row is None:
             return None
         message = await self._group_message(row.id)
@@ -96,7 +96,7 @@ class GroupLobbies:
 
     async def _elsewhere(self, user_id: int) -> Answer | None:
         """One open table per person: where his is, if he has one."""
-        row = await self.store.table_for_user(user_id)
+        row = await self.store.tables.for_user(user_id)
         if row is None or all(s.status != "playing" for s in row.seats if s.user_id == user_id):
             return None
         return await self._where(row)
@@ -115,7 +115,7 @@ class GroupLobbies:
         holder = self.core.holder(table_id)
         if holder is not None and None in holder.messages:
             return holder.messages[None]
-        return next(((m.chat_id, m.message_id) for m in await self.store.messages(table_id)
+        return next(((m.chat_id, m.message_id) for m in await self.store.messages.of_table(table_id)
                      if m.user_id is None), None)
 
     async def in_its_chat(self, table_id: int, chat_id: int | None) -> bool:
@@ -124,7 +124,7 @@ class GroupLobbies:
         group, say) counts for nothing here."""
         holder = self.core.holder(table_id)
         try:
-            row = holder.row if holder is not None else await self.store.get_table(table_id)
+            row = holder.row if holder is not None else await self.store.tables.get(table_id)
         except CorruptRow:
             return False
         return row is not None and row.kind == "group" and row.chat_id == chat_id
@@ -153,7 +153,7 @@ class GroupLobbies:
 
     async def join_by_invite(self, invite: str, user_id: int, name: str) -> Answer:
         """`/start <invite>` in the private chat: a seat at that lobby, or why not."""
-        row = await self.store.lobby_by_invite(invite)
+        row = await self.store.lobbies.by_invite(invite)
         if row is None:
             return Answer("lobby.invite_unknown")
         live = self._open(row.id)
@@ -175,10 +175,10 @@ class GroupLobbies:
         """A person's seat, and his private message: it waits for the start, then is his game.
         The refusal, if he cannot sit."""
         try:
-            live.row = await self.store.add_lobby_seat(live.id, user_id, name, None,
+            live.row = await self.store.lobbies.add_seat(live.id, user_id, name, None,
                                                        live.lobby.settings.seats)
         except AlreadySeated as exc:
-            row = await self.store.get_table(exc.table_id)
+            row = await self.store.tables.get(exc.table_id)
             return refused("lobby.full") if row is None else await self._where(row)
         except (LobbyFull, LobbyClosed):
             return refused("lobby.full")
@@ -193,7 +193,7 @@ class GroupLobbies:
             seat = live.lobby.seat_of(user_id)
             if seat is None or self._open(table_id) is not live:
                 return refused("lobby.not_in")
-            live.row = await self.store.remove_lobby_seat(table_id, seat)
+            live.row = await self.store.lobbies.remove_seat(table_id, seat)
             self.screens.note_privately(live, user_id, "lobby.left")
             self.screens.show_lobby(live)
         return Answer("lobby.left")
@@ -207,7 +207,7 @@ class GroupLobbies:
             if refusal is not None or self._open(table_id) is not live:
                 return refusal or await self._gone(table_id)
             try:
-                live.row = await self.store.add_lobby_seat(table_id, None, "", level,
+                live.row = await self.store.lobbies.add_seat(table_id, None, "", level,
                                                            live.lobby.settings.seats)
             except (LobbyFull, LobbyClosed):
                 return refused("lobby.full")
@@ -263,7 +263,7 @@ class GroupLobbies:
     async def _save_settings(self, live: LiveLobby, settings: LobbySettings | Answer) -> Answer:
         if isinstance(settings, Answer):
             return settings
-        live.row = await self.store.set_lobby_options(live.id, settings.to_dict())
+        live.row = await self.store.lobbies.set_options(live.id, settings.to_dict())
         await self._seated(live)
         return OK
 
@@ -309,7 +309,7 @@ class GroupLobbies:
 
     async def close(self, live: LiveLobby, reason: str) -> None:
         """The lobby closes unstarted (cancelled, expired, the bot removed); under its lock."""
-        await self.store.close_lobby(live.id)
+        await self.store.lobbies.close(live.id)
         self.core.forget(live)
         self.core.timer.arm(live.id, None)
         screens = self.screens
@@ -336,7 +336,7 @@ class GroupLobbies:
         seats = lobby.final_seats()
         rules = lobby.settings.options.to_rules(len(seats), core.time_scale)
         game = Game.new(rules, secrets.randbits(63), core.clock())
-        row = await self.store.start_lobby(live.id, seats, snapshot(game))
+        row = await self.store.lobbies.start(live.id, seats, snapshot(game))
         core.lobbies.pop(live.id, None)
         table = LiveTable(row, game)
         table.messages.update(live.messages)
@@ -348,7 +348,7 @@ class GroupLobbies:
     async def rematch(self, table_id: int, user: UserRow, name: str) -> Answer:
         """A new lobby in the finished table's chat: its settings, its computers and those of
         its people the bot can write to, seated at once; the tapper hosts it."""
-        row = await self.store.get_table(table_id)
+        row = await self.store.tables.get(table_id)
         if row is None or row.kind != "group":
             return refused("tap.unknown_table")
         if row.status in ("lobby", "running"):
@@ -368,19 +368,19 @@ class GroupLobbies:
     async def _rejoin(self, live: LiveLobby, user_id: int | None, name: str,
                       level: str | None) -> None:
         if user_id is None:
-            live.row = await self.store.add_lobby_seat(live.id, None, "", level,
+            live.row = await self.store.lobbies.add_seat(live.id, None, "", level,
                                                        live.lobby.settings.seats)
             return
-        person = await self.store.get_user(user_id)
+        person = await self.store.users.get(user_id)
         if person is not None and person.reachable:
             await self._seat(live, user_id, name)
 
     async def resume(self) -> None:
         """After a restart: each open lobby with its messages, its expiry re-armed."""
-        for row in await self.store.open_lobbies():
-            host = await self.store.get_user(row.host_id) if row.host_id is not None else None
+        for row in await self.store.lobbies.unstarted():
+            host = await self.store.users.get(row.host_id) if row.host_id is not None else None
             live = LiveLobby(row, "" if host is None else host.name)
-            remember(live.messages, await self.store.messages(row.id))
+            remember(live.messages, await self.store.messages.of_table(row.id))
             await self.languages.load(live.lobby.people)
             self.core.lobbies[row.id] = live
             self.core.timer.arm(row.id, row.expires_at)

@@ -90,7 +90,7 @@ class Moves:
     async def _answer_for_closed(self, table_id: int) -> Answer:
         """A tap on a table that is not running here: over, unknown, or unreadable."""
         try:
-            row = await self.store.get_table(table_id)
+            row = await self.store.tables.get(table_id)
         except CorruptRow:
             return Answer("tap.broken", alert=True)
         if row is None:

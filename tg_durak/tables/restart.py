@@ -12,7 +12,7 @@ import time
 
 from engine import Game
 from tg_durak.ops.gc_tuning import paused
-from tg_durak.play.records import TableRow
+from tg_durak.play.records import TableChange, TableRow
 from tg_durak.storage import CorruptRow, Store
 from tg_durak.tables.core import TableCore
 from tg_durak.tables.languages import PlayerLanguages
@@ -45,7 +45,7 @@ class Restart:
         core = self.core
         started = time.perf_counter()
         now = core.clock()
-        alive_at = await self.store.get_meta(HEARTBEAT_KEY)
+        alive_at = await self.store.meta.get(HEARTBEAT_KEY)
         downtime = now - alive_at if isinstance(alive_at, int | float) else 0.0
         await self.lobbies.resume()
         with paused():
@@ -75,7 +75,7 @@ class Restart:
         """Tables that finished just before the bot stopped: a crash right after the last move
         may have kept their last screens from going out, so they are shown again (one that did
         go out costs Telegram nothing: it refuses an edit that changes nothing)."""
-        for row in await self.store.finished_since(since):
+        for row in await self.store.tables.finished_since(since):
             try:
                 self.core.display.show(await self._load(row))
             except (ValueError, CorruptRow):
@@ -83,9 +83,9 @@ class Restart:
 
     async def _load_running(self) -> list[LiveTable]:
         """Every running table, read from the store all at once; damaged ones left out."""
-        rows = await self.store.running_tables()
-        logs = await self.store.running_logs()
-        messages = await self.store.running_messages()
+        rows = await self.store.tables.running()
+        logs = await self.store.tables.running_logs()
+        messages = await self.store.messages.running()
         await self.languages.load(s.user_id for row in rows for s in row.seats
                                   if s.user_id is not None)
         lives = []
@@ -97,7 +97,8 @@ class Restart:
         return lives
 
     async def _load(self, row: TableRow) -> LiveTable:
-        live = revived(row, await self.store.log(row.id), await self.store.messages(row.id))
+        live = revived(row, await self.store.tables.log(row.id),
+                       await self.store.messages.of_table(row.id))
         self.core.plan(live, [])
         await self.languages.load(s.user_id for s in live.humans)
         return live
@@ -107,9 +108,9 @@ class Restart:
         """Store the postponed games in one transaction, one table at a time if that fails;
         then let go of their locks (`held`)."""
         try:
-            await self.store.record_many([
-                (live.id, old, [Game.entry_to_json(e) for e in live.game.log[old:]],
-                 snapshot(live.game)) for live, old in moved])
+            await self.store.tables.record_many([
+                TableChange(live.id, old, [Game.entry_to_json(e) for e in live.game.log[old:]],
+                            snapshot(live.game)) for live, old in moved])
         except Exception:
             log.exception("postponing %d tables at once failed; one at a time", len(moved))
             for live, old in moved:
@@ -141,7 +142,7 @@ class Restart:
     async def heartbeat(self) -> None:
         # Not before the downtime given back is stored: a crash meanwhile gives it back again.
         await self.postponed()
-        await self.store.set_meta(HEARTBEAT_KEY, self.core.clock())
+        await self.store.meta.set(HEARTBEAT_KEY, self.core.clock())
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):   # logged where it failed

@@ -47,7 +47,7 @@ class TableService:
     ) -> None:
         """`make_scheduler(wake, clock)` builds the tables' timer (tests wind a manual one)."""
         self.store = store
-        self.languages = PlayerLanguages(store)
+        self.languages = PlayerLanguages(store.users)
         self.screens = ChatScreens(outbox, self.languages, clock)
         self.scheduler = make_scheduler(self._wake, clock)
         self.core = TableCore(store, self.scheduler, self.screens, clock=clock,
@@ -93,18 +93,17 @@ class TableService:
         seats = [SeatRow(0, user_id, name, None)] + [
             SeatRow(i, None, "", settings.level) for i in range(1, settings.bots + 1)
         ]
-        row = await self.store.create_table(
+        row = await self.store.tables.create(
             user_id, "private", "running", settings.to_dict(), seats, snapshot(game))
         live = LiveTable(row, game)
         if message is not None:
-            await self.store.set_message(row.id, user_id, *message)
+            await self.store.messages.set(row.id, user_id, *message)
             live.messages[user_id] = message
         core.add(live)
         return row.id
 
-    async def change_locale(self, user_id: int, locale: str) -> None:
-        """A player switched language: his game message follows at once."""
-        self.languages.remember(user_id, locale)
+    async def change_locale(self, user_id: int) -> None:
+        """A player switched language (stored already): his game message follows at once."""
         live = self.core.live_for(user_id)
         if live is not None:
             self.screens.show(live, only=user_id)

@@ -17,7 +17,6 @@ from tg_durak.i18n.translate import (
     translator,
 )
 from tg_durak.storage import Store
-from tg_durak.tables.languages import PlayerLanguages
 
 
 def make_i18n() -> I18n:
@@ -40,26 +39,24 @@ class PlayerLocaleMiddleware(I18nMiddleware):
     game messages are rendered per player by the table service.
     """
 
-    def __init__(self, i18n: I18n, store: Store, languages: PlayerLanguages) -> None:
+    def __init__(self, i18n: I18n, store: Store) -> None:
         super().__init__(i18n)
         self.store = store
-        self.languages = languages
 
     async def get_locale(self, event: TelegramObject, data: dict[str, Any]) -> str:
         user: User | None = data.get("event_from_user")
         if user is None:
             return self.i18n.default_locale
-        row = await self.store.ensure_user(user.id, user.full_name)
+        row = await self.store.users.ensure(user.id, user.full_name)
         chat: Chat | None = data.get("event_chat")
         opened = chat is not None and chat.type == "private" and not row.reachable
         if opened:   # he writes to the bot privately: from now on it may write to him
-            await self.store.set_reachable(user.id, True)
+            await self.store.users.set_reachable(user.id, True)
         if row.language is None:
-            await self.store.set_language(user.id, pick_locale(user.language_code))
+            await self.store.users.set_language(user.id, pick_locale(user.language_code))
         if opened or row.language is None:
-            row = await self.store.get_user(user.id)
+            row = await self.store.users.get(user.id)
         data["user"] = row
-        self.languages.remember(user.id, row.language)
         return row.language
 
     async def __call__(

@@ -2,7 +2,7 @@
 
 Telegram offers an update until a later getUpdates confirms it, and aiogram confirms a batch only
 with its next request, so a bot killed meanwhile is offered that batch again after its restart.
-The store records every update as it is taken on (`Store.claim_update`); one offered again is
+The store records every update as it is taken on (`store.updates.claim`); one offered again is
 skipped, so a tap is never applied twice. An update that was under way when the bot was killed
 is lost rather than doubled: its player sees no answer and taps again.
 """
@@ -52,7 +52,7 @@ class Delivery(BaseMiddleware):
 
     async def _first_time(self, update_id: int) -> bool:
         try:
-            return await self._store.claim_update(update_id)
+            return await self._store.updates.claim(update_id)
         except StoreUnavailable:
             # Unknown; handling it is better than losing it, and whatever it changes meets the
             # same refusal, which its handler answers.

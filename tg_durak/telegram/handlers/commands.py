@@ -91,7 +91,7 @@ async def quit_(message: Message, t: Translator, user: UserRow, tables: TableSer
 
 async def stats(message: Message, t: Translator, user: UserRow, store: Store,
                 publisher: Publisher, menus: LastMenus) -> None:
-    record = await store.player_record(user.id)
+    record = await store.results.player_record(user.id)
     show_menu(publisher, menus, message, user.id, lambda t: record_screen(record, t), t)
 
 

@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 async def _language(store: Store, user: User) -> str:
     """The language he chose, if the store can still be read; else his Telegram language."""
     try:
-        row = await store.get_user(user.id)
+        row = await store.users.get(user.id)
     except Exception:
         row = None
     if row is not None and row.language:

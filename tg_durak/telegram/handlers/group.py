@@ -119,7 +119,7 @@ def router() -> Router:
     @r.message(Command("stats", "top"))
     async def standings(message: Message, t: Translator, user: UserRow, store: Store,
                         publisher: Publisher) -> None:
-        rows = await store.leaderboard(message.chat.id, user.id, top=TOP)
+        rows = await store.results.leaderboard(message.chat.id, user.id, top=TOP)
         respond(publisher, message, leaderboard_screen(rows, user.id, t).text)
 
     r.message.register(leave, Command("leave"))

@@ -62,7 +62,7 @@ async def _save(query: CallbackQuery, t: Translator, user: UserRow, store: Store
                 screen: SettingsScreen, gave_way: bool) -> None:
     """Remember the new settings and redraw; say so when the deck and the opponents clashed."""
     if settings != PlaySettings.from_dict(user.settings):
-        await store.set_settings(user.id, settings.to_dict())
+        await store.users.set_settings(user.id, settings.to_dict())
         _edit(publisher, menus, query, lambda t: screen(settings, t), t)
     await query.answer(t("setup.small_deck") if gave_way else None)
 
@@ -154,8 +154,8 @@ async def choose_language(query: CallbackQuery, callback_data: Lang, store: Stor
                           tables: TableService, publisher: Publisher, menus: LastMenus) -> None:
     """His game message and his last menu follow the new language at once."""
     code, user_id, t = callback_data.code, query.from_user.id, translator(callback_data.code)
-    await store.set_language(user_id, code)
-    await tables.change_locale(user_id, code)
+    await store.users.set_language(user_id, code)
+    await tables.change_locale(user_id)
     chat_id, message_id = query.message.chat.id, query.message.message_id
     publisher.show(("menu", chat_id, message_id), chat_id, message_id,
                    Screen(t("lang.set", language=LANGUAGE_NAMES[code])))

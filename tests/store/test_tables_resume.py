@@ -5,9 +5,9 @@ import sqlite3
 
 import pytest
 
-from tg_durak.play.records import SeatRow
+from tg_durak.play.records import SeatRow, TableChange
 from tg_durak.storage import StaleVersion, Store
-from tg_durak.storage.store import _in_order
+from tg_durak.storage.tables import _in_order
 
 ANN = SeatRow(seat=0, user_id=1, name="Ann")
 BOB = SeatRow(seat=1, user_id=2, name="Bob")
@@ -16,13 +16,13 @@ CPU = SeatRow(seat=2, user_id=None, name="", level="normal")
 
 def statements(store: Store) -> list[str]:
     sent: list[str] = []
-    execute = store._db.execute
+    execute = store.connection._db.execute
 
     def counting(sql, *args, **kwargs):
         sent.append(sql)
         return execute(sql, *args, **kwargs)
 
-    store._db.execute = counting
+    store.connection._db.execute = counting
     return sent
 
 
@@ -30,26 +30,27 @@ async def some_tables(store: Store) -> list[int]:
     """Three running tables (with logs and messages), one finished and one lobby."""
     ids = []
     for n, seats in enumerate(([ANN, CPU], [ANN, BOB], [BOB, CPU])):
-        row = await store.create_table(10 + n, "private", "running", {"n": n}, seats, {"s": n})
-        await store.record(row.id, 0, [["act", n], ["tick", float(n)]], {"s": n + 1})
-        await store.set_message(row.id, seats[0].user_id, seats[0].user_id, 100 + n)
+        row = await store.tables.create(10 + n, "private", "running", {"n": n}, seats, {"s": n})
+        await store.tables.record(TableChange(row.id, 0, [["act", n], ["tick", float(n)]],
+                                              {"s": n + 1}))
+        await store.messages.set(row.id, seats[0].user_id, seats[0].user_id, 100 + n)
         ids.append(row.id)
-    done = await store.create_table(20, "private", "running", {}, [ANN, CPU], {"s": 9})
-    await store.record(done.id, 0, [["act", 9]], {"s": 9}, status="finished")
-    await store.create_lobby(-5, 1, {}, invite="x", expires_at=0.0, language="en")
+    done = await store.tables.create(20, "private", "running", {}, [ANN, CPU], {"s": 9})
+    await store.tables.record(TableChange(done.id, 0, [["act", 9]], {"s": 9}, status="finished"))
+    await store.lobbies.create(-5, 1, {}, invite="x", expires_at=0.0, language="en")
     return ids
 
 
 async def test_running_tables_logs_and_messages_at_once(store: Store) -> None:
     ids = await some_tables(store)
     sent = statements(store)
-    tables = await store.running_tables()
-    logs = await store.running_logs()
-    messages = await store.running_messages()
+    tables = await store.tables.running()
+    logs = await store.tables.running_logs()
+    messages = await store.messages.running()
     assert len(sent) == 4, "two reads for the tables and seats, one for logs, one for messages"
-    assert tables == [await store.get_table(table_id) for table_id in ids]
-    assert logs == {table_id: await store.log(table_id) for table_id in ids}
-    assert messages == {table_id: await store.messages(table_id) for table_id in ids}
+    assert tables == [await store.tables.get(table_id) for table_id in ids]
+    assert logs == {table_id: await store.tables.log(table_id) for table_id in ids}
+    assert messages == {table_id: await store.messages.of_table(table_id) for table_id in ids}
 
 
 async def test_a_table_with_an_unreadable_entry_is_left_out_of_the_logs(
@@ -59,7 +60,7 @@ async def test_a_table_with_an_unreadable_entry_is_left_out_of_the_logs(
         conn.execute("DROP TRIGGER actions_no_update")
         conn.execute("UPDATE actions SET entry = '[\"cut' WHERE table_id = ? AND seq = 2",
                      (second,))
-    assert set(await store.running_logs()) == {first, third}
+    assert set(await store.tables.running_logs()) == {first, third}
 
 
 async def test_an_entry_that_is_more_than_one_value_leaves_its_log_out(
@@ -69,7 +70,7 @@ async def test_an_entry_that_is_more_than_one_value_leaves_its_log_out(
         conn.execute("DROP TRIGGER actions_no_update")
         conn.execute("UPDATE actions SET entry = '[\"tick\",1.0],[\"tick\",2.0]'"
                      " WHERE table_id = ? AND seq = 2", (second,))
-    assert set(await store.running_logs()) == {first, third}
+    assert set(await store.tables.running_logs()) == {first, third}
 
 
 def test_a_log_read_out_of_order_is_put_in_order() -> None:
@@ -80,35 +81,40 @@ def test_a_log_read_out_of_order_is_put_in_order() -> None:
         _in_order("1,2", [["a"], ["b"], ["c"]])
 
 
-async def test_users_in_a_few_reads(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tg_durak.storage import store as store_module
+async def test_users_in_a_few_reads(store: Store, db_path: str,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from tg_durak.storage import users as users_module
 
-    monkeypatch.setattr(store_module, "_IDS_PER_QUERY", 2)
+    monkeypatch.setattr(users_module, "_IDS_PER_QUERY", 2)
     for user_id in (1, 2, 3):
-        await store.ensure_user(user_id, f"P{user_id}")
-        await store.set_language(user_id, "ru")   # forgets the row kept in memory
-    sent = statements(store)
-    found = await store.users([3, 1, 2, 99, 1])
+        await store.users.ensure(user_id, f"P{user_id}")
+        await store.users.set_language(user_id, "ru")
+    fresh = await Store.open(db_path)   # a restart: nobody's row in memory yet
+    sent = statements(fresh)
+    found = await fresh.users.many([3, 1, 2, 99, 1])
     assert sorted(found) == [1, 2, 3] and found[2].language == "ru"
     assert len(sent) == 2, "three people, two to a read"
-    assert await store.users([1, 2, 3]) == found and len(sent) == 2, "then kept in memory"
+    assert await fresh.users.many([1, 2, 3]) == found and len(sent) == 2, "then kept in memory"
+    await fresh.close()
 
 
 async def test_many_records_in_one_transaction(store: Store) -> None:
     ids = await some_tables(store)
-    changes = [(table_id, 2, [["postpone", 5.0]], {"after": table_id}) for table_id in ids]
-    await store.record_many(changes)
+    changes = [TableChange(table_id, 2, [["postpone", 5.0]], {"after": table_id})
+               for table_id in ids]
+    await store.tables.record_many(changes)
     for table_id in ids:
-        row = await store.get_table(table_id)
+        row = await store.tables.get(table_id)
         assert (row.version, row.snapshot) == (3, {"after": table_id})
-        assert (await store.log(table_id))[-1] == ["postpone", 5.0]
+        assert (await store.tables.log(table_id))[-1] == ["postpone", 5.0]
 
 
 async def test_many_records_stand_or_fall_together(store: Store) -> None:
     first, second, _ = await some_tables(store)
-    await store.record(second, 2, [["act", 5]], {"moved": True})   # moved meanwhile
-    changes = [(table_id, 2, [["postpone", 5.0]], {"after": 1}) for table_id in (first, second)]
+    await store.tables.record(TableChange(second, 2, [["act", 5]], {"moved": True}))   # moved
+    changes = [TableChange(table_id, 2, [["postpone", 5.0]], {"after": 1})
+               for table_id in (first, second)]
     with pytest.raises(StaleVersion):
-        await store.record_many(changes)
-    assert (await store.get_table(first)).version == 2, "nothing written"
-    assert len(await store.log(first)) == 2
+        await store.tables.record_many(changes)
+    assert (await store.tables.get(first)).version == 2, "nothing written"
+    assert len(await store.tables.log(first)) == 2

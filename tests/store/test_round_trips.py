@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tg_durak.play.records import SeatRow
+from tg_durak.play.records import SeatRow, TableChange
 from tg_durak.storage import StaleVersion, Store, StoreUnavailable
 
 ANN = SeatRow(seat=0, user_id=1, name="Ann")
@@ -17,51 +17,53 @@ def trips(store: Store) -> list[str]:
     """Every statement the store sends to SQLite from now on."""
     sent: list[str] = []
     for name in ("execute", "executemany"):
-        method = getattr(store._db, name)
+        method = getattr(store.connection._db, name)
 
         def counting(sql, *args, _method=method, **kwargs):
             sent.append(sql.split()[0])
             return _method(sql, *args, **kwargs)
 
-        setattr(store._db, name, counting)
+        setattr(store.connection._db, name, counting)
     return sent
 
 
 async def test_a_move_is_one_update_and_its_log_entries(store: Store) -> None:
-    row = await store.create_table(1, "private", "running", {}, [ANN, CPU], SNAPSHOT)
+    row = await store.tables.create(1, "private", "running", {}, [ANN, CPU], SNAPSHOT)
     sent = trips(store)
-    assert await store.record(row.id, 0, [["act"], ["tick", 1.0]], SNAPSHOT) == 2
+    assert await store.tables.record(
+        TableChange(row.id, 0, [["act"], ["tick", 1.0]], SNAPSHOT)) == 2
     assert sent == ["BEGIN", "UPDATE", "INSERT", "COMMIT"]
-    assert len(await store.log(row.id)) == 2
+    assert len(await store.tables.log(row.id)) == 2
 
 
 async def test_a_refused_move_still_says_why(store: Store) -> None:
-    row = await store.create_table(1, "private", "running", {}, [ANN, CPU], SNAPSHOT)
-    await store.record(row.id, 0, [["act"]], SNAPSHOT)
+    row = await store.tables.create(1, "private", "running", {}, [ANN, CPU], SNAPSHOT)
+    await store.tables.record(TableChange(row.id, 0, [["act"]], SNAPSHOT))
     with pytest.raises(StaleVersion, match="at version 1, not 0"):
-        await store.record(row.id, 0, [["act"]], SNAPSHOT)
-    await store.finish(row.id, "aborted", [])
+        await store.tables.record(TableChange(row.id, 0, [["act"]], SNAPSHOT))
+    await store.tables.finish(row.id, "aborted", [])
     with pytest.raises(StaleVersion, match="aborted, not running"):
-        await store.record(row.id, 1, [["act"]], SNAPSHOT)
-    assert len(await store.log(row.id)) == 1, "nothing written by a refused move"
-    assert (await store.get_table(row.id)).version == 1
+        await store.tables.record(TableChange(row.id, 1, [["act"]], SNAPSHOT))
+    assert len(await store.tables.log(row.id)) == 1, "nothing written by a refused move"
+    assert (await store.tables.get(row.id)).version == 1
 
 
 async def test_claiming_an_update_is_one_statement(store: Store) -> None:
     sent = trips(store)
-    assert await store.claim_update(7) is True
-    assert await store.claim_update(7) is False
+    assert await store.updates.claim(7) is True
+    assert await store.updates.claim(7) is False
     assert sent == ["INSERT", "INSERT"]
 
 
 async def test_a_claim_the_database_refuses_is_unavailable(store: Store, tmp_path: Path) -> None:
     other = await Store.open(str(tmp_path / "durak.sqlite3"))
     try:
-        await other._db.execute("PRAGMA busy_timeout = 0")
-        await other._db.execute("BEGIN IMMEDIATE")   # another process holds the write lock
-        await store._db.execute("PRAGMA busy_timeout = 0")
+        await other.connection._db.execute("PRAGMA busy_timeout = 0")
+        # another process holds the write lock
+        await other.connection._db.execute("BEGIN IMMEDIATE")
+        await store.connection._db.execute("PRAGMA busy_timeout = 0")
         with pytest.raises(StoreUnavailable):
-            await store.claim_update(8)
+            await store.updates.claim(8)
     finally:
-        await other._db.execute("ROLLBACK")
+        await other.connection._db.execute("ROLLBACK")
         await other.close()

@@ -1,0 +1,142 @@
+"""Tables: created, their log appended to in one transaction per change at the version read,
+finished; found again; damage told apart."""
+
+import asyncio
+import sqlite3
+
+import pytest
+
+from tests.store.helpers import ANN, BOB, CPU, raw, running_table
+from tg_durak.play.records import TableChange
+from tg_durak.storage import CorruptRow, StaleVersion, Store
+
+
+async def test_create_table(store: Store) -> None:
+    table = await store.tables.create(-100, "group", "lobby", {"transfer": True}, [ANN], None)
+    assert (table.chat_id, table.kind, table.status, table.version) == (-100, "group", "lobby", 0)
+    assert table.options == {"transfer": True}
+    assert table.snapshot is None
+    assert table.seats == (ANN,)
+
+    table = await store.tables.create(1, "private", "running", {}, [CPU, ANN], {"deal": 1})
+    started = await store.tables.get(table.id)
+    assert started is not None
+    assert started.status == "running"
+    assert started.snapshot == {"deal": 1}
+    assert started.seats == (ANN, CPU)  # in seat order
+    assert started.version == 0
+
+    with pytest.raises(ValueError, match="a new table's status"):
+        await store.tables.create(1, "private", "finished", {}, [ANN], {"deal": 2})
+
+
+async def test_bad_arguments_are_refused_before_writing(store: Store) -> None:
+    with pytest.raises(ValueError, match="kind"):
+        await store.tables.create(1, "public", "lobby", {}, [ANN], None)
+    with pytest.raises(ValueError, match="seat numbers repeat"):
+        await store.tables.create(1, "private", "lobby", {}, [ANN, ANN], None)
+    assert await store.tables.for_user(ANN.user_id) is None
+
+
+async def test_record_appends_to_the_log_in_order(store: Store) -> None:
+    table_id = await running_table(store)
+    assert await store.tables.record(TableChange(table_id, 0, [{"n": 1}, {"n": 2}], {"at": 2})) == 2
+    assert await store.tables.record(TableChange(table_id, 2, [{"n": 3}], {"at": 3})) == 3
+    assert await store.tables.record(TableChange(table_id, 3, [], {"at": "timer"})) == 3
+
+    assert await store.tables.log(table_id) == [{"n": 1}, {"n": 2}, {"n": 3}]
+    table = await store.tables.get(table_id)
+    assert table is not None
+    assert (table.version, table.snapshot) == (3, {"at": "timer"})
+
+
+async def test_stale_record_writes_nothing(store: Store) -> None:
+    table_id = await running_table(store)
+    await store.tables.record(TableChange(table_id, 0, [{"n": 1}], {"at": 1}))
+
+    with pytest.raises(StaleVersion, match="at version 1, not 0"):
+        await store.tables.record(TableChange(table_id, 0, [{"n": "late"}], {"at": "late"}))
+
+    table = await store.tables.get(table_id)
+    assert table is not None
+    assert (table.version, table.snapshot) == (1, {"at": 1})
+    assert await store.tables.log(table_id) == [{"n": 1}]
+
+
+async def test_record_is_one_transaction(store: Store, db_path: str) -> None:
+    table_id = await running_table(store)
+    # A stray log row makes the second of three inserts fail; the first must not survive.
+    raw(db_path, "INSERT INTO actions VALUES (?, 2, '{}', 0)", (table_id,))
+
+    with pytest.raises(sqlite3.IntegrityError):
+        await store.tables.record(TableChange(table_id, 0, [{"n": 1}, {"n": 2}, {"n": 3}],
+                                              {"at": 3}))
+
+    table = await store.tables.get(table_id)
+    assert table is not None
+    assert (table.version, table.snapshot) == (0, {"log": 0})
+    assert raw(db_path, "SELECT seq FROM actions WHERE table_id = ?", (table_id,)) == [(2,)]
+
+
+async def test_concurrent_records_on_one_table_one_wins(store: Store) -> None:
+    table_id = await running_table(store)
+    outcomes = await asyncio.gather(
+        store.tables.record(TableChange(table_id, 0, [{"by": "a"}], {"by": "a"})),
+        store.tables.record(TableChange(table_id, 0, [{"by": "b"}], {"by": "b"})),
+        return_exceptions=True,
+    )
+    assert sorted(map(type, outcomes), key=str) == sorted([int, StaleVersion], key=str)
+    winner = "a" if outcomes[0] == 1 else "b"
+    assert await store.tables.log(table_id) == [{"by": winner}]
+    table = await store.tables.get(table_id)
+    assert table is not None
+    assert table.snapshot == {"by": winner}
+
+
+async def test_finished_tables_take_no_more_moves(store: Store) -> None:
+    table_id = await running_table(store)
+    assert await store.tables.record(
+        TableChange(table_id, 0, [{"last": True}], {"over": True}, "finished")) == 1
+    with pytest.raises(StaleVersion, match="finished, not running"):
+        await store.tables.record(TableChange(table_id, 1, [{"n": 2}], {}))
+    with pytest.raises(ValueError, match="status"):
+        await store.tables.record(TableChange(table_id, 1, [{"n": 2}], {}, "lobby"))
+
+
+async def test_finding_tables(store: Store) -> None:
+    old = await store.tables.create(-1, "group", "lobby", {}, [ANN], None)
+    await store.tables.finish(old.id, "aborted", [])
+    lobby = await store.tables.create(-1, "group", "lobby", {}, [ANN, BOB], None)
+    private = await running_table(store, chat_id=1)
+
+    found = await store.tables.for_user(1, statuses=("aborted",))
+    assert found is not None
+    assert found.id == old.id
+
+    found = await store.tables.for_user(1)
+    assert found is not None
+    assert found.id == private  # the newest of Ann's two open tables
+    found = await store.tables.for_user(2)
+    assert found is not None
+    assert found.id == lobby.id
+    assert await store.tables.for_user(2, statuses=("running",)) is None
+    assert await store.tables.for_user(3) is None
+
+    assert [t.id for t in await store.tables.running()] == [private]
+
+
+async def test_corrupt_snapshot(store: Store, db_path: str) -> None:
+    broken = await running_table(store)
+    good = await running_table(store)
+    raw(db_path, "UPDATE tables SET snapshot = '{\"cut' WHERE id = ?", (broken,))
+
+    with pytest.raises(CorruptRow, match=f"snapshot of table {broken}"):
+        await store.tables.get(broken)
+    assert [t.id for t in await store.tables.running()] == [good]
+
+
+async def test_actions_are_append_only(store: Store, db_path: str) -> None:
+    table_id = await running_table(store)
+    await store.tables.record(TableChange(table_id, 0, [{"n": 1}], {}))
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        raw(db_path, "UPDATE actions SET entry = '{}'")

@@ -1,0 +1,223 @@
+"""The one connection the repositories are written against, and its SQLite implementation.
+
+A repository opens one of three scopes and sends statements through the `Session` it gets:
+``transaction()`` (several statements that stand or fall together), ``statement()`` (one write,
+committed on its own) or ``reading()``. Statements use ``?`` placeholders, the DB-API's qmark
+style that SQLite speaks; an implementation for a database that speaks another style translates
+them in its session, so the repositories' SQL is written once. New rows' ids come back through
+``RETURNING``. What only SQLite has (its PRAGMAs, online backup, integrity check) stays in
+`SQLiteConnection`; what differs in the repositories' SQL is the `Dialect`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import sqlite3
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from pathlib import Path
+from typing import Protocol
+
+import aiosqlite
+
+from tg_durak.storage.errors import StoreUnavailable
+
+Row = tuple
+Params = Sequence[object]
+
+_BUSY_TIMEOUT_MS = 5000
+# SQLite's primary result codes for a database that cannot take a write at the moment.
+_UNAVAILABLE = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_FULL,
+                          sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY})
+
+
+def placeholders(values: Sequence[object]) -> str:
+    """The placeholders of an ``IN (...)`` list of ``values``."""
+    return ",".join("?" * len(values))
+
+
+class Session(Protocol):
+    """The statements of one scope (a transaction, a statement, a reading)."""
+
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        """Run one statement; the number of rows it changed."""
+
+    async def executemany(self, sql: str, rows: Iterable[Params]) -> int:
+        """Run one statement for each of ``rows``; the number of rows changed in all."""
+
+    async def fetchone(self, sql: str, params: Params = ()) -> Row | None:
+        """The first row the statement gives (None: none)."""
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        """Every row the statement gives."""
+
+
+class Dialect(Protocol):
+    """The pieces of the repositories' SQL that differ between databases."""
+
+    def joined(self, expression: str) -> str:
+        """An aggregate: the group's values of ``expression`` as text, joined by commas."""
+
+
+class Connection(Protocol):
+    """One database connection; its scopes never interleave with each other."""
+
+    dialect: Dialect
+
+    def transaction(self) -> AbstractAsyncContextManager[Session]:
+        """A write transaction: committed at the end, rolled back on any error.
+        StoreUnavailable if the database refuses writes for now."""
+
+    def statement(self) -> AbstractAsyncContextManager[Session]:
+        """One write statement, committed on its own (StoreUnavailable as above)."""
+
+    def reading(self, *, consistent: bool = False) -> AbstractAsyncContextManager[Session]:
+        """Reads; ``consistent``: all of them see the database at one moment."""
+
+    async def close(self) -> None: ...
+
+
+class SQLiteDialect:
+    def joined(self, expression: str) -> str:
+        return f"group_concat({expression})"
+
+
+class _SQLiteSession:
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self._db = db
+
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        cursor = await self._db.execute(sql, params)
+        return cursor.rowcount
+
+    async def executemany(self, sql: str, rows: Iterable[Params]) -> int:
+        cursor = await self._db.executemany(sql, rows)
+        return cursor.rowcount
+
+    async def fetchone(self, sql: str, params: Params = ()) -> Row | None:
+        cursor = await self._db.execute(sql, params)
+        return await cursor.fetchone()
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        cursor = await self._db.execute(sql, params)
+        return list(await cursor.fetchall())
+
+
+def _raise_unavailable(exc: sqlite3.OperationalError) -> None:
+    """StoreUnavailable instead of `exc` if the database refuses writes for now."""
+    if getattr(exc, "sqlite_errorcode", 0) & 0xFF in _UNAVAILABLE:
+        raise StoreUnavailable(f"the database refused a write: {exc}") from exc
+
+
+class SQLiteConnection:
+    """One aiosqlite connection in autocommit mode; every scope holds a lock."""
+
+    dialect: Dialect = SQLiteDialect()
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self._db = db
+        self._session = _SQLiteSession(db)
+        # Transactions span several awaits on one connection; the lock keeps tasks from
+        # interleaving statements inside each other's transactions.
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: str, *, readonly: bool = False) -> SQLiteConnection:
+        """The database at ``path``, created if needed (``":memory:"``: a private one in
+        memory); ``readonly``: an existing file, opened for reading only."""
+        if readonly:
+            if not Path(path).is_file():
+                raise FileNotFoundError(f"no database at {path}")
+            uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+            db = await aiosqlite.connect(uri, uri=True, isolation_level=None)
+        else:
+            db = await aiosqlite.connect(path, isolation_level=None)
+        try:
+            await db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            if not readonly:
+                await db.execute("PRAGMA journal_mode = WAL")
+                # NORMAL is durable across application crashes in WAL mode and avoids an fsync
+                # per transaction; a power cut may lose the last moves, never corrupt the file.
+                await db.execute("PRAGMA synchronous = NORMAL")
+                await db.execute("PRAGMA foreign_keys = ON")
+        except BaseException:
+            await db.close()
+            raise
+        return cls(db)
+
+    async def close(self) -> None:
+        async with self._lock:
+            # A cursor whose statement is still open may be kept alive by a reference cycle (a
+            # task cancelled mid-query, one of aiosqlite's futures) until the collector runs;
+            # SQLite then closes only half (no checkpoint: the write-ahead log stays behind).
+            gc.collect()
+            await self._db.close()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Session]:
+        async with self._lock:
+            try:
+                try:
+                    # IMMEDIATE takes the write lock up front, so a second process waits
+                    # (busy_timeout) instead of failing half-way through.
+                    await self._db.execute("BEGIN IMMEDIATE")
+                    yield self._session
+                    await self._db.execute("COMMIT")
+                except BaseException:
+                    # Some errors (disk full, I/O) make SQLite roll back on its own; a COMMIT
+                    # that failed leaves the transaction open, and the next BEGIN would fail.
+                    # A call whose task was cancelled meanwhile (a timer at shutdown) still
+                    # reaches SQLite later, in order, so `in_transaction` may not show it yet:
+                    # roll back in any case ("no transaction is active" is fine).
+                    with suppress(sqlite3.OperationalError):
+                        await self._db.execute("ROLLBACK")
+                    raise
+            except sqlite3.OperationalError as exc:
+                _raise_unavailable(exc)
+                raise
+
+    @asynccontextmanager
+    async def statement(self) -> AsyncIterator[Session]:
+        # The connection autocommits: a single round trip to SQLite's thread instead of three,
+        # for what is written with every update.
+        async with self._lock:
+            try:
+                yield self._session
+            except sqlite3.OperationalError as exc:
+                _raise_unavailable(exc)
+                raise
+
+    @asynccontextmanager
+    async def reading(self, *, consistent: bool = False) -> AsyncIterator[Session]:
+        async with self._lock:
+            if not consistent:
+                yield self._session
+                return
+            await self._db.execute("BEGIN")
+            try:
+                yield self._session
+            finally:
+                await self._db.execute("COMMIT")
+
+    async def backup(self, path: str) -> None:
+        """A consistent copy of the whole database at ``path``, taken with SQLite's online
+        backup while others go on writing; ``path`` appears only once the copy is complete."""
+        target = Path(path)
+        partial = target.with_name(target.name + ".partial")
+        partial.unlink(missing_ok=True)
+        # The copy runs on the connection's own thread, so its connection must accept that one.
+        copy = sqlite3.connect(partial, check_same_thread=False)
+        try:
+            async with self._lock:
+                await self._db.backup(copy)
+        finally:
+            copy.close()
+        os.replace(partial, target)
+
+    async def integrity_problems(self) -> list[str]:
+        """What ``PRAGMA integrity_check`` finds wrong in the file (empty: nothing)."""
+        async with self.reading() as db:
+            lines = [line for (line,) in await db.fetchall("PRAGMA integrity_check")]
+        return [] if lines == ["ok"] else lines

@@ -1,0 +1,111 @@
+"""Schema changes: the ``NNNN_name.sql`` files of ``migrations/``, applied in order.
+
+Each migration runs in its own transaction and is recorded in ``schema_migrations``; the files
+are SQLite's SQL.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sqlite3
+import time
+from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from tg_durak.storage.connection import Connection
+from tg_durak.storage.errors import SchemaTooNew
+
+log = logging.getLogger(__name__)
+
+_NAME = re.compile(r"(\d+)_\w+\.sql")
+
+Folder = Traversable | os.PathLike | str
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+def load(folder: Folder | None = None) -> list[Migration]:
+    """The migration files of ``folder`` (default: the package's own), in version order."""
+    root: Traversable = (
+        resources.files(__package__).joinpath("migrations") if folder is None else Path(folder)
+    )
+    found: dict[int, Migration] = {}
+    for item in root.iterdir():
+        match = _NAME.fullmatch(item.name)
+        if not match:
+            continue
+        version = int(match[1])
+        if version in found:
+            raise RuntimeError(f"two migrations with version {version}: "
+                               f"{found[version].name}, {item.name}")
+        found[version] = Migration(version, item.name, item.read_text(encoding="utf-8"))
+    return [found[v] for v in sorted(found)]
+
+
+def statements(script: str) -> list[str]:
+    """Split a SQL script into statements (triggers and quoted ';' stay whole).
+
+    A migration cannot go through ``executescript``: that commits any open transaction first,
+    and each migration must run inside one.
+    """
+    found: list[str] = []
+    current = ""
+    for piece in script.split(";"):
+        current += piece + ";"
+        if sqlite3.complete_statement(current):
+            found.append(current.strip())
+            current = ""
+    return found
+
+
+async def schema_version(connection: Connection) -> int:
+    """The newest migration applied to the database (0: none)."""
+    async with connection.reading() as db:
+        (version,) = await db.fetchone("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
+    return int(version)
+
+
+async def pending(connection: Connection, migrations: list[Migration]) -> int:
+    """How many of ``migrations`` the database lacks; SchemaTooNew if it has newer ones."""
+    newest = migrations[-1].version if migrations else 0
+    current = await schema_version(connection)
+    if current > newest:
+        raise SchemaTooNew(
+            f"database schema {current} is newer than this bot ({newest}); upgrade the bot"
+        )
+    return newest - current
+
+
+async def apply(connection: Connection, migrations: list[Migration]) -> None:
+    """Apply those of ``migrations`` the database lacks (SchemaTooNew if it has newer ones)."""
+    async with connection.statement() as db:
+        await db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
+        )
+    await pending(connection, migrations)
+    for migration in migrations:
+        async with connection.transaction() as db:
+            # Checked inside the transaction: another process may have just applied it.
+            if await db.fetchone("SELECT 1 FROM schema_migrations WHERE version = ?",
+                                 (migration.version,)):
+                continue
+            try:
+                for statement in statements(migration.sql):
+                    await db.execute(statement)
+            except sqlite3.Error as exc:
+                raise RuntimeError(f"migration {migration.name} failed: {exc}") from exc
+            await db.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                (migration.version, migration.name, time.time()),
+            )
+            log.info("applied migration %s", migration.name)

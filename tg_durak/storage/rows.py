@@ -1,0 +1,89 @@
+"""The records' stored form, shared by the repositories: JSON columns, a table with its seats."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from tg_durak.play.records import SeatRow, TableRow
+from tg_durak.storage.connection import Session
+from tg_durak.storage.errors import CorruptRow
+
+TABLE_COLUMNS = ("id, chat_id, kind, status, options, snapshot, version, created_at, updated_at,"
+                 " host_id, thread_id, invite, expires_at, language")
+RUNNING_IDS = "SELECT id FROM tables WHERE status = 'running'"
+
+
+def dumps(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise CorruptRow(f"{what} is not valid JSON: {exc}") from exc
+
+
+def loads_dict(text: str, what: str) -> dict:
+    value = loads(text, what)
+    if not isinstance(value, dict):
+        raise CorruptRow(f"{what} is not a JSON object")
+    return value
+
+
+def check(value: str, allowed: Sequence[str], what: str) -> None:
+    if value not in allowed:
+        raise ValueError(f"{what} must be one of {', '.join(allowed)}, not {value!r}")
+
+
+def check_seats(seats: Iterable[SeatRow]) -> None:
+    numbers = [s.seat for s in seats]
+    if len(numbers) != len(set(numbers)):
+        raise ValueError(f"seat numbers repeat: {numbers}")
+
+
+def table_row(row: Sequence, seats: tuple[SeatRow, ...]) -> TableRow:
+    """A TableRow from the `TABLE_COLUMNS` of one row and its seats."""
+    table_id, chat_id, kind, status, options, snapshot, version, created_at, updated_at = row[:9]
+    host_id, thread_id, invite, expires_at, language = row[9:]
+    return TableRow(
+        id=table_id,
+        chat_id=chat_id,
+        kind=kind,
+        status=status,
+        options=loads_dict(options, f"options of table {table_id}"),
+        snapshot=(
+            None if snapshot is None
+            else loads_dict(snapshot, f"snapshot of table {table_id}")
+        ),
+        version=version,
+        seats=seats,
+        created_at=created_at,
+        updated_at=updated_at,
+        host_id=host_id,
+        thread_id=thread_id,
+        invite=invite,
+        expires_at=expires_at,
+        language=language,
+    )
+
+
+async def read_table(db: Session, table_id: int) -> TableRow | None:
+    """The table with its seats, or None; CorruptRow if its stored JSON cannot be read."""
+    row = await db.fetchone(f"SELECT {TABLE_COLUMNS} FROM tables WHERE id = ?", (table_id,))
+    if row is None:
+        return None
+    seats = await db.fetchall(
+        "SELECT seat, user_id, name, level, status FROM seats WHERE table_id = ? ORDER BY seat",
+        (table_id,),
+    )
+    return table_row(row, tuple(SeatRow(*seat) for seat in seats))
+
+
+async def write_seats(db: Session, table_id: int, seats: Iterable[SeatRow]) -> None:
+    await db.executemany(
+        "INSERT INTO seats (table_id, seat, user_id, name, level) VALUES (?, ?, ?, ?, ?)",
+        [(table_id, s.seat, s.user_id, s.name, s.level) for s in seats],
+    )
