@@ -120,6 +120,7 @@ class Game:
         g.known = [0] * n
         g.stock = [c.index for c in reversed(stock)]  # drawn with pop(): the next card is last
         g.trump_card_index = g.stock[0] if g.stock else -1
+        g.named_trump = _named_trump(stock, revealed)
         g.discard = 0
         g.attacks, g.defences = [], []
         g.active = (1 << n) - 1
@@ -238,6 +239,7 @@ class Game:
             table=tuple(self.table),
             trump_suit=self.trump_suit,
             trump_card=self.trump_card,
+            named_trump=CARDS[self.named_trump] if self.named_trump >= 0 else None,
             stock_count=len(self.stock),
             discard_count=self.discard.bit_count(),
             hand_counts=tuple(h.bit_count() for h in self.hands),
@@ -778,6 +780,8 @@ class Game:
         """Restore a snapshot; a damaged one raises ValueError rather than yield a wrong game."""
         g = object.__new__(cls)
         read_snapshot(g, d)
+        _, stock, _, _, _, revealed = g.initial
+        g.named_trump = _named_trump(stock, revealed)
         g._derive()
         return g
 
@@ -793,17 +797,36 @@ class Game:
             g.replay_entry(e)
         return g
 
-    def replay_entry(self, e: tuple) -> None:
-        """Re-apply one log entry exactly as it happened."""
+    def rewound(self, version: int) -> Game:
+        """The game as it was at `version`, replayed from its own log."""
+        return Game.replay({**self.to_dict(log=False), "log": self.log[:version]})
+
+    def replay_entry(self, e: tuple) -> list[Event]:
+        """Re-apply one log entry exactly as it happened; what happened, as it happened."""
         if e[0] == "act":
             _, seat, kind, card, target, now, auto = e
-            self.apply(seat, Action(kind, card, target), now, auto)
-        elif e[0] == "tick":
+            return self.apply(seat, Action(kind, card, target), now, auto)
+        if e[0] == "tick":
             if self.next_deadline != e[1]:
                 raise ValueError(f"log disagrees: deadline {self.next_deadline} vs {e[1]}")
-            self._fire(e[1])
-        else:
-            self.postpone(e[1])
+            return self._fire(e[1])
+        self.postpone(e[1])
+        return []
+
+    def opening(self) -> tuple[int, Card] | None:
+        """Who attacked first and the card that decided it (R3.1, R3.2; all saw it); None when
+        the deal named the first attacker, or for a game with no deal of its own (search's)."""
+        if self.initial is None or self.initial[3] is not None:
+            return None
+        hands, _, trump, *_ = self.initial
+        seat, card = opening_attacker([mask_of(h) for h in hands], parse_suit(trump))
+        return None if card is None else (seat, card)
+
+
+def _named_trump(stock: tuple[Card, ...] | list[Card], revealed: Card | None) -> int:
+    """R2.2 / R2.3: the card that named trump, as a card index (-1: none was shown)."""
+    card = stock[-1] if stock else revealed
+    return -1 if card is None else card.index
 
 
 def _covers(cards: int, needs: list[int]) -> bool:

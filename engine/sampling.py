@@ -32,6 +32,7 @@ def sample(view: PlayerView, rng: random.Random) -> Game:
         known=[mask_of(k) for k in view.known],
         stock=stock,
         trump_card_index=-1 if view.trump_card is None else view.trump_card.index,
+        named_trump=-1 if view.named_trump is None else view.named_trump.index,
         discard=mask_of(view.discarded),
         attacks=[a.index for a, _ in view.table],
         defences=[-1 if d is None else d.index for _, d in view.table],

@@ -100,6 +100,9 @@ FIELDS: tuple[Field, ...] = (
     Field("seed", FIXED),                # the shuffle's seed; also seeds reaction delays (R10.3)
     Field("players", FIXED),             # rules.players
     Field("initial", FIXED),             # the deal as dealt, for to_dict (None: a sampled game)
+    # The card that named trump, shown to all (R2.2, R2.3): the stock's bottom card, or the
+    # last dealt one when nothing was left for the stock; -1 when a deal named the suit alone.
+    Field("named_trump", FIXED),
     Field("log", LOG),                   # every applied action and fired deadline, in order
     # Cards
     Field("trump", SUIT, "trump"),       # the trump suit, 0..3 in SUITS order

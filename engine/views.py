@@ -21,6 +21,7 @@ class PlayerView:
     table: tuple[tuple[Card, Card | None], ...]
     trump_suit: str
     trump_card: Card | None          # the face-up card while it is still under the stock
+    named_trump: Card | None         # the card that named trump, wherever it is now (R2.2, R2.3)
     stock_count: int
     discard_count: int
     hand_counts: tuple[int, ...]
@@ -53,6 +54,12 @@ class PlayerView:
     @property
     def next_deadline(self) -> float | None:
         return next_due(self.is_over, self.turn_due, self.window_due, self.close_due)
+
+    @property
+    def trump_holder(self) -> int | None:
+        """The seat everyone knows holds the card that named trump (it drew it, or it was dealt
+        last with no stock: R2.3), until he plays it; None while it lies under the stock."""
+        return next((s for s, cards in enumerate(self.known) if self.named_trump in cards), None)
 
     @property
     def unseen(self) -> tuple[Card, ...]:

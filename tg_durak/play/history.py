@@ -1,8 +1,8 @@
 """What just happened at a table: the last few events worth telling, and who played each attack
 card of the round. The game screen reads both; the table service keeps one per live table.
 
-Neither is stored: after a restart the history starts empty and the cards already on the table
-have no known player (the stored log holds moves, not what the screens said about them).
+Both come from the game's own log (`History.of`: it holds every move), so they are the same after
+a restart, in any process that reads the log; then each change adds its events (`note`).
 """
 
 from __future__ import annotations
@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from engine import Card, Event, EventKind
+from engine import Card, Event, EventKind, Game
 
 KEEP = 3   # a phone shows three lines of history without pushing the hand off the screen
 LEAD = "lead"  # a round's first attack card, told apart from a throw-in
+# Who leads the first round, and the card that decided it (R3.1 the lowest trump, R3.2 without
+# trumps the lowest card): told first, so that the first screen says why.
+OPENING, OPENING_LOWEST = "opening", "opening_lowest"
 # A pass shows on the seat's line; a take on the defender's line and in the turn line (once is
 # enough: the cards he takes are told when the round closes); drawing and a new round show in
 # the turn line; the end in the result. Everything else is told.
@@ -34,9 +37,27 @@ class Told(NamedTuple):
 
 class History:
     def __init__(self, table: Sequence[tuple[Card, Card | None]] = ()) -> None:
-        """`table`: the cards on the table when the history begins (after a restart)."""
+        """`table`: the cards on the table when the history begins, their players unknown (a
+        game whose past is not known: one dealt for search)."""
         self.recent: tuple[Told, ...] = ()   # a tuple: screens share it, and a deque costs 600 B
         self._round: list[tuple[Card, int | None]] = [(attack, None) for attack, _ in table]
+
+    @classmethod
+    def of(cls, game: Game) -> History:
+        """What the screens tell of `game` so far, from its deal and its log."""
+        history = cls()
+        opening = game.opening()
+        if opening is not None:
+            seat, card = opening
+            kind = OPENING if card.suit == game.trump_suit else OPENING_LOWEST
+            history._tell(Told(kind, seat, card))
+        past = game.rewound(0)
+        for entry in game.log:
+            history.note(past.replay_entry(entry))
+        return history
+
+    def _tell(self, told: Told) -> None:
+        self.recent = (*self.recent, told)[-KEEP:]
 
     def note(self, events: Iterable[Event]) -> None:
         for e in events:
@@ -55,8 +76,7 @@ class History:
                 if not 0 <= e.target < len(self._round):
                     continue  # only if it missed events; better no line than a wrong card
                 beat = self._round[e.target][0]
-            self.recent = (*self.recent, Told(kind, e.seat, e.card, beat, e.to_seat, e.count)
-                           )[-KEEP:]
+            self._tell(Told(kind, e.seat, e.card, beat, e.to_seat, e.count))
 
     def played_by(self, table: Sequence[tuple[Card, Card | None]]) -> tuple[int | None, ...]:
         """Who played each attack card on `table` (None where it is not known)."""

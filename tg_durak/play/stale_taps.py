@@ -33,15 +33,10 @@ NOBODY = -1   # the defender's seat kept for a screen where the seat does not de
 ROUND_MOVES = frozenset({"take", "pass", "transfer", "show_trump"})   # they answer a round
 
 
-def rewound(game: Game, upto: int) -> Game:
-    """The game as it was at version `upto`, replayed from its own log."""
-    return Game.replay({**game.to_dict(log=False), "log": game.log[:upto]})
-
-
 def round_start(game: Game) -> int:
     """The version at which the current round began: just after the time tick that cleared the
     previous round's table (0 in the first round)."""
-    past = rewound(game, 0)
+    past = game.rewound(0)
     start = 0
     for version, entry in enumerate(game.log, 1):
         had_cards = bool(past.table)
@@ -115,7 +110,7 @@ def still_meant(game: Game, round_from: int, version: int, pressed: Tap, now: Po
             return None
     elif isinstance(pressed, PlayCard | Beat):
         if then is None:
-            past = rewound(game, version)
+            past = game.rewound(version)
             seat = now.view.seat
             then = Position(past.view(seat), past.legal_actions(seat), now.choosing)
         if _named(outcome, now) != _named(pressed.outcome(then), then):

@@ -58,6 +58,10 @@ class PublicFacts(Protocol):
     @property
     def trump_card(self) -> Card | None: ...
     @property
+    def named_trump(self) -> Card | None: ...
+    @property
+    def trump_holder(self) -> int | None: ...
+    @property
     def stock_count(self) -> int: ...
     @property
     def discard_count(self) -> int: ...
@@ -168,9 +172,20 @@ def seat_line(v: PublicFacts, seat: int, name: str, t: Translator, *, own: bool 
     return " · ".join(parts)
 
 
-def header(v: PublicFacts, t: Translator) -> str:
-    trump = (card_label(v.trump_card, t) if v.trump_card is not None
-             else suit_label(v.trump_suit))
+def header(v: PublicFacts, name: Namer, t: Translator, me: int | None = None) -> str:
+    """Trump, stock and discard. The card that named trump is shown under the stock, and once
+    it is in a hand (drawn, or dealt when nothing was left for the stock: R2.3) with whose it
+    is, as long as it stays there."""
+    if v.trump_card is not None:
+        trump = card_label(v.trump_card, t)
+    else:
+        holder = v.trump_holder
+        if holder is None:
+            trump = suit_label(v.trump_suit)
+        elif holder == me:
+            trump = t("game.trump_yours", card=card_label(v.named_trump, t))
+        else:
+            trump = t("game.trump_held", card=card_label(v.named_trump, t), name=name(holder))
     return t("game.header", trump=trump, stock=v.stock_count, discard=v.discard_count)
 
 
@@ -366,7 +381,7 @@ def _keyboard(inp: GameScreenInput, t: Translator) -> Keyboard:
 def game_screen(inp: GameScreenInput, t: Translator) -> Screen:
     v = inp.view
     name = _namer(inp, t)
-    lines = [header(v, t)]
+    lines = [header(v, name, t, v.seat)]
     others = [s for s in range(len(inp.seats)) if s != v.seat]
     lines += [_seat_line(inp, s, t) for s in others]
     lines.append("")

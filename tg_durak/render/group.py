@@ -118,6 +118,8 @@ class PublicTable:
     rules: Rules
     trump_suit: str
     trump_card: Card | None
+    named_trump: Card | None
+    trump_holder: int | None   # who holds the card that named trump, as all saw (R2.3, R11.1)
     stock_count: int
     discard_count: int
     hand_counts: tuple[int, ...]
@@ -139,7 +141,9 @@ class PublicTable:
     @classmethod
     def of(cls, view: PlayerView) -> PublicTable:
         """The public part of any seat's view: the same whichever seat it is."""
-        return cls(view.rules, view.trump_suit, view.trump_card, view.stock_count,
+        return cls(view.rules, view.trump_suit, view.trump_card, view.named_trump,
+                   view.trump_holder,
+                   view.stock_count,
                    view.discard_count, view.hand_counts, view.table, str(view.phase),
                    view.attacker, view.defender, view.active_seats, view.finished_order,
                    view.throwers, view.taking, view.passed, view.away, view.turn_due,
@@ -190,7 +194,7 @@ def _bar(inp: GroupScreenInput) -> str | None:
 def group_screen(inp: GroupScreenInput, t: Translator) -> Screen:
     """The public table; once it is over, the durak, the places and Rematch."""
     p, name = inp.public, _namer(inp, t)
-    lines = [header(p, t)]
+    lines = [header(p, name, t)]
     lines += [seat_line(p, seat, name(seat), t, left=info.left, closed=inp.closed)
               for seat, info in enumerate(inp.seats)]
     lines.append("")

@@ -16,7 +16,6 @@ from typing import Protocol
 
 from engine import Event, EventKind, Game
 from tg_durak.play.records import TableChange
-from tg_durak.play.stale_taps import rewound
 from tg_durak.storage import Store
 from tg_durak.tables.live import LiveLobby, LiveTable, snapshot
 from tg_durak.tables.reactions import next_bar_redraw, next_reaction, plan_reactions
@@ -115,12 +114,12 @@ class TableCore:
             # The transaction rolled back: replaying the log is the stored state, without a read
             # from a store in trouble. The table keeps who is away, blocked or choosing, and the
             # computers' reactions (one that was refused is tried again).
-            live.game = rewound(game, old_version)
+            live.game = game.rewound(old_version)
             self.display.show(live)
             self.timer.arm(live.id, self.clock() + SAVE_RETRY_SECONDS)
             return False
         self.plan(live, events)
-        live.history.note(events)
+        live.note(events)
         if any(e.kind in ROUND_ENDS for e in events):
             live.round_from = None
         self.display.show(live)

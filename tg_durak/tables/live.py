@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from engine import Action, Game, PlayerView
+from engine import Action, Event, Game, PlayerView
 from tg_durak.i18n.translate import Translator
 from tg_durak.play.history import History
 from tg_durak.play.lobby_rules import Lobby
@@ -22,7 +22,9 @@ Messages = dict[int | None, tuple[int, int]]   # user -> (chat, message); None: 
 class LiveTable:
     row: TableRow
     game: Game
-    history: History = field(init=False)  # what the screens tell of the last moves
+    # What the screens tell of the last moves: from the log when first needed (after a restart
+    # a table that nobody looks at costs no replay), then kept up with each change.
+    _history: History | None = field(default=None, init=False, repr=False)
     choosing: dict[int, Choosing] = field(default_factory=dict)
     messages: Messages = field(default_factory=dict)
     reactions: dict[int, Reaction] = field(default_factory=dict)  # computer seat -> its next move
@@ -48,9 +50,20 @@ class LiveTable:
     drawn: dict[int, tuple[GameScreenInput, Translator, Screen]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.history = History(self.game.table)  # after a restart: no moves, the table as it is
         # The live game is the table's state: the stored snapshot is not kept beside it.
         self.row = replace(self.row, snapshot=None)
+
+    @property
+    def history(self) -> History:
+        if self._history is None:
+            self._history = History.of(self.game)
+        return self._history
+
+    def note(self, events: list[Event]) -> None:
+        """A change was stored: its events join the history (one not read from the log yet
+        will be, with them)."""
+        if self._history is not None:
+            self._history.note(events)
 
     @property
     def id(self) -> int:
