@@ -2,7 +2,7 @@
 
 A yardstick for engine/: bench/engine_bench.py plays the same random games on both and prints
 how many times faster engine/ is, and tests/engine/test_plain_engine.py plays random games on
-both side by side, so this module stays a faithful second reading of RULES.md (R1-R10, the
+both side by side, so this module stays a faithful second reading of docs/rules.md (R1-R10, the
 time-outs and windows exactly as engine/ does them). It offers what the benchmark drivers use:
 new, legal_actions, apply, advance, next_deadline, is_over, active_seats, and the public state
 the test compares. Illegal moves are not checked: callers pick from legal_actions.

@@ -1,4 +1,4 @@
-"""Table options (RULES.md marks them *default*); everything else in the rules is fixed."""
+"""Table options (docs/rules.md marks them *option*); everything else in the rules is fixed."""
 
 from __future__ import annotations
 

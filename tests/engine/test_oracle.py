@@ -1,4 +1,4 @@
-"""Random games checked step by step against a small reference reading of RULES.md.
+"""Random games checked step by step against a small reference reading of docs/rules.md.
 
 The reference (Oracle) is written from the rules, not from the engine: it computes every seat's
 legal moves (R4, R5, R6, R9), the attack limit (R5.3, R9.4), the standing passes (R5.4, R6.3),

@@ -47,7 +47,7 @@ def test_r1_1_card_constructor_rejects_non_cards(rank: int, suit: str) -> None:
 
 
 def test_r1_rules_defaults() -> None:
-    """R1.1, R5, R6, R9, R10: the defaults RULES.md names."""
+    """R1.1, R5, R6, R9, R10: the defaults docs/rules.md names."""
     r = Rules()
     assert (r.variant, r.players, r.deck, r.max_attack, r.first_round_limit) == (
         "throw-in", 2, 36, 6, 6)

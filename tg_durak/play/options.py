@@ -68,7 +68,7 @@ def is_choice(field: OptionField, value: object) -> bool:
 
 @dataclass(frozen=True)
 class TableOptions:
-    """The rules a table's players choose (RULES.md's options); the rest of Rules is fixed."""
+    """The rules a table's players choose (docs/rules.md's options); the rest is fixed."""
 
     variant: Variant = Variant.THROW_IN
     deck: int = DEFAULT_DECK
