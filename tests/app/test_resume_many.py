@@ -77,7 +77,7 @@ async def test_every_timer_is_armed_before_a_screen_is_drawn(
         return draw(inp, t)
 
     monkeypatch.setattr(screens, "game_screen", drawing)
-    monkeypatch.setattr(restart, "REFRESH_CHUNK", 7)
+    monkeypatch.setattr(restart, "REFRESH_SLICE_SECONDS", 0)   # a slice per table
     await after.tables.restart.resume()
     await screens_out(after, TABLES)
     assert armed_when_drawn == [TABLES] * TABLES
