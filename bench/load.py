@@ -72,6 +72,10 @@ DOWNTIME = 5.0                 # seconds the restart run pretends the bot was do
 MIDGAME_ENTRIES = 80           # a restarted table's log holds up to this many entries
 POSTPONED_POLLS = 60           # half-seconds a restart run waits for the postponement's storing
 MOVE_EVERY = 1.5               # seconds between two of its moves
+# How long the bot process may take to come up: Python, aiogram (seconds of CPU) and, on a
+# restart, every table re-armed. A guard against a hang, as long as a busy machine may need;
+# ready_s says how long it took.
+START_TIMEOUT = 300.0
 
 
 # ---- the bot process --------------------------------------------------------------------------
@@ -597,7 +601,7 @@ async def _drive(tg: FakeTelegram, bot: BotProcess, private: int, groups: int, s
     crowd = Crowd(tg)
     background = [asyncio.create_task(crowd.watch())]
     try:
-        ready_s = await bot.ready(60)
+        ready_s = await bot.ready(START_TIMEOUT)
         rss_idle = bot.rss_kb()
         tables = _cast(crowd, private, groups, seed)
         arrived = asyncio.create_task(_arrive(crowd, tables))
@@ -805,7 +809,7 @@ async def restart_run(count: int, seed: int, keep: str | None = None) -> dict:
             idle = BotProcess(tg, str(Path(workdir) / "empty.sqlite3"), workdir)
             idle.start()
             try:
-                await idle.ready(60)
+                await idle.ready(START_TIMEOUT)
                 rss_idle = idle.rss_kb()
             finally:
                 await idle.stop()
@@ -817,7 +821,7 @@ async def restart_run(count: int, seed: int, keep: str | None = None) -> dict:
             bot = BotProcess(tg, db_path, workdir)
             bot.start()
             try:
-                ready_s = await bot.ready(120)
+                ready_s = await bot.ready(START_TIMEOUT)
                 rss = bot.rss_kb()
                 stats = await bot.stats()
                 for _ in range(POSTPONED_POLLS):   # stored after every timer is armed

@@ -9,6 +9,12 @@ from pathlib import Path
 # until that process exits: it is no leftover of the code under test.
 RESOURCE_TRACKER = "multiprocessing.resource_tracker"
 
+# How long a test lets `python -m tg_durak` take to come up (or to fail at start): Python,
+# aiogram (about 3.5 s of CPU alone) and the database. A machine busy with other work makes that
+# many times longer; this guards against a hang and measures nothing. The waits after it are
+# about the bot's own work.
+START_TIMEOUT = 300.0
+
 
 def _stat(pid: int) -> tuple[str, int] | None:
     """(state, parent pid) of a process, or None once it is gone."""

@@ -1,9 +1,11 @@
 """`python -m tg_durak` runs the bot; `python -m tg_durak local` plays in this terminal;
 `python -m tg_durak ratings --rebuild` recomputes the ratings; `python -m tg_durak check` verifies
-the database and `python -m tg_durak backup PATH` copies it (both safe while the bot runs)."""
+the database and `python -m tg_durak backup PATH` copies it (both safe while the bot runs).
+`python -m tg_durak --help` lists them; each has its own --help."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import logging
@@ -17,20 +19,49 @@ CONFLICT_EXIT = 3
 # Start-up failed for a reason that may pass (Telegram unreachable): a supervisor may retry.
 START_EXIT = 4
 
+DESCRIPTION = """\
+Durak for Telegram. With no command, runs the bot: BOT_TOKEN and the other settings come from
+the environment or a .env file (see the README)."""
 
-def main(argv: list[str]) -> int:
-    if argv[:1] == ["local"]:
-        from tg_durak.terminal import main as local_main
+EPILOG = f"""\
+exit codes of the bot: 0 stopped (SIGTERM, Ctrl-C); {SETTING_EXIT} a wrong setting (it fails
+the same way at every start); {CONFLICT_EXIT} another instance polls with this token (do not
+restart it); {START_EXIT} start-up failed for a reason that may pass (Telegram unreachable).
 
-        return local_main(argv[1:])
-    if argv[:1] == ["ratings"]:
-        from tg_durak.ops.ratings_cli import main as ratings_main
+Each command has its own --help: python -m tg_durak local --help"""
 
-        return ratings_main(argv[1:])
-    if argv[:1] in (["check"], ["backup"]):
-        from tg_durak.ops.check_cli import main as maintenance_main
 
-        return maintenance_main(argv)
+def parser() -> argparse.ArgumentParser:
+    """The whole command line. Each command's module defines its options; none of them imports
+    the bot until its command runs, so that --help answers at once (aiogram takes seconds)."""
+    from tg_durak import terminal
+    from tg_durak.ops import check_cli, ratings_cli
+
+    top = argparse.ArgumentParser(prog="python -m tg_durak", usage="%(prog)s [-h] [COMMAND] ...",
+                                  description=DESCRIPTION, epilog=EPILOG,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    top.set_defaults(run=run_bot)
+    commands = top.add_subparsers(title="commands", metavar="COMMAND",
+                                  help="none: run the bot (needs BOT_TOKEN)")
+    for name, summary, doc, add_arguments, run in (
+            ("local", "play in this terminal, no Telegram token needed", terminal.__doc__,
+             terminal.add_arguments, terminal.run),
+            ("check", "verify the database, changing nothing", check_cli.__doc__,
+             check_cli.add_check_arguments, check_cli.run_check),
+            ("backup", "backup PATH: copy the database to PATH", check_cli.__doc__,
+             check_cli.add_backup_arguments, check_cli.run_backup),
+            ("ratings", "ratings --rebuild: recompute every rating", ratings_cli.__doc__,
+             ratings_cli.add_arguments, ratings_cli.run)):
+        command = commands.add_parser(name, prog=f"{top.prog} {name}", help=summary,
+                                      description=doc,
+                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+        add_arguments(command)
+        command.set_defaults(run=run)
+    return top
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    """Run the bot until SIGTERM or Ctrl-C; one of the exit codes above."""
     from tg_durak.config import ConfigError, Settings
 
     try:
@@ -56,6 +87,12 @@ def main(argv: list[str]) -> int:
         print(f"tg-durak: stopped: {exc}", file=sys.stderr)
         return CONFLICT_EXIT
     return 0
+
+
+def main(argv: list[str]) -> int:
+    """Parse the command line and run its command (argparse exits with 2 on a wrong one)."""
+    args = parser().parse_args(argv)
+    return args.run(args)
 
 
 if __name__ == "__main__":

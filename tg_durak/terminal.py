@@ -19,12 +19,15 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tg_durak.app import BotApp
-from tg_durak.config import Settings
-from tg_durak.emulator import Change, FakeTelegram, InlineButton, Message
 from tg_durak.i18n.translate import Translator, pick_locale, translator
-from tg_durak.storage import Store
+
+# The bot and the emulator are imported where the game starts (`play`): `python -m tg_durak
+# --help` builds this command's options, and aiogram takes seconds to import.
+if TYPE_CHECKING:
+    from tg_durak.emulator import Change, FakeTelegram, InlineButton, Message
+    from tg_durak.storage import Store
 
 USER_ID = 1001
 NUMBER_BLOCK = 10   # numbers a message holds: a hand may change size without moving the next
@@ -293,6 +296,10 @@ class Terminal:
 
 
 async def play(db_path: str, time_scale: float, language: str, name: str) -> None:
+    from tg_durak.app import BotApp
+    from tg_durak.config import Settings
+    from tg_durak.emulator import FakeTelegram
+
     async with FakeTelegram() as tg:
         tg.add_user(USER_ID, name, language_code=language)
         # The emulator has no flood limits: redraw faster than Telegram's ~1 edit/s allows.
@@ -324,22 +331,35 @@ def speed(text: str) -> float:
     return value
 
 
-def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="python -m tg_durak local", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--db", help="SQLite file to keep games in (default: a fresh temporary one)")
-    p.add_argument("--speed", type=speed, default=1.0,
-                   help="how fast the game runs: 2 is twice as fast (every timer and computer "
-                        "pause halved), 0.5 half as fast; default 1, real time")
-    p.add_argument("--lang", default=pick_locale(os.environ.get("LANG", "en").split(".")[0]),
-                   help="your Telegram language: en, ru, uk or pl")
-    p.add_argument("--name", default=getpass.getuser().capitalize() or "Player",
-                   help="your first name at the table (default: your login name)")
-    a = p.parse_args(argv)
+def _login_name() -> str:
+    """The --name default. Read when the game starts, not when the options are built (for every
+    command): a container's user may have no name, and the bot must start there all the same."""
+    try:
+        return getpass.getuser().capitalize() or "Player"
+    except (OSError, KeyError):
+        return "Player"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """`python -m tg_durak local`'s options (tg_durak/__main__.py builds the command line)."""
+    parser.add_argument("--db",
+                        help="SQLite file to keep games in (default: a fresh temporary one)")
+    parser.add_argument("--speed", type=speed, default=1.0,
+                        help="how fast the game runs: 2 is twice as fast (every timer and "
+                             "computer pause halved), 0.5 half as fast; default 1, real time")
+    parser.add_argument("--lang",
+                        default=pick_locale(os.environ.get("LANG", "en").split(".")[0]),
+                        help="your Telegram language: en, ru, uk or pl")
+    parser.add_argument("--name", help="your first name at the table (default: your login name)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play until the player quits; 0."""
     with tempfile.TemporaryDirectory() as tmp:
-        db = a.db or str(Path(tmp) / "durak-local.sqlite3")
+        db = args.db or str(Path(tmp) / "durak-local.sqlite3")
         # Ctrl-C during start-up, before play() takes it over, ends the program just as quietly.
+        name = _login_name() if args.name is None else args.name
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(play(db, 1 / a.speed, a.lang, a.name))
+            asyncio.run(play(db, 1 / args.speed, args.lang, name))
     print()  # the shell's prompt on a line of its own, not after the ^C echoed on the last one
     return 0

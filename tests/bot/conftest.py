@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from tests.processes import START_TIMEOUT
 from tg_durak.app import BotApp
 from tg_durak.config import Settings
 from tg_durak.emulator import FakeTelegram
@@ -86,6 +87,24 @@ def bot_process(tg: FakeTelegram, db_path: str, **env: str) -> subprocess.Popen:
     }
     return subprocess.Popen([sys.executable, "-m", "tg_durak"], env=full_env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+async def started_bot(tg: FakeTelegram, db_path: str, **env: str) -> subprocess.Popen:
+    """`bot_process`, returned once it has sent Telegram its first request (its modules are
+    loaded and its database open) or has ended: the steps a test times after this are the
+    bot's work, not the start of a process on a machine that may be busy (START_TIMEOUT).
+    Any earlier process of the test's must have ended: its requests would count."""
+    before = len(tg.calls)
+    proc = bot_process(tg, db_path, **env)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + START_TIMEOUT
+    while len(tg.calls) == before and proc.poll() is None:
+        if loop.time() > deadline:
+            proc.kill()
+            proc.wait()
+            raise TimeoutError(f"the bot sent no request in {START_TIMEOUT} s")
+        await asyncio.sleep(0.05)
+    return proc
 
 
 def game_message(tg: FakeTelegram, user_id: int):

@@ -9,8 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.bot.conftest import ALICE, bot_process, game_message, is_over, play_to_end
+from tests.bot.conftest import ALICE, game_message, is_over, play_to_end, started_bot
 from tests.bot.faults import exit_code, problems, quick_game, shown_version
+from tests.processes import START_TIMEOUT
 from tg_durak.emulator import FakeTelegram
 from tg_durak.storage import Store
 
@@ -27,13 +28,13 @@ async def table_version(db_path: str) -> tuple[int, int]:
 async def test_a_backup_taken_while_the_bot_runs_restores_the_running_game(
         tg: FakeTelegram, db_path: str, tmp_path: Path) -> None:
     copy = str(tmp_path / "backup.sqlite3")
-    bot = bot_process(tg, db_path)
+    bot = await started_bot(tg, db_path)
     try:
         message = await quick_game(tg, ALICE)
         await tg.wait_for(lambda: shown_version(game_message(tg, ALICE)) >= 2, timeout=30)
         done = await asyncio.to_thread(
             subprocess.run, [sys.executable, "-m", "tg_durak", "backup", copy, "--db", db_path],
-            capture_output=True, text=True, timeout=60)
+            capture_output=True, text=True, timeout=START_TIMEOUT)
         assert done.returncode == 0, done.stderr
         backed_up = await table_version(copy)
         # The game goes on after the backup; then the machine is lost.
@@ -44,9 +45,9 @@ async def test_a_backup_taken_while_the_bot_runs_restores_the_running_game(
         await exit_code(bot)
     assert await problems(copy) == []
 
-    restored = bot_process(tg, copy)   # the operator starts the bot on the copy
+    edits = game_message(tg, ALICE).edit_count
+    restored = await started_bot(tg, copy)   # the operator starts the bot on the copy
     try:
-        edits = game_message(tg, ALICE).edit_count
         await tg.wait_for(lambda: game_message(tg, ALICE).edit_count > edits, timeout=30)
         final = await play_to_end(tg, ALICE, seed=7)
         assert is_over(final) and final.message_id == message.message_id

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 
-from engine import Card
+from engine import Card, Game
 from tests.bot.conftest import ALICE, BOB, game_message
 from tg_durak.emulator import FakeTelegram
 from tg_durak.i18n.translate import translator
+from tg_durak.play.stale_taps import round_start
+from tg_durak.render.callbacks import Verb
 from tg_durak.render.cards import card_label
 from tg_durak.storage import Store
+from tg_durak.telegram.callbacks import Move
 
 
 async def _start_game(tg: FakeTelegram) -> None:
@@ -41,10 +44,63 @@ async def _when_alice_can_play(tg: FakeTelegram):
     return ready()
 
 
+async def _game(store: Store) -> tuple[Game, int]:
+    """Alice's table as the store holds it (one consistent reading), and her seat."""
+    row = await store.tables.for_user(ALICE)
+    record = await store.tables.whole(row.id)
+    seat = next(s.seat for s in record.row.seats if s.user_id == ALICE)
+    return Game.replay({**record.row.snapshot, "log": record.log}), seat
+
+
+def _lead_or_pass(message):
+    """What Alice taps while she is not the defender: a card to lead or throw in, else Pass."""
+    buttons = [b for r in message.buttons for b in r if b.callback_data]
+    return next((b for b in buttons if b.text.startswith("•")),
+                next((b for b in buttons if b.text == "Pass"), None))
+
+
+async def _when_alice_defends(tg: FakeTelegram, store: Store) -> Game:
+    """Play for Alice until a computer has led against her; the game then.
+
+    She leads and lets rounds close herself: her clock never runs out meanwhile, so no
+    computer plays for her (R10.2, two time-outs in a row make her away).
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 120
+    while loop.time() < deadline:
+        game, seat = await _game(store)
+        view = game.view(seat)
+        if view.defender == seat and view.phase == "defend":
+            return game
+        message = game_message(tg, ALICE)
+        button = _lead_or_pass(message)
+        if button is not None and view.defender != seat:
+            await tg.press(ALICE, message, button, timeout=60)
+        else:
+            await asyncio.sleep(0.05)
+    raise AssertionError("no computer led against Alice in time")
+
+
 async def test_garbage_foreign_and_stale_taps_change_nothing(tg, bot, store) -> None:
     await _start_game(tg)
-    message = await _when_alice_can_play(tg)
-    version = await _version(store)
+    game = await _when_alice_defends(tg, store)
+    version = game.version
+    message = game_message(tg, ALICE)
+    card = next(b for r in message.buttons for b in r
+                if b.callback_data and b.callback_data.startswith("m:")
+                and Move.unpack(b.callback_data).verb == Verb.CARD)
+
+    # A version the table has left behind: the round's start, its table still empty, where the
+    # card led an attack; now it answers one. Alice is the defender of this two-seat game from
+    # now on, whatever the table does meanwhile, for she does not move (the table's clock takes
+    # for her): the card never means that attack again, and the tap is stale however late the
+    # bot reads it.
+    forged = card.callback_data.split(":")
+    forged[2] = str(round_start(game))
+    answer = await tg.press(ALICE, message, ":".join(forged).encode())
+    assert answer.text and "moved on" in answer.text, answer
+    game_now, seat = await _game(store)
+    assert seat not in game_now.away, "a computer played for Alice: the premise does not hold"
 
     for junk in (b"\xff\xfe garbage", b"m:1:2", b"m:x:y:z:1:1", b"s:bots:99", b"l:xx", b""):
         answer = await tg.press(ALICE, message, junk)
@@ -52,15 +108,9 @@ async def test_garbage_foreign_and_stale_taps_change_nothing(tg, bot, store) -> 
 
     await tg.send_text(BOB, "/start")
     await tg.wait_for(lambda: tg.last_message(BOB) is not None)
-    card = next(b for r in message.buttons for b in r if b.text.startswith("•"))
     # Bob forges Alice's button on a message of his own chat.
     answer = await tg.press(BOB, tg.last_message(BOB), card.callback_data.encode())
     assert answer.text == "You are not playing at this table."
-
-    forged = card.callback_data.split(":")
-    forged[2] = str(int(forged[2]) - 1)   # a version the table has left behind
-    answer = await tg.press(ALICE, message, ":".join(forged).encode())
-    assert "moved on" in answer.text
 
     forged[2], forged[4] = str(version), "77"   # no such card
     answer = await tg.press(ALICE, message, ":".join(forged).encode())

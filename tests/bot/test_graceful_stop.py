@@ -10,9 +10,9 @@ import signal
 import sqlite3
 from pathlib import Path
 
-from tests.bot.conftest import ALICE, bot_process, game_message
+from tests.bot.conftest import ALICE, game_message, started_bot
 from tests.bot.faults import exit_code, problems, quick_game, shown_version
-from tests.processes import children, running
+from tests.processes import START_TIMEOUT, children, running
 from tg_durak.emulator import FakeTelegram
 from tg_durak.storage import Store
 
@@ -39,15 +39,16 @@ async def burst(tg: FakeTelegram, user_id: int, count: int) -> list[asyncio.Task
     """`count` taps on the buttons of one screen at once, not waiting for their answers."""
     message = game_message(tg, user_id)
     buttons = [b for row in message.buttons for b in row if b.callback_data.startswith("m:")]
+    # Some are answered only by the next bot: its start is part of their wait.
     taps = [asyncio.create_task(tg.press(user_id, message, buttons[i % len(buttons)],
-                                         timeout=60)) for i in range(count)]
+                                         timeout=START_TIMEOUT + 60)) for i in range(count)]
     await asyncio.sleep(0)   # each is a callback query in Telegram now
     return taps
 
 
 async def test_sigterm_finishes_taps_flushes_and_closes_the_database(tg: FakeTelegram,
                                                                     db_path: str) -> None:
-    proc = bot_process(tg, db_path)
+    proc = await started_bot(tg, db_path)
     try:
         await quick_game(tg, ALICE)
         workers = await tg.wait_for(lambda: children(proc.pid), timeout=30,
@@ -74,7 +75,7 @@ async def test_sigterm_finishes_taps_flushes_and_closes_the_database(tg: FakeTel
         await store.close()
     assert shown_version(game_message(tg, ALICE)) == table.version, "the last screen went out"
 
-    second = bot_process(tg, db_path)
+    second = await started_bot(tg, db_path)
     try:
         await asyncio.gather(*taps)   # the taps that waited are played now: none is lost
         assert not unanswered(tg, ALICE)
@@ -92,7 +93,7 @@ async def test_sigterm_finishes_taps_flushes_and_closes_the_database(tg: FakeTel
 
 async def test_sigterm_while_telegram_does_not_answer_still_stops_cleanly(
         tg: FakeTelegram, db_path: str) -> None:
-    proc = bot_process(tg, db_path)
+    proc = await started_bot(tg, db_path)
     try:
         message = await quick_game(tg, ALICE)
         await tg.network_down(hang=True)   # requests are sent and never answered
@@ -109,7 +110,7 @@ async def test_sigterm_while_telegram_does_not_answer_still_stops_cleanly(
     clean_files(db_path)
     assert await problems(db_path) == []
 
-    second = bot_process(tg, db_path)
+    second = await started_bot(tg, db_path)
     try:
         await asyncio.gather(*taps)
         assert not unanswered(tg, ALICE), "the taps sent during the outage were played after"

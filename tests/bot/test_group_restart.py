@@ -7,7 +7,7 @@ import asyncio
 import signal
 import subprocess
 
-from tests.bot.conftest import ALICE, BOB, bot_process, game_message
+from tests.bot.conftest import ALICE, BOB, game_message, started_bot
 from tests.bot.groups import (
     GROUP,
     add_computer,
@@ -29,7 +29,7 @@ async def _stop(proc: subprocess.Popen, sig: int) -> None:
 async def test_a_killed_bot_goes_on_with_the_same_messages(tg: FakeTelegram, db_path: str
                                                            ) -> None:
     tg.add_group(GROUP, "Durak club", members=[ALICE, BOB], creator=ALICE)
-    first = bot_process(tg, db_path)
+    first = await started_bot(tg, db_path)
     try:
         for person in (ALICE, BOB):
             await tg.send_text(person, "/start")
@@ -53,9 +53,9 @@ async def test_a_killed_bot_goes_on_with_the_same_messages(tg: FakeTelegram, db_
     finally:
         await store.close()
 
-    second = bot_process(tg, db_path)
+    edits = tg.message(GROUP, lobby.message_id).edit_count
+    second = await started_bot(tg, db_path)
     try:
-        edits = tg.message(GROUP, lobby.message_id).edit_count
         await tg.wait_for(lambda: tg.message(GROUP, lobby.message_id).edit_count > edits,
                           timeout=60)   # the new process took the group message over
         finals = await play_all(tg, [ALICE, BOB], seed=9)

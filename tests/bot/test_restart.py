@@ -15,9 +15,11 @@ from tests.bot.conftest import (
     game_message,
     is_over,
     play_to_end,
+    started_bot,
 )
 from tests.bot.faults import exit_code, problems, quick_game
 from tests.bot.groups import add_computer, join, lobby_message, open_lobby, wait_started
+from tests.processes import START_TIMEOUT
 from tg_durak.emulator import FakeTelegram
 from tg_durak.storage import Store
 
@@ -28,7 +30,7 @@ async def _stop(proc: subprocess.Popen, sig: int) -> None:
 
 
 async def test_restart_mid_game_keeps_the_same_message(tg: FakeTelegram, db_path: str) -> None:
-    first = bot_process(tg, db_path)
+    first = await started_bot(tg, db_path)
     try:
         await tg.send_text(ALICE, "/start")
         await tg.wait_for(lambda: tg.last_message(ALICE) is not None, timeout=60)
@@ -47,9 +49,9 @@ async def test_restart_mid_game_keeps_the_same_message(tg: FakeTelegram, db_path
     finally:
         await store.close()
 
-    second = bot_process(tg, db_path)
+    edits = game_message(tg, ALICE).edit_count
+    second = await started_bot(tg, db_path)
     try:
-        edits = game_message(tg, ALICE).edit_count
         await tg.wait_for(lambda: game_message(tg, ALICE).edit_count > edits, timeout=60)
         final = await play_to_end(tg, ALICE, seed=5)
         assert final.message_id == message.message_id, "the same message keeps updating"
@@ -112,7 +114,7 @@ def answers_per_query(tg: FakeTelegram) -> Counter:
 async def test_a_kill_in_a_burst_of_taps_loses_no_table_and_doubles_no_tap(
         tg: FakeTelegram, db_path: str) -> None:
     people = [*PRIVATE, *(p for ps in GROUPS.values() for p in ps)]
-    first = bot_process(tg, db_path)
+    first = await started_bot(tg, db_path)
     try:
         await set_up_tables(tg)
         taps: list[int] = []
@@ -147,10 +149,12 @@ async def test_a_kill_in_a_burst_of_taps_loses_no_table_and_doubles_no_tap(
         button = None if is_over(message) else choose_button(
             message, random.Random(1), {"pass": "Pass", "take": "Take"})
         if button is not None:
-            waiting.append(asyncio.create_task(tg.press(user_id, message, button, timeout=120)))
+            # Answered once the next bot is up: its start is part of the wait.
+            waiting.append(asyncio.create_task(
+                tg.press(user_id, message, button, timeout=START_TIMEOUT + 120)))
     await asyncio.sleep(0)
 
-    second = bot_process(tg, db_path)
+    second = await started_bot(tg, db_path)
     try:
         await asyncio.gather(*waiting)   # nothing lost: each is answered after the restart
         # No tap applied twice: the updates offered again came before these and were skipped;
@@ -193,7 +197,7 @@ async def test_missing_or_malformed_token_is_one_clear_line(tg: FakeTelegram,
                                                             db_path: str) -> None:
     for token, words in (("", "BOT_TOKEN is not set"), ("not-a-token", "BOT_TOKEN is malformed")):
         proc = bot_process(tg, db_path, BOT_TOKEN=token)
-        out, _ = proc.communicate(timeout=120)
+        out, _ = proc.communicate(timeout=START_TIMEOUT)
         text = out.decode()
         assert proc.returncode == 2
         assert words in text and "Traceback" not in text and len(text.strip().splitlines()) == 1
@@ -210,7 +214,7 @@ async def test_a_database_from_a_newer_bot_is_refused_clearly(tg: FakeTelegram,
         db.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)",
                    (newest + 1, "9999_future.sql"))
     proc = bot_process(tg, db_path)
-    out, _ = proc.communicate(timeout=120)
+    out, _ = proc.communicate(timeout=START_TIMEOUT)
     text = out.decode()
     assert proc.returncode == 2, text
     assert "newer" in text and "Traceback" not in text and len(text.strip().splitlines()) == 1

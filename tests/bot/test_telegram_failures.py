@@ -13,12 +13,12 @@ import pytest
 
 from tests.bot.conftest import (
     ALICE,
-    bot_process,
     game_message,
     is_over,
     play_to_end,
     remembered,
     settings_for,
+    started_bot,
 )
 from tests.bot.faults import exit_code, last_words, quick_game
 from tg_durak.__main__ import SETTING_EXIT, START_EXIT
@@ -163,7 +163,7 @@ async def test_a_game_message_that_cannot_be_edited_is_sent_afresh(
 
 async def test_a_second_instance_polling_makes_the_bot_stop_with_one_clear_line(
         tg: FakeTelegram, db_path: str) -> None:
-    proc = bot_process(tg, db_path)
+    proc = await started_bot(tg, db_path)
     try:
         await tg.wait_for(lambda: tg.polling, timeout=60)
         other = tg.create_bot()
@@ -189,7 +189,7 @@ async def test_telegram_out_of_reach_at_start_is_one_clear_line(tg: FakeTelegram
     with socket.socket() as nothing:   # a port bound, never listening: connections refused
         nothing.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{nothing.getsockname()[1]}"
-        proc = bot_process(tg, db_path, TELEGRAM_API_URL=url)
+        proc = await started_bot(tg, db_path, TELEGRAM_API_URL=url)
         try:
             assert await exit_code(proc) == START_EXIT
         finally:
@@ -206,7 +206,8 @@ async def test_telegram_out_of_reach_at_start_is_one_clear_line(tg: FakeTelegram
 async def test_a_token_telegram_refuses_is_one_clear_line(tg: FakeTelegram, db_path: str,
                                                           when: str) -> None:
     wrong = "123456:not-this-bots-token"
-    proc = bot_process(tg, db_path, **({"BOT_TOKEN": wrong} if when == "at start" else {}))
+    proc = await started_bot(tg, db_path,
+                             **({"BOT_TOKEN": wrong} if when == "at start" else {}))
     try:
         if when != "at start":
             await tg.wait_for(lambda: tg.polling, timeout=60)

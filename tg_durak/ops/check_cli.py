@@ -17,15 +17,18 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from dotenv import load_dotenv
-
-from tg_durak.config import Settings
-from tg_durak.ops.check import Report, check
-from tg_durak.storage import SchemaTooNew, Store
+# The database's modules are imported when a command runs: `python -m tg_durak --help` builds
+# these commands' options and should answer at once.
+if TYPE_CHECKING:
+    from tg_durak.ops.check import Report
 
 
 async def _check(db_path: str) -> Report:
+    from tg_durak.ops.check import check
+    from tg_durak.storage import Store
+
     store = await Store.open(db_path, readonly=True)
     try:
         return await check(store)
@@ -34,6 +37,8 @@ async def _check(db_path: str) -> Report:
 
 
 async def _backup(db_path: str, target: str) -> int:
+    from tg_durak.storage import Store
+
     store = await Store.open(db_path, readonly=True)
     try:
         await store.backup(target)
@@ -42,36 +47,40 @@ async def _backup(db_path: str, target: str) -> int:
         await store.close()
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m tg_durak", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True)
-    checking = commands.add_parser("check", help="verify every table; change nothing")
-    backing = commands.add_parser("backup", help="copy the database to PATH, consistently")
-    backing.add_argument("path", help="where the copy goes (replaced if it exists)")
-    for sub in (checking, backing):
-        sub.add_argument("--db", help="SQLite file (default: DURAK_DB, else ./durak.sqlite3)")
-    return parser
+def _add_db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", help="SQLite file (default: DURAK_DB, else ./durak.sqlite3)")
 
 
-def main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+def add_check_arguments(parser: argparse.ArgumentParser) -> None:
+    """`python -m tg_durak check`'s options (tg_durak/__main__.py builds the command line)."""
+    _add_db(parser)
+
+
+def add_backup_arguments(parser: argparse.ArgumentParser) -> None:
+    """`python -m tg_durak backup`'s arguments."""
+    parser.add_argument("path", help="where the copy goes (replaced if it exists)")
+    _add_db(parser)
+
+
+def _db_path(args: argparse.Namespace) -> str:
+    from dotenv import load_dotenv
+
+    from tg_durak.config import Settings
+
     load_dotenv()
-    db_path = args.db or os.environ.get("DURAK_DB", Settings.db_path)
+    return args.db or os.environ.get("DURAK_DB", Settings.db_path)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """Print each problem on a line: 0 if none, 1 if some, 2 if the database cannot be read."""
+    from tg_durak.storage import SchemaTooNew
+
+    db_path = _db_path(args)
     try:
-        if args.command == "check":
-            report = asyncio.run(_check(db_path))
-        else:
-            if Path(args.path).resolve() == Path(db_path).resolve():
-                print("tg-durak: the backup cannot replace the database itself", file=sys.stderr)
-                return 2
-            tables = asyncio.run(_backup(db_path, args.path))
+        report = asyncio.run(_check(db_path))
     except (SchemaTooNew, FileNotFoundError, sqlite3.Error) as exc:
         print(f"tg-durak: {db_path}: {exc}", file=sys.stderr)
         return 2
-    if args.command == "backup":
-        print(f"backed up {db_path} ({tables} tables) to {args.path}")
-        return 0
     for problem in report.problems:
         print(problem)
     found = len(report.problems)
@@ -79,3 +88,20 @@ def main(argv: list[str]) -> int:
     print(f"checked {report.tables} tables in {db_path}: "
           + (f"{found} problem(s)" if found else "no problems"), file=sys.stderr)
     return 1 if found else 0
+
+
+def run_backup(args: argparse.Namespace) -> int:
+    """Copy the database to args.path: 0; 2 if it cannot be read or would replace itself."""
+    from tg_durak.storage import SchemaTooNew
+
+    db_path = _db_path(args)
+    if Path(args.path).resolve() == Path(db_path).resolve():
+        print("tg-durak: the backup cannot replace the database itself", file=sys.stderr)
+        return 2
+    try:
+        tables = asyncio.run(_backup(db_path, args.path))
+    except (SchemaTooNew, FileNotFoundError, sqlite3.Error) as exc:
+        print(f"tg-durak: {db_path}: {exc}", file=sys.stderr)
+        return 2
+    print(f"backed up {db_path} ({tables} tables) to {args.path}")
+    return 0

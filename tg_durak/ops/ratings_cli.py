@@ -10,16 +10,18 @@ import argparse
 import asyncio
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from dotenv import load_dotenv
-
-from tg_durak.config import Settings
-from tg_durak.play.ratings import rate
-from tg_durak.play.records import Rebuilt
-from tg_durak.storage import SchemaTooNew, Store
+# The database's modules are imported when the command runs: `python -m tg_durak --help`
+# builds this command's options and should answer at once.
+if TYPE_CHECKING:
+    from tg_durak.play.records import Rebuilt
 
 
 async def rebuild(db_path: str) -> Rebuilt:
+    from tg_durak.play.ratings import rate
+    from tg_durak.storage import Store
+
     store = await Store.open(db_path, rate=rate)
     try:
         return await store.results.rebuild_ratings()
@@ -27,16 +29,25 @@ async def rebuild(db_path: str) -> Rebuilt:
         await store.close()
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tg_durak ratings", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """`python -m tg_durak ratings`'s options (tg_durak/__main__.py builds the command line)."""
     parser.add_argument("--rebuild", action="store_true",
                         help="recompute every rating from the stored results")
     parser.add_argument("--db", help="SQLite file (default: DURAK_DB, else ./durak.sqlite3)")
-    args = parser.parse_args(argv)
+    # Without --rebuild there is nothing to do: the command shows its own help.
+    parser.set_defaults(print_help=parser.print_help)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Rebuild the ratings: 0; 2 without --rebuild, or with a database too new for this bot."""
     if not args.rebuild:
-        parser.print_help()
+        args.print_help()
         return 2
+    from dotenv import load_dotenv
+
+    from tg_durak.config import Settings
+    from tg_durak.storage import SchemaTooNew
+
     load_dotenv()
     db_path = args.db or os.environ.get("DURAK_DB", Settings.db_path)
     try:
