@@ -11,7 +11,7 @@ import contextlib
 import logging
 import sys
 
-# Exit codes (README, "Running it"). A wrong setting fails the same way at every start.
+# Exit codes (docs/running.md). A wrong setting fails the same way at every start.
 SETTING_EXIT = 2
 # Another instance polls with the same token: a supervisor should not restart this one (it
 # would take the updates back and stop the other, for ever in turn).
