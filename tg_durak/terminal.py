@@ -110,14 +110,17 @@ class Numbers:
     greeting whose Play brought the game): a menu shown alone mid-game never takes the game's
     numbers, which the game has again when it comes back. Inside its block each button
     keeps its number while it is there (a card keeps its number as the hand shrinks; a drawn card
-    takes a free one), and a button whose label is a number n gets the block's n-th number when
-    free: typing 2 for two opponents taps "2".
+    takes a free one, but not one that a button had on the screen just before: a 5 typed for the
+    card that has just left taps nothing rather than the Pass that came), and a button whose
+    label is a number n gets the block's n-th number when free: typing 2 for two opponents taps
+    "2".
     """
 
     def __init__(self) -> None:
         self.blocks: dict[int, int] = {}   # message id -> its first number
         self.keys: dict[tuple[int, str], int] = {}   # (message id, label) -> its number
         self.last_shown: dict[int, int] = {}   # message id -> its buttons
+        self.last_numbers: dict[int, set[int]] = {}   # message id -> the numbers it showed
 
     def number(self, shown: list[Message]) -> dict[int, dict[int, int]]:
         """For each shown message, its buttons' numbers: position in the message -> number."""
@@ -147,7 +150,8 @@ class Numbers:
 
     def _within(self, message_id: int, buttons: list[InlineButton], low: int, high: int
                 ) -> dict[int, int]:
-        """Each button's number in [low, high): kept, else its own value, else the lowest."""
+        """Each button's number in [low, high): kept, else its own value, else the lowest free one
+        (one that no button had just before, while there is such)."""
         given: dict[int, int] = {}
         used: set[int] = set()
 
@@ -160,15 +164,19 @@ class Numbers:
         labels = [_identity(b) for b in buttons]
         for position, label in enumerate(labels):
             give(position, self.keys.get((message_id, label)))
+        # A screen with none of the buttons before is new to him: it numbers from the start.
+        just_left = self.last_numbers.get(message_id, set()) if given else set()
         for position, label in enumerate(labels):
             if label.isascii() and label.isdigit():
                 give(position, low - 1 + int(label))
-        free = (n for n in range(low, high) if n not in used)
+        free = iter(sorted((n for n in range(low, high) if n not in used),
+                           key=lambda n: (n in just_left, n)))
         for position in range(len(buttons)):
             if position not in given:
                 give(position, next(free))
         for position, label in enumerate(labels):
             self.keys[message_id, label] = given[position]
+        self.last_numbers[message_id] = set(given.values())
         return given
 
 

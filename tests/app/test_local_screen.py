@@ -196,3 +196,17 @@ def test_a_button_labelled_with_a_number_is_tapped_by_that_number() -> None:
     assert {n: label for n, (_, label) in shown.items() if n <= 5} == {
         1: "✅ 1", 2: "2", 3: "3", 4: "4", 5: "5"}
     assert sorted(shown) == list(range(1, 13))
+
+
+def test_a_button_that_comes_as_a_card_leaves_does_not_take_the_cards_number() -> None:
+    """A 1 typed for the card just played (or played for him) taps nothing, not the Pass that
+    came with the redraw (issue 16); a card drawn later may have the 1."""
+    order = ChatOrder()
+    order.note(Change("message", USER_ID, 2))
+    numbers([message(2, "Trump 9♥", ["7♠", "9♠", "K♠"])], order)
+    order.note(Change("edit", USER_ID, 2))
+    passing = numbers([message(2, "Trump 9♥", ["9♠", "K♠"], ["Pass"])], order)
+    assert passing == {2: (2, "9♠"), 3: (2, "K♠"), 4: (2, "Pass")}
+    order.note(Change("edit", USER_ID, 2))
+    drawn = numbers([message(2, "Trump 9♥", ["6♥", "9♠", "K♠"], ["Pass"])], order)
+    assert drawn == {1: (2, "6♥"), 2: (2, "9♠"), 3: (2, "K♠"), 4: (2, "Pass")}
