@@ -122,12 +122,15 @@ class World:
 
 
 async def screens_out(world: World, count: int) -> None:
-    """Until the screens a resume hands out in the background (a chunk at a time) number
-    `count`."""
-    for _ in range(10_000):
+    """Until the screens a resume hands out in the background number `count`: after its
+    postponement is stored (SQLite's thread, however slow the machine), a slice at a time. The
+    deadline only bounds a hang."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 60
+    while loop.time() < deadline:
         if len(world.publisher.shown) >= count:
             return
-        await asyncio.sleep(0)
+        await asyncio.sleep(0.001)
     raise AssertionError(f"{len(world.publisher.shown)} screens shown, not {count}")
 
 
