@@ -102,7 +102,7 @@ def build_dispatcher(store: Store, tables: TableService, publisher: Publisher) -
     throttle = Throttle(tables.languages.of, tables.core.time_scale)
     dp.message.outer_middleware(throttle)
     dp.callback_query.outer_middleware(throttle)
-    locale = PlayerLocaleMiddleware(make_i18n(), store)
+    locale = PlayerLocaleMiddleware(make_i18n(), store, tables.absences.mark_reachable)
     dp.message.outer_middleware(locale)
     dp.callback_query.outer_middleware(locale)
     dp.include_routers(guards.router(), commands.router(), group.router(), lobby.router(),

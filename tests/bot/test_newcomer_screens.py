@@ -54,19 +54,22 @@ class Table:
     started on it."""
 
     def __init__(self, tg: FakeTelegram, db_path: str, lang: str) -> None:
-        self.tg, self.db_path, self.user = tg, db_path, PERSON[lang]
+        self.tg, self.db_path, self.lang, self.user = tg, db_path, lang, PERSON[lang]
         self.settings = settings_for(tg, db_path)
         self.app: BotApp | None = None
         self.id = 0
 
-    async def start(self, game: Game, time_scale: float | None = None, seat: int = 0) -> None:
-        """`seat`: where the person sits; the others are computers."""
-        # He has written to the bot before (a bot may not open a private chat itself).
-        first = BotApp(self.settings)
-        await first.start()
-        await self.tg.send_text(self.user, "/start")
-        await self.tg.wait_for(lambda: self.tg.last_message(self.user) is not None, timeout=60)
-        await first.stop()
+    async def start(self, game: Game, time_scale: float | None = None, seat: int = 0,
+                    opened: bool = True) -> None:
+        """`seat`: where the person sits; the others are computers. `opened`: he has written
+        to the bot before (a bot may not open a private chat itself)."""
+        if opened:
+            first = BotApp(self.settings)
+            await first.start()
+            await self.tg.send_text(self.user, "/start")
+            await self.tg.wait_for(lambda: self.tg.last_message(self.user) is not None,
+                                   timeout=60)
+            await first.stop()
         await self._store(game, seat)
         settings = self.settings
         if time_scale is not None:
@@ -79,6 +82,10 @@ class Table:
                  for s in range(game.players)]
         store = await Store.open(self.db_path, rate=rate)
         try:
+            # He has used the bot before (it knows his language), whether it may write to him
+            # now or not.
+            await store.users.ensure(self.user, "Alice")
+            await store.users.set_language(self.user, self.lang)
             row = await store.tables.create(self.user, "private", "running", {}, seats,
                                             game.rewound(0).to_dict(log=False))
             self.id = row.id
@@ -109,7 +116,6 @@ class Table:
 async def table(request, tg: FakeTelegram, db_path: str) -> AsyncIterator[Table]:
     tg.add_user(ALISA, "Алиса", language_code="ru")
     t = Table(tg, db_path, request.param)
-    t.lang = request.param
     yield t
     if t.app is not None:
         await t.app.stop()
@@ -248,3 +254,23 @@ async def test_the_clock_never_claims_more_time_than_is_left(table: Table,
             claims += [(int(n), due - time.time()) for n in LABEL.findall(text)]
     assert len(claims) >= 2, "the clock was redrawn as the turn ran"
     assert all(said <= left for said, left in claims), claims
+
+
+async def test_a_person_the_bot_could_not_write_to_at_its_start_gets_his_game_when_he_writes(
+        table: Table, tg: FakeTelegram) -> None:
+    now = time.time()
+    game = full_deal("7h 9c Jd Qh As Kd", "7s 8s 9s 10h Ks Ah", bottom="6d", first_attacker=1,
+                     now=now, variant="transfer", turn_seconds=300.0)
+    game.apply(1, attack("7s"), now)
+    await table.start(game, opened=False)
+    await tg.wait_for(lambda: [c for c in tg.calls_to("sendMessage")
+                               if c.params.get("chat_id") == table.user and c.error_code == 403],
+                      timeout=60)   # his screen, refused: a computer plays for him
+    await tg.send_text(table.user, "/start")
+    message = await table.screen(lambda text: "7♠" in text)
+    mine = message.text.rsplit("\n", 1)[-1]
+    assert mine == {"en": "You · 6 cards · defending", "ru": "Ты · 6 карт · отбиваешься"}[
+        table.lang], "his seat is his again, not a computer's"
+    await tg.press(table.user, message, {"en": "Take", "ru": "Беру"}[table.lang], timeout=60)
+    taken = {"en": "You take", "ru": "Ты берёшь"}[table.lang]
+    await table.screen(lambda text: taken in text)

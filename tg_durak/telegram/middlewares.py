@@ -39,9 +39,13 @@ class PlayerLocaleMiddleware(I18nMiddleware):
     game messages are rendered per player by the table service.
     """
 
-    def __init__(self, i18n: I18n, store: Store) -> None:
+    def __init__(self, i18n: I18n, store: Store,
+                 reachable: Callable[[int], Awaitable[None]]) -> None:
+        """`reachable(user_id)`: he wrote to the bot privately, so it may write to him: stored,
+        and a table a computer played for him meanwhile is his again, with his screen."""
         super().__init__(i18n)
         self.store = store
+        self.reachable = reachable
 
     async def get_locale(self, event: TelegramObject, data: dict[str, Any]) -> str:
         user: User | None = data.get("event_from_user")
@@ -51,7 +55,7 @@ class PlayerLocaleMiddleware(I18nMiddleware):
         chat: Chat | None = data.get("event_chat")
         opened = chat is not None and chat.type == "private" and not row.reachable
         if opened:   # he writes to the bot privately: from now on it may write to him
-            await self.store.users.set_reachable(user.id, True)
+            await self.reachable(user.id)
         if row.language is None:
             await self.store.users.set_language(user.id, pick_locale(user.language_code))
         if opened or row.language is None:
