@@ -16,13 +16,16 @@ import asyncio
 import os
 import sqlite3
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 # The database's modules are imported when a command runs: `python -m tg_durak --help` builds
 # these commands' options and should answer at once.
 if TYPE_CHECKING:
     from tg_durak.ops.check import Report
+
+T = TypeVar("T")
 
 
 async def _check(db_path: str) -> Report:
@@ -47,22 +50,24 @@ async def _backup(db_path: str, target: str) -> int:
         await store.close()
 
 
-def _add_db(parser: argparse.ArgumentParser) -> None:
+def add_db_argument(parser: argparse.ArgumentParser) -> None:
+    """--db, for every command that opens the database."""
     parser.add_argument("--db", help="SQLite file (default: DURAK_DB, else ./durak.sqlite3)")
 
 
 def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     """`python -m tg_durak check`'s options (tg_durak/__main__.py builds the command line)."""
-    _add_db(parser)
+    add_db_argument(parser)
 
 
 def add_backup_arguments(parser: argparse.ArgumentParser) -> None:
     """`python -m tg_durak backup`'s arguments."""
     parser.add_argument("path", help="where the copy goes (replaced if it exists)")
-    _add_db(parser)
+    add_db_argument(parser)
 
 
-def _db_path(args: argparse.Namespace) -> str:
+def db_path_of(args: argparse.Namespace) -> str:
+    """--db, else DURAK_DB from the environment or .env, else the bot's default."""
     from dotenv import load_dotenv
 
     from tg_durak.config import Settings
@@ -71,15 +76,22 @@ def _db_path(args: argparse.Namespace) -> str:
     return args.db or os.environ.get("DURAK_DB", Settings.db_path)
 
 
-def run_check(args: argparse.Namespace) -> int:
-    """Print each problem on a line: 0 if none, 1 if some, 2 if the database cannot be read."""
+def _on_database(db_path: str, work: Coroutine[Any, Any, T]) -> T | None:
+    """Run `work` on the database; None, said on stderr, if it cannot be read."""
     from tg_durak.storage import SchemaTooNew
 
-    db_path = _db_path(args)
     try:
-        report = asyncio.run(_check(db_path))
+        return asyncio.run(work)
     except (SchemaTooNew, FileNotFoundError, sqlite3.Error) as exc:
         print(f"tg-durak: {db_path}: {exc}", file=sys.stderr)
+        return None
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """Print each problem on a line: 0 if none, 1 if some, 2 if the database cannot be read."""
+    db_path = db_path_of(args)
+    report = _on_database(db_path, _check(db_path))
+    if report is None:
         return 2
     for problem in report.problems:
         print(problem)
@@ -92,16 +104,12 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_backup(args: argparse.Namespace) -> int:
     """Copy the database to args.path: 0; 2 if it cannot be read or would replace itself."""
-    from tg_durak.storage import SchemaTooNew
-
-    db_path = _db_path(args)
+    db_path = db_path_of(args)
     if Path(args.path).resolve() == Path(db_path).resolve():
         print("tg-durak: the backup cannot replace the database itself", file=sys.stderr)
         return 2
-    try:
-        tables = asyncio.run(_backup(db_path, args.path))
-    except (SchemaTooNew, FileNotFoundError, sqlite3.Error) as exc:
-        print(f"tg-durak: {db_path}: {exc}", file=sys.stderr)
+    tables = _on_database(db_path, _backup(db_path, args.path))
+    if tables is None:
         return 2
     print(f"backed up {db_path} ({tables} tables) to {args.path}")
     return 0

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from typing import TYPE_CHECKING
+
+from tg_durak.ops.check_cli import add_db_argument, db_path_of
 
 # The database's modules are imported when the command runs: `python -m tg_durak --help`
 # builds this command's options and should answer at once.
@@ -33,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """`python -m tg_durak ratings`'s options (tg_durak/__main__.py builds the command line)."""
     parser.add_argument("--rebuild", action="store_true",
                         help="recompute every rating from the stored results")
-    parser.add_argument("--db", help="SQLite file (default: DURAK_DB, else ./durak.sqlite3)")
+    add_db_argument(parser)
     # Without --rebuild there is nothing to do: the command shows its own help.
     parser.set_defaults(print_help=parser.print_help)
 
@@ -43,13 +44,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.rebuild:
         args.print_help()
         return 2
-    from dotenv import load_dotenv
-
-    from tg_durak.config import Settings
     from tg_durak.storage import SchemaTooNew
 
-    load_dotenv()
-    db_path = args.db or os.environ.get("DURAK_DB", Settings.db_path)
+    db_path = db_path_of(args)
     try:
         rebuilt = asyncio.run(rebuild(db_path))
     except SchemaTooNew as exc:
