@@ -16,6 +16,7 @@ from tests.app.test_table_service import (
     screens_out,
     service,
 )
+from tests.store.helpers import statements_sent
 from tg_durak.play.answers import Answer
 from tg_durak.play.taps import PlayCard
 from tg_durak.storage import Store, StoreUnavailable
@@ -37,23 +38,12 @@ async def started_tables(store: Store) -> list[int]:
     return ids
 
 
-def count_statements(store: Store) -> list[str]:
-    sent: list[str] = []
-    for name in ("execute", "executemany"):
-        method = getattr(store.connection._db, name)
-
-        def counting(sql, *args, _method=method, **kwargs):
-            sent.append(sql)
-            return _method(sql, *args, **kwargs)
-
-        setattr(store.connection._db, name, counting)
-    return sent
 
 
 async def test_many_tables_cost_a_few_statements_and_one_transaction(store: Store) -> None:
     ids = await started_tables(store)
     after = service(store, FakeClock(START + 65))   # 60 s of downtime
-    sent = count_statements(store)
+    sent = statements_sent(store)
     assert await after.tables.restart.resume() == TABLES
     await after.tables.restart.postponed()
     assert len(sent) < 15, "not a statement (or a transaction) per table"

@@ -1,6 +1,7 @@
 """What several store tests share: SQL behind the store's back, three seats, a running table."""
 
 import sqlite3
+from collections.abc import Callable
 
 from tg_durak.play.records import SeatRow
 from tg_durak.storage import Store
@@ -20,3 +21,18 @@ def raw(db_path: str, sql: str, params: tuple = ()) -> list[tuple]:
     """Run SQL behind the store's back (to corrupt or inspect the file)."""
     with sqlite3.connect(db_path) as conn:
         return conn.execute(sql, params).fetchall()
+
+
+def statements_sent(store: Store, keep: Callable[[str], str] = str) -> list[str]:
+    """Every SQL statement the store sends to SQLite from now on (`keep`: what of each is kept),
+    through execute and executemany alike."""
+    sent: list[str] = []
+    for name in ("execute", "executemany"):
+        method = getattr(store.connection._db, name)
+
+        def counting(sql, *args, _method=method, **kwargs):
+            sent.append(keep(sql))
+            return _method(sql, *args, **kwargs)
+
+        setattr(store.connection._db, name, counting)
+    return sent

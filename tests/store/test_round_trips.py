@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.store.helpers import statements_sent
 from tg_durak.play.records import SeatRow, TableChange
 from tg_durak.storage import StaleVersion, Store, StoreUnavailable
 
@@ -13,23 +14,11 @@ CPU = SeatRow(seat=1, user_id=None, name="", level="normal")
 SNAPSHOT = {"state": "any JSON object"}
 
 
-def trips(store: Store) -> list[str]:
-    """Every statement the store sends to SQLite from now on."""
-    sent: list[str] = []
-    for name in ("execute", "executemany"):
-        method = getattr(store.connection._db, name)
-
-        def counting(sql, *args, _method=method, **kwargs):
-            sent.append(sql.split()[0])
-            return _method(sql, *args, **kwargs)
-
-        setattr(store.connection._db, name, counting)
-    return sent
 
 
 async def test_a_move_is_one_update_and_its_log_entries(store: Store) -> None:
     row = await store.tables.create(1, "private", "running", {}, [ANN, CPU], SNAPSHOT)
-    sent = trips(store)
+    sent = statements_sent(store, keep=lambda sql: sql.split()[0])
     assert await store.tables.record(
         TableChange(row.id, 0, [["act"], ["tick", 1.0]], SNAPSHOT)) == 2
     assert sent == ["BEGIN", "UPDATE", "INSERT", "COMMIT"]
@@ -49,7 +38,7 @@ async def test_a_refused_move_still_says_why(store: Store) -> None:
 
 
 async def test_claiming_an_update_is_one_statement(store: Store) -> None:
-    sent = trips(store)
+    sent = statements_sent(store, keep=lambda sql: sql.split()[0])
     assert await store.updates.claim(7) is True
     assert await store.updates.claim(7) is False
     assert sent == ["INSERT", "INSERT"]

@@ -5,6 +5,7 @@ import sqlite3
 
 import pytest
 
+from tests.store.helpers import statements_sent
 from tg_durak.play.records import SeatRow, TableChange
 from tg_durak.storage import StaleVersion, Store
 from tg_durak.storage.tables import _in_order
@@ -14,16 +15,6 @@ BOB = SeatRow(seat=1, user_id=2, name="Bob")
 CPU = SeatRow(seat=2, user_id=None, name="", level="normal")
 
 
-def statements(store: Store) -> list[str]:
-    sent: list[str] = []
-    execute = store.connection._db.execute
-
-    def counting(sql, *args, **kwargs):
-        sent.append(sql)
-        return execute(sql, *args, **kwargs)
-
-    store.connection._db.execute = counting
-    return sent
 
 
 async def some_tables(store: Store) -> list[int]:
@@ -43,7 +34,7 @@ async def some_tables(store: Store) -> list[int]:
 
 async def test_running_tables_logs_and_messages_at_once(store: Store) -> None:
     ids = await some_tables(store)
-    sent = statements(store)
+    sent = statements_sent(store)
     tables = await store.tables.running()
     logs = await store.tables.running_logs()
     messages = await store.messages.running()
@@ -90,7 +81,7 @@ async def test_users_in_a_few_reads(store: Store, db_path: str,
         await store.users.ensure(user_id, f"P{user_id}")
         await store.users.set_language(user_id, "ru")
     fresh = await Store.open(db_path)   # a restart: nobody's row in memory yet
-    sent = statements(fresh)
+    sent = statements_sent(fresh)
     found = await fresh.users.many([3, 1, 2, 99, 1])
     assert sorted(found) == [1, 2, 3] and found[2].language == "ru"
     assert len(sent) == 2, "three people, two to a read"

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.store.helpers import statements_sent
 from tg_durak.storage import Store
 from tg_durak.storage import users as users_module
 
@@ -41,22 +42,11 @@ async def test_reachable_is_set_and_cleared(store: Store) -> None:
     await store.users.set_reachable(99, True)   # an unknown user: nothing to do
 
 
-def count_statements(store: Store) -> list[str]:
-    """Every SQL statement the store runs from now on."""
-    seen: list[str] = []
-    execute = store.connection._db.execute
-
-    def counting(sql, *args, **kwargs):
-        seen.append(sql)
-        return execute(sql, *args, **kwargs)
-
-    store.connection._db.execute = counting
-    return seen
 
 
 async def test_a_known_user_costs_no_sql(store: Store) -> None:
     await store.users.ensure(ANN, "Ann")
-    seen = count_statements(store)
+    seen = statements_sent(store)
     assert (await store.users.ensure(ANN, "Ann")).name == "Ann"
     assert (await store.users.get(ANN)).id == ANN
     await store.users.set_reachable(ANN, False)   # already so
