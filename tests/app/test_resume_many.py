@@ -38,8 +38,6 @@ async def started_tables(store: Store) -> list[int]:
     return ids
 
 
-
-
 async def test_many_tables_cost_a_few_statements_and_one_transaction(store: Store) -> None:
     ids = await started_tables(store)
     after = service(store, FakeClock(START + 65))   # 60 s of downtime

@@ -14,8 +14,6 @@ CPU = SeatRow(seat=1, user_id=None, name="", level="normal")
 SNAPSHOT = {"state": "any JSON object"}
 
 
-
-
 async def test_a_move_is_one_update_and_its_log_entries(store: Store) -> None:
     row = await store.tables.create(1, "private", "running", {}, [ANN, CPU], SNAPSHOT)
     sent = statements_sent(store, keep=lambda sql: sql.split()[0])

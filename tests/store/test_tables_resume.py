@@ -15,8 +15,6 @@ BOB = SeatRow(seat=1, user_id=2, name="Bob")
 CPU = SeatRow(seat=2, user_id=None, name="", level="normal")
 
 
-
-
 async def some_tables(store: Store) -> list[int]:
     """Three running tables (with logs and messages), one finished and one lobby."""
     ids = []

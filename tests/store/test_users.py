@@ -42,8 +42,6 @@ async def test_reachable_is_set_and_cleared(store: Store) -> None:
     await store.users.set_reachable(99, True)   # an unknown user: nothing to do
 
 
-
-
 async def test_a_known_user_costs_no_sql(store: Store) -> None:
     await store.users.ensure(ANN, "Ann")
     seen = statements_sent(store)
