@@ -189,6 +189,8 @@ class BotApp:
             await register_commands(self.bot)
         except (TelegramAPIError, ClientDecodeError) as exc:
             raise _telegram_failure(exc, self.settings) from exc
+        if self.settings.webapp_url:
+            await self._serve_web_app()
         resumed = await self.tables.restart.resume()
         log.info("resumed %d running tables", resumed)
         report_on_signal(self.counted)
@@ -201,6 +203,22 @@ class BotApp:
             self._tasks.append(asyncio.create_task(
                 keep_writing(self.settings.stats_file, self.counted)))
         later.push_async_callback(self._stop_polling)
+
+    async def _serve_web_app(self) -> None:
+        """The Mini App's page and sockets, on DURAK_WEB_HOST:DURAK_WEB_PORT."""
+        from tg_durak.webapp.server import MiniApp, WebServer
+
+        settings, screens = self.settings, self.tables.screens
+        screens.webapp_url, screens.webapp_name = settings.webapp_url, settings.webapp_name
+        self.web_app = MiniApp(self.tables, settings.token, settings.webapp_url)
+        self.web = WebServer(self.web_app.application(), settings.web_host, settings.web_port)
+        try:
+            await self.web.start()
+        except OSError as exc:
+            raise SettingRefused(f"the Mini App cannot listen on {settings.web_host}:"
+                                 f"{settings.web_port} ({exc}): check DURAK_WEB_HOST and "
+                                 "DURAK_WEB_PORT") from exc
+        self._stack.push_async_callback(self.web.stop)
 
     def _polling_refused(self, error: TelegramAPIError) -> None:
         self.refused = error

@@ -98,6 +98,10 @@ class Translator:
     def __call__(self, key: str, /, **params: object) -> str:
         return self._catalog.gettext(key).format(**params)
 
+    def unfilled(self, key: str) -> str:
+        """The text with its {placeholders} left for the Mini App's page to fill."""
+        return self._catalog.gettext(key)
+
     def plural(self, key: str, n: int, /, **params: object) -> str:
         """The form of ``key`` for the number ``n``; pass ``n=n`` too if the text shows it."""
         return self._catalog.ngettext(key, key + PLURAL_SUFFIX, n).format(**params)

@@ -39,7 +39,7 @@ from aiogram.exceptions import (
     TelegramRetryAfter,
     TelegramServerError,
 )
-from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, ReplyParameters
+from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, ReplyParameters, WebAppInfo
 
 from tg_durak.outbox.queue import Outbox, Priority, Request
 from tg_durak.render.screen import Screen
@@ -71,7 +71,8 @@ def inline_markup(screen: Screen) -> InlineKeyboardMarkup | None:
     if screen.keyboard is None:
         return None
     return InlineKeyboardMarkup(inline_keyboard=[
-        [InlineKeyboardButton(**{k: v for k, v in b._asdict().items() if v is not None})
+        [InlineKeyboardButton(text=b.text, callback_data=b.callback_data, url=b.url,
+                              web_app=None if b.web_app is None else WebAppInfo(url=b.web_app))
          for b in row] for row in screen.keyboard])
 
 

@@ -134,6 +134,15 @@ class PlayCard(_CardTap):
 
 
 @dataclass(frozen=True)
+class Attack(PlayCard):
+    """A card from the hand laid as an attack or throw-in (the Mini App says which move it
+    means; a chooser left open in the chat does not change it)."""
+
+    def with_card(self, card: Card, at: Position) -> Outcome:
+        return Action("attack", card)
+
+
+@dataclass(frozen=True)
 class Beat(_CardTap):
     """A defence card with the attack card (its index on the table) it beats."""
 

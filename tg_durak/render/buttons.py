@@ -24,3 +24,11 @@ def open_bot(text: str, bot_username: str, start: str | None = None) -> Button:
     """A link that opens the private chat with the bot (with `/start <start>`, if given)."""
     link = f"https://t.me/{bot_username}"
     return Button(text, url=link if start is None else f"{link}?start={start}")
+
+
+def startapp_link(bot_username: str, app_name: str | None, start: str) -> str:
+    """The t.me link that opens the Mini App at a table from a group (where Telegram allows no
+    web_app button): the app BotFather registered under `app_name`, else the bot's Main Mini
+    App."""
+    bot = f"https://t.me/{bot_username}"
+    return f"{bot}/{app_name}?startapp={start}" if app_name else f"{bot}?startapp={start}"

@@ -47,6 +47,7 @@ class GameScreenInput:
     closed: bool = False   # the table is over for people (also before the engine's game is)
     played_by: tuple[int | None, ...] = ()  # who played each attack card on the table, if known
     leave: bool = False    # a group table: the player may hand his seat to a computer
+    app_url: str | None = None   # the Mini App, opened from a button of the game message
 
 
 class PublicFacts(Protocol):
@@ -67,6 +68,8 @@ class PublicFacts(Protocol):
     def discard_count(self) -> int: ...
     @property
     def hand_counts(self) -> tuple[int, ...]: ...
+    @property
+    def known(self) -> tuple[tuple[Card, ...], ...]: ...
     @property
     def table(self) -> tuple[tuple[Card, Card | None], ...]: ...
     @property
@@ -125,7 +128,7 @@ def _is_out(v: PublicFacts, seat: int) -> bool:
     return seat in v.finished_order or seat not in v.active_seats
 
 
-def _part(v: PublicFacts, seat: int, closed: bool) -> str:
+def seat_part(v: PublicFacts, seat: int, closed: bool) -> str:
     """The seat's part in the round, or "" for none: once the table is closed only "out" stays.
 
     The defender is looked at first: a transfer may leave the round's first attacker defending,
@@ -144,12 +147,12 @@ def _part(v: PublicFacts, seat: int, closed: bool) -> str:
     return "throwing" if seat in v.throwers else ""
 
 
-def _role(v: PublicFacts, seat: int, t: Translator, own: bool, closed: bool,
+def seat_role(v: PublicFacts, seat: int, t: Translator, own: bool, closed: bool,
           can_throw: bool) -> str:
     """The part and whether a computer stands in, in the second person on the own line (where
     a thrower with no card of a rank on the table reads that he has nothing to throw in)."""
     you = ".you" if own else ""
-    part = _part(v, seat, closed)
+    part = seat_part(v, seat, closed)
     if part == "throwing" and own and not can_throw:
         part = "throwing_nothing"
     parts = [t(f"role.{part}{you}")] if part else []
@@ -164,7 +167,7 @@ def seat_line(v: PublicFacts, seat: int, name: str, t: Translator, *, own: bool 
     parts = [f"<b>{name}</b>"]
     if not _is_out(v, seat):
         parts.append(t.plural("game.cards", v.hand_counts[seat], n=v.hand_counts[seat]))
-    role = _role(v, seat, t, own, closed, can_throw)
+    role = seat_role(v, seat, t, own, closed, can_throw)
     if role:
         parts.append(role)
     if left:
@@ -252,7 +255,7 @@ def _seat_line(inp: GameScreenInput, seat: int, t: Translator) -> str:
                      can_throw=any(a.kind == "attack" for a in inp.legal))
 
 
-def _turn_line(inp: GameScreenInput, t: Translator) -> str:
+def turn_line(inp: GameScreenInput, t: Translator) -> str:
     """What the player may do now, naming only moves he has; else what the table waits for."""
     v, me = inp.view, inp.view.seat
     if inp.choosing_card is not None:
@@ -316,7 +319,7 @@ def _seconds(left: float, step: float, t: Translator) -> str:
     return t("timer.under", s=max(1, math.ceil(left)))
 
 
-def _result_lines(inp: GameScreenInput, t: Translator) -> list[str]:
+def outcome_lines(inp: GameScreenInput, t: Translator) -> list[str]:
     if inp.resigned is not None:
         return [t("over.resigned")]
     return result_lines(inp.view, _namer(inp, t), t, inp.view.seat)
@@ -375,6 +378,8 @@ def _keyboard(inp: GameScreenInput, t: Translator) -> Keyboard:
         rows.append(tuple(actions))
     if inp.leave:
         rows.append((Button(t("btn.leave"), Menu(action=MenuAction.LEAVE).pack()),))
+    if inp.app_url:
+        rows.append((Button(t("button.table"), web_app=inp.app_url),))
     return tuple(rows)
 
 
@@ -389,9 +394,9 @@ def game_screen(inp: GameScreenInput, t: Translator) -> Screen:
     lines.append("")
     lines += [f"<i>{told_line(told, name, t, v.seat)}</i>" for told in inp.last]
     if inp.closed:
-        lines += _result_lines(inp, t)
+        lines += outcome_lines(inp, t)
     else:
-        lines.append(f"<b>{_turn_line(inp, t)}</b>")
+        lines.append(f"<b>{turn_line(inp, t)}</b>")
         timer = _timer(inp, t)
         if timer:
             lines.append(timer)

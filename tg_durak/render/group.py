@@ -45,6 +45,7 @@ class LobbyScreenInput:
     settings: LobbySettings
     seated: tuple[SeatRow, ...]
     editing: bool = False           # the settings are open on the message
+    app_link: str | None = None     # opens the table in the Mini App
 
 
 def _lobby_text(inp: LobbyScreenInput, t: Translator) -> str:
@@ -96,6 +97,8 @@ def _settings_keyboard(inp: LobbyScreenInput, t: Translator
 def lobby_screen(inp: LobbyScreenInput, t: Translator) -> Screen:
     """Who sits, the settings in a line, and the lobby's buttons (or its settings)."""
     rows = _settings_keyboard(inp, t) if inp.editing else _lobby_keyboard(inp, t)
+    if inp.app_link:
+        rows.append([Button(t("button.open_table"), url=inp.app_link)])
     return Screen(_lobby_text(inp, t), rows)
 
 
@@ -123,6 +126,7 @@ class PublicTable:
     stock_count: int
     discard_count: int
     hand_counts: tuple[int, ...]
+    known: tuple[tuple[Card, ...], ...]   # cards all know to be in each hand (R11.1)
     table: tuple[tuple[Card, Card | None], ...]
     phase: str
     attacker: int
@@ -144,7 +148,8 @@ class PublicTable:
         return cls(view.rules, view.trump_suit, view.trump_card, view.named_trump,
                    view.trump_holder,
                    view.stock_count,
-                   view.discard_count, view.hand_counts, view.table, str(view.phase),
+                   view.discard_count, view.hand_counts, view.known, view.table,
+                   str(view.phase),
                    view.attacker, view.defender, view.active_seats, view.finished_order,
                    view.throwers, view.taking, view.passed, view.away, view.turn_due,
                    view.window_due, view.is_over, view.durak)
@@ -159,6 +164,7 @@ class GroupScreenInput:
     history: tuple[Told, ...]           # the latest moves, oldest first (all of them public)
     now: float
     closed: bool = False            # the table is over for its people
+    app_link: str | None = None     # opens the table in the Mini App
 
 
 def _namer(inp: GroupScreenInput, t: Translator) -> Namer:
@@ -166,7 +172,7 @@ def _namer(inp: GroupScreenInput, t: Translator) -> Namer:
     return lambda seat: seat_name(inp.seats, seat, t)
 
 
-def _turn(inp: GroupScreenInput, t: Translator) -> str:
+def group_turn(inp: GroupScreenInput, t: Translator) -> str:
     p, name = inp.public, _namer(inp, t)
     if p.phase == "lead":
         return t("group.turn.leads", name=name(p.attacker))
@@ -206,7 +212,8 @@ def group_screen(inp: GroupScreenInput, t: Translator) -> Screen:
         rematch = button(t("btn.lobby.rematch"),
                          LobbyTap(table=inp.table_id, verb=LobbyVerb.REMATCH))
         return Screen("\n".join(lines), [[rematch]])
-    turn = f"<b>{_turn(inp, t)}</b>"
+    turn = f"<b>{group_turn(inp, t)}</b>"
     bar = _bar(inp)
     lines.append(f"{turn} {bar}" if bar else turn)
-    return Screen(text="\n".join(lines))
+    app = [[Button(t("button.open_table"), url=inp.app_link)]] if inp.app_link else None
+    return Screen("\n".join(lines), app)

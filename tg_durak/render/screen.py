@@ -13,12 +13,13 @@ from typing import NamedTuple
 
 
 class Button(NamedTuple):
-    """An inline button: a tap sends `callback_data` (render.callbacks packs it), or opens
-    `url`."""
+    """An inline button: a tap sends `callback_data` (render.callbacks packs it), opens `url`,
+    or opens the Mini App at `web_app` (private chats only: Telegram refuses it in groups)."""
 
     text: str
     callback_data: str | None = None
     url: str | None = None
+    web_app: str | None = None
 
 
 Keyboard = tuple[tuple[Button, ...], ...]

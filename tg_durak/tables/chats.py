@@ -65,7 +65,7 @@ class ChatLifecycle:
                 holder.row = replace(holder.row, chat_id=new_chat_id)
                 holder.messages.pop(None, None)
                 if core.lobbies.get(holder.id) is holder:
-                    self.screens.show_lobby(holder)
+                    self.core.display.show_lobby(holder)
                 elif core.tables.get(holder.id) is holder and not holder.group_gone:
                     self.screens.show_public(holder)
 

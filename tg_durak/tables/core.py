@@ -27,10 +27,13 @@ ROUND_ENDS = frozenset({EventKind.BEATEN, EventKind.TAKEN})
 
 
 class TableDisplay(Protocol):
-    """Whatever shows a table's seats (the chat's messages): after every change, and with
-    `only` one person's when nothing changed for the others, `bar` when only a clock moved."""
+    """Whatever shows a table's seats (the chat's messages, the Mini App): after every change,
+    and with `only` one person's when nothing changed for the others, `bar` when only a clock
+    moved; a lobby after each change of its seats or settings."""
 
     def show(self, live: LiveTable, only: int | None = None, bar: bool = False) -> None: ...
+
+    def show_lobby(self, live: LiveLobby) -> None: ...
 
 
 class Timer(Protocol):

@@ -41,6 +41,7 @@ class LiveTable:
     back: set[int] = field(default_factory=set)
     unreachable: set[int] = field(default_factory=set)
     told_unreachable: set[int] = field(default_factory=set)
+    in_app: set[int] = field(default_factory=set)   # seats whose Mini App is open
     group_gone: bool = False  # the bot left the group: no group message any more
     # What each seat sees and may do, built once per version of the game (and set of seats
     # away); each person's last screen with what it was drawn from, so that a change leaving
@@ -85,9 +86,11 @@ class LiveTable:
     @property
     def away(self) -> frozenset[int]:
         """People's seats a computer plays meanwhile: after two time-outs in a row until the
-        person taps again (R10.2), and while his private chat refuses the bot."""
+        person taps again (R10.2), and while the bot cannot reach him: his private chat refuses
+        it and his Mini App is closed."""
         mine = {s.seat for s in self.people}
-        return frozenset(((self.game.away - self.back) | self.unreachable) & mine)
+        return frozenset(((self.game.away - self.back) | (self.unreachable - self.in_app))
+                         & mine)
 
     @property
     def seat_infos(self) -> tuple[SeatInfo, ...]:
@@ -136,6 +139,8 @@ class LiveLobby:
     row: TableRow
     host: str               # the host's name
     editing: bool = False   # the settings are open on the lobby message
+    # seated in the Mini App, out of the bot's reach (no private chat opened)
+    app_only: set[int] = field(default_factory=set)
     messages: Messages = field(default_factory=dict)
 
     @property

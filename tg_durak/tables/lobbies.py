@@ -70,7 +70,7 @@ class GroupLobbies:
         async with self.core.lock(live.id):
             if host.reachable:
                 await self._seat(live, host.id, name)
-            self.screens.show_lobby(live)
+            self.core.display.show_lobby(live)
         return OK if host.reachable else Answer("lobby.host_not_seated", start=live.row.invite)
 
     async def _new(self, chat_id: int, host: UserRow, settings: LobbySettings,
@@ -131,9 +131,12 @@ class GroupLobbies:
 
     # ---- seats ---------------------------------------------------------------------------
 
-    async def join(self, table_id: int, user: UserRow, name: str) -> Answer:
+    async def join(self, table_id: int, user: UserRow, name: str, in_app: bool = False
+                   ) -> Answer:
         """Join: seated at once if the bot can write to him, else the link to the private chat
-        (whose /start seats him, see join_by_invite)."""
+        (whose /start seats him, see join_by_invite). From the Mini App (`in_app`) he sits at
+        once: he plays in the app, and is away while it is closed if the bot cannot write to
+        him."""
         live = self._open(table_id)
         if live is None:
             return await self._gone(table_id)
@@ -143,11 +146,13 @@ class GroupLobbies:
             refusal = live.lobby.join_refusal(user.id) or await self._elsewhere(user.id)
             if refusal is not None:
                 return refusal
-            if not user.reachable:
+            if not (user.reachable or in_app):
                 return Answer(start=live.row.invite)
-            refusal = await self._seat(live, user.id, name)
+            refusal = await self._seat(live, user.id, name, note=user.reachable)
             if refusal is not None:
                 return refusal
+            if not user.reachable:
+                live.app_only.add(user.id)
             await self._seated(live)
         return Answer("lobby.joined")
 
@@ -171,9 +176,10 @@ class GroupLobbies:
             await self._seated(live)
         return OK   # his private message now waits for the start
 
-    async def _seat(self, live: LiveLobby, user_id: int, name: str) -> Answer | None:
-        """A person's seat, and his private message: it waits for the start, then is his game.
-        The refusal, if he cannot sit."""
+    async def _seat(self, live: LiveLobby, user_id: int, name: str, note: bool = True
+                    ) -> Answer | None:
+        """A person's seat, and his private message (`note`: the bot may write to him): it
+        waits for the start, then is his game. The refusal, if he cannot sit."""
         try:
             live.row = await self.store.lobbies.add_seat(live.id, user_id, name, None,
                                                        live.lobby.settings.seats)
@@ -182,7 +188,8 @@ class GroupLobbies:
             return refused("lobby.full") if row is None else await self._where(row)
         except (LobbyFull, LobbyClosed):
             return refused("lobby.full")
-        self.screens.note_privately(live, user_id, "lobby.waiting")
+        if note:
+            self.screens.note_privately(live, user_id, "lobby.waiting")
         return None
 
     async def leave(self, table_id: int, user_id: int) -> Answer:
@@ -195,7 +202,7 @@ class GroupLobbies:
                 return refused("lobby.not_in")
             live.row = await self.store.lobbies.remove_seat(table_id, seat)
             self.screens.note_privately(live, user_id, "lobby.left")
-            self.screens.show_lobby(live)
+            self.core.display.show_lobby(live)
         return Answer("lobby.left")
 
     async def add_computer(self, table_id: int, level: str) -> Answer:
@@ -223,7 +230,7 @@ class GroupLobbies:
                 return
             except StoreUnavailable:
                 log.warning("table %s: the full lobby could not start; left open", live.id)
-        self.screens.show_lobby(live)
+        self.core.display.show_lobby(live)
 
     # ---- the host's buttons ----------------------------------------------------------------
 
@@ -245,7 +252,7 @@ class GroupLobbies:
         """Open (or close) the settings on the lobby message."""
         async def change(live: LiveLobby) -> Answer:
             live.editing = editing
-            self.screens.show_lobby(live)
+            self.core.display.show_lobby(live)
             return OK
         return await self._managed(table_id, user_id, admin, change)
 
@@ -341,6 +348,9 @@ class GroupLobbies:
         table = LiveTable(row, game)
         table.messages.update(live.messages)
         await self.languages.load(lobby.people)
+        # Who sat down in the Mini App without opening the private chat: out of the bot's
+        # reach there (no message is tried), away while his app is closed.
+        table.unreachable = {s.seat for s in table.people if s.user_id in live.app_only}
         core.add(table)
 
     # ---- rematch and restarts --------------------------------------------------------------
@@ -362,7 +372,7 @@ class GroupLobbies:
         async with self.core.lock(live.id):
             for seat in row.seats:
                 await self._rejoin(live, seat.user_id, seat.name, seat.level)
-            self.screens.show_lobby(live)
+            self.core.display.show_lobby(live)
         return OK
 
     async def _rejoin(self, live: LiveLobby, user_id: int | None, name: str,

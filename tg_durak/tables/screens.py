@@ -15,6 +15,7 @@ from tg_durak.i18n.translate import DEFAULT_LOCALE, Translator, translator
 from tg_durak.outbox.queue import Priority
 from tg_durak.play.records import SeatRow, TableRow
 from tg_durak.play.taps import Choosing
+from tg_durak.render.buttons import startapp_link
 from tg_durak.render.game import GameScreenInput, game_screen
 from tg_durak.render.group import (
     GroupScreenInput,
@@ -38,6 +39,42 @@ class ScreenOutbox(Protocol):
     def has_spare_budget(self) -> bool: ...
 
 
+NOT_CHOOSING = Choosing()
+
+
+def common_input(live: LiveTable, now: float) -> dict:
+    """What every seat's screen shows alike, as `GameScreenInput` fields."""
+    game = live.game
+    return {"table_id": live.id, "version": game.version, "seats": live.seat_infos,
+            "last": live.history.recent, "played_by": live.history.played_by(game.table),
+            "now": now, "resigned": live.resigned, "closed": live.finished,
+            "leave": live.row.kind == "group"}
+
+
+def seat_input(live: LiveTable, seat: int, common: dict,
+               choosing: Choosing = NOT_CHOOSING) -> GameScreenInput:
+    """One seat's screen as drawn now; what it showed is noted for the late taps on it."""
+    view, legal = live.seen_by(seat)
+    live.shown.note(common["version"], view, legal)
+    return GameScreenInput(**common, view=view, legal=legal, choosing_card=choosing.card,
+                           choosing_transfer=choosing.transfer)
+
+
+def public_input(live: LiveTable, now: float, app_link: str | None = None) -> GroupScreenInput:
+    """The table as everyone may see it (R11.1): the group's message and the app's onlookers."""
+    game = live.game
+    return GroupScreenInput(
+        table_id=live.id,
+        public=PublicTable.of(live.view(0)),
+        seats=live.seat_infos,
+        played_by=live.history.played_by(game.table),
+        history=live.history.recent,
+        now=now,
+        closed=live.finished,
+        app_link=app_link,
+    )
+
+
 class ChatScreens:
     def __init__(self, outbox: ScreenOutbox, languages: PlayerLanguages,
                  clock: Callable[[], float]) -> None:
@@ -45,6 +82,17 @@ class ChatScreens:
         self.languages = languages
         self.clock = clock
         self.bot_username = ""   # set once the bot knows its name: links to the private chat
+        # The Mini App, where it is served (DURAK_WEBAPP_URL, DURAK_WEBAPP_NAME); and
+        # (table, user) -> his app is open: his chat message waits (set by the app's side).
+        self.webapp_url: str | None = None
+        self.webapp_name: str | None = None
+        self.in_app: Callable[[int, int], bool] = lambda table_id, user_id: False
+
+    def app_link(self, row: TableRow) -> str | None:
+        """The group's link into the Mini App at this table (or its lobby)."""
+        if not self.webapp_url or not self.bot_username or not row.invite:
+            return None
+        return startapp_link(self.bot_username, self.webapp_name, row.invite)
 
     def t(self, user_id: int) -> Translator:
         return translator(self.languages.of(user_id))
@@ -57,18 +105,17 @@ class ChatScreens:
 
     def show(self, live: LiveTable, only: int | None = None, bar: bool = False) -> None:
         """Every person's screen (only `only`'s, if given), then the group's public table.
-        `bar`: only the timer bar moved, a redraw with the lowest priority."""
+        `bar`: only the timer bar moved, a redraw with the lowest priority. A person whose
+        Mini App is open (`in_app`) is left alone until he closes it, or the table ends."""
         if bar and not self.outbox.has_spare_budget():
             return   # it would be dropped: drawing it is wasted work while the budget is spent
-        game = live.game
-        common = {  # what every seat's screen shows alike
-            "table_id": live.id, "version": game.version, "seats": live.seat_infos,
-            "last": live.history.recent, "played_by": live.history.played_by(game.table),
-            "now": self.clock(), "resigned": live.resigned, "closed": live.finished,
-            "leave": live.row.kind == "group"}
+        common = common_input(live, self.clock())
+        common["app_url"] = self.webapp_url
         on_turn = live.on_turn
         for seat in live.people:
             if (only is not None and seat.user_id != only) or seat.seat in live.unreachable:
+                continue
+            if not live.finished and self.in_app(live.id, seat.user_id):
                 continue
             screen = self._screen(live, seat, common, redraw=bar)
             priority = Priority.BAR if bar else (
@@ -81,11 +128,7 @@ class ChatScreens:
     def _screen(self, live: LiveTable, seat: SeatRow, common: dict, redraw: bool) -> Screen:
         """The person's game screen, drawn anew only if what it shows changed (or `redraw`:
         the timer bar)."""
-        view, legal = live.seen_by(seat.seat)
-        live.shown.note(common["version"], view, legal)
-        choosing = live.choosing.get(seat.seat, Choosing())
-        inp = GameScreenInput(**common, view=view, legal=legal, choosing_card=choosing.card,
-                              choosing_transfer=choosing.transfer)
+        inp = seat_input(live, seat.seat, common, live.choosing.get(seat.seat, Choosing()))
         t = self.t(seat.user_id)
         drawn = live.drawn.get(seat.seat)
         if (not redraw and drawn is not None and drawn[1] is t
@@ -97,24 +140,17 @@ class ChatScreens:
 
     def show_public(self, live: LiveTable) -> None:
         """The group's public table, from nothing but what everyone may see."""
-        game = live.game
-        inp = GroupScreenInput(
-            table_id=live.id,
-            public=PublicTable.of(live.view(0)),
-            seats=live.seat_infos,
-            played_by=live.history.played_by(game.table),
-            history=live.history.recent,
-            now=self.clock(),
-            closed=live.finished,
-        )
-        self.to_group(live.row, live.messages, group_screen(inp, self.group_t(live.row)),
+        self.to_group(live.row, live.messages,
+                      group_screen(public_input(live, self.clock(), self.app_link(live.row)),
+                                   self.group_t(live.row)),
                       Priority.WATCHER)
 
     # ---- a lobby, and notes ----------------------------------------------------------------
 
     def show_lobby(self, live: LiveLobby) -> None:
         row = live.row
-        inp = LobbyScreenInput(row.id, live.host, live.lobby.settings, row.seats, live.editing)
+        inp = LobbyScreenInput(row.id, live.host, live.lobby.settings, row.seats, live.editing,
+                               self.app_link(row))
         self.to_group(row, live.messages, lobby_screen(inp, self.group_t(row)))
 
     def note_privately(self, live: LiveLobby | LiveTable, user_id: int, key: str) -> None:

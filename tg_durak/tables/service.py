@@ -9,7 +9,8 @@ Handlers and the scheduler reach a table only through these parts, each given wh
 - `absences`: away, out of reach, leaving, removed, resigning;
 - `chats`: what the outbox and Telegram report about chats (sent messages, 403, migration);
 - `restart`: resuming after a start, the postponement and the heartbeat;
-- `screens`: the chat's messages of every table (the one display today).
+- `screens`: the chat's messages of every table; `displays` hands each change to them and to
+  whatever else shows tables (the Mini App's sockets, added at start-up).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from tg_durak.storage import Store
 from tg_durak.tables.absences import Absences
 from tg_durak.tables.chats import ChatLifecycle
 from tg_durak.tables.core import TableCore
+from tg_durak.tables.displays import Displays
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.live import LiveTable, snapshot
 from tg_durak.tables.lobbies import GroupLobbies
@@ -49,8 +51,9 @@ class TableService:
         self.store = store
         self.languages = PlayerLanguages(store.users)
         self.screens = ChatScreens(outbox, self.languages, clock)
+        self.displays = Displays(self.screens)
         self.scheduler = make_scheduler(self._wake, clock)
-        self.core = TableCore(store, self.scheduler, self.screens, clock=clock,
+        self.core = TableCore(store, self.scheduler, self.displays, clock=clock,
                               time_scale=time_scale)
         self.lobbies = GroupLobbies(self.core, self.screens, store, self.languages)
         self.absences = Absences(self.core, self.screens, store, self.lobbies)
@@ -106,7 +109,7 @@ class TableService:
         """A player switched language (stored already): his game message follows at once."""
         live = self.core.live_for(user_id)
         if live is not None:
-            self.screens.show(live, only=user_id)
+            self.displays.show(live, only=user_id)
 
     async def close(self) -> None:
         await self.restart.close()

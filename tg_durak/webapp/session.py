@@ -1,0 +1,128 @@
+"""What one open app asks of the tables: who it is, which table it shows, its moves, Join and
+Play again. Everything enters the table service as the chat's taps do."""
+
+from __future__ import annotations
+
+from tg_durak.i18n.translate import Translator, pick_locale, translator
+from tg_durak.play.answers import Answer
+from tg_durak.play.options import PlaySettings
+from tg_durak.play.records import UserRow
+from tg_durak.tables.live import LiveLobby, LiveTable
+from tg_durak.tables.service import TableService
+from tg_durak.webapp.frames import Again, Join, Move
+from tg_durak.webapp.launch import Launch
+from tg_durak.webapp.sockets import AppSockets, Viewer
+from tg_durak.webapp.texts import welcome
+
+ACCEPTED = frozenset({"lobby.joined"})   # answers with a text that are not refusals
+
+
+class NoTable(Exception):
+    """The launch names no table the person may look at."""
+
+
+class AppSessions:
+    def __init__(self, tables: TableService, sockets: AppSockets) -> None:
+        self.tables = tables
+        self.sockets = sockets
+
+    async def person(self, launch: Launch) -> tuple[UserRow, Translator]:
+        """His stored row (made at his first launch, as at his first message) and language."""
+        users = self.tables.store.users
+        row = await users.ensure(launch.user_id, launch.name)
+        if row.language is None:
+            await users.set_language(row.id, pick_locale(launch.language_code))
+            row = await users.get(row.id)
+        return row, translator(row.language)
+
+    async def open(self, viewer: Viewer, launch: Launch) -> None:
+        """The table the launch names (a group's, by its invite), else his running one: watched
+        from now on, its state sent."""
+        table_id = await self._table_of(launch)
+        if table_id is None:
+            raise NoTable()
+        viewer.send(welcome(viewer, launch))
+        await self._watch(viewer, table_id)
+
+    async def _table_of(self, launch: Launch) -> int | None:
+        if launch.start_param:
+            row = await self.tables.store.lobbies.by_invite(launch.start_param)
+            holder = None if row is None else self.tables.core.holder(row.id)
+            return None if holder is None else holder.id
+        return self.tables.running_table_of(launch.user_id)
+
+    async def _watch(self, viewer: Viewer, table_id: int) -> None:
+        core = self.tables.core
+        self.sockets.watch(viewer, table_id)
+        holder = core.holder(table_id)
+        if isinstance(holder, LiveLobby):
+            viewer.send_state(self.sockets.lobby_state_of(holder, viewer))
+        elif isinstance(holder, LiveTable):
+            await self._seats_changed(holder)
+            viewer.send_state(self.sockets.state_of(holder, viewer))
+
+    async def _seats_changed(self, live: LiveTable) -> None:
+        """Who has the app open at the table changed. A person the bot cannot write to plays
+        while his app is open and is away while it is closed: the computers plan anew."""
+        core = self.tables.core
+        async with core.lock(live.id):
+            if core.live(live.id) is not live:
+                return
+            before = live.away
+            live.in_app = self.sockets.seats_in_app(live)
+            if live.away != before:
+                core.plan(live, [])
+                core.schedule(live)
+                self.tables.displays.show(live)
+
+    async def closed(self, viewer: Viewer) -> None:
+        """The app closed: his chat message is brought up to date once (it waited meanwhile)."""
+        table_id = viewer.table_id
+        self.sockets.unwatch(viewer)
+        live = None if table_id is None else self.tables.core.live(table_id)
+        if live is not None:
+            await self._seats_changed(live)
+            if not self.sockets.in_app(live.id, viewer.user_id):
+                self.tables.displays.show(live, only=viewer.user_id)
+
+    # ---- what the page asks ----------------------------------------------------------------
+
+    async def move(self, viewer: Viewer, frame: Move) -> None:
+        if viewer.table_id is None:
+            return self._answer(viewer, frame.id, Answer("tap.unknown_table"))
+        answer = await self.tables.moves.tap(viewer.user_id, viewer.table_id, frame.version,
+                                            frame.tap)
+        self._answer(viewer, frame.id, answer)
+
+    async def join(self, viewer: Viewer, frame: Join, user: UserRow) -> None:
+        holder = None if viewer.table_id is None else self.tables.core.holder(viewer.table_id)
+        if not isinstance(holder, LiveLobby):
+            return self._answer(viewer, frame.id, Answer("lobby.invite_stale"))
+        answer = await self.tables.lobbies.join(holder.id, user, user.name, in_app=True)
+        self._answer(viewer, frame.id, answer)
+
+    async def again(self, viewer: Viewer, frame: Again, user: UserRow) -> None:
+        """Play again (a private table: a new game, which the app then shows) or Rematch (a
+        group's: a new lobby in its chat)."""
+        tables = self.tables
+        row = None if viewer.table_id is None else await tables.store.tables.get(viewer.table_id)
+        if row is None:
+            return self._answer(viewer, frame.id, Answer("tap.unknown_table"))
+        if row.kind == "group":
+            answer = await tables.lobbies.rematch(row.id, user, user.name)
+            lobby = tables.core.lobby_for(user.id)
+        else:
+            started = await tables.start_private(user.id, user.name,
+                                                 PlaySettings.from_dict(user.settings))
+            answer = Answer() if started else Answer("play.already")
+            lobby = None
+        table_id = tables.running_table_of(user.id) if lobby is None else lobby.id
+        self._answer(viewer, frame.id, answer)
+        if table_id is not None and table_id != viewer.table_id:
+            await self._watch(viewer, table_id)
+
+    @staticmethod
+    def _answer(viewer: Viewer, frame_id: int, answer: Answer) -> None:
+        key = answer.key
+        viewer.send({"type": "answer", "id": frame_id, "ok": key is None or key in ACCEPTED,
+                     "key": key, "text": None if key is None else viewer.t(key, **answer.params)})

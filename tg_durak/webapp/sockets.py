@@ -1,0 +1,143 @@
+"""The open apps and what they show: the Mini App's `TableDisplay`.
+
+Each change of a table reaches here as it reaches the chat: every socket at that table gets the
+state its viewer may see (a seat's own hand to that seat only, the public table to an onlooker:
+R11), drawn by `render.app_state`. A socket takes the latest state only (a slow phone skips
+states it has not sent yet, never an answer), and nothing at all for a bar: the page draws it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import defaultdict
+from collections.abc import Callable
+from contextlib import suppress
+
+from aiohttp import web
+
+from tg_durak.i18n.translate import Translator
+from tg_durak.render.app_state import lobby_state, seat_state, spectator_state
+from tg_durak.render.group import LobbyScreenInput
+from tg_durak.tables.live import LiveLobby, LiveTable
+from tg_durak.tables.screens import common_input, public_input, seat_input
+
+log = logging.getLogger(__name__)
+
+
+class Viewer:
+    """One open app: a person's socket, looking at one table (or none yet)."""
+
+    def __init__(self, ws: web.WebSocketResponse, user_id: int, t: Translator) -> None:
+        self.ws = ws
+        self.user_id = user_id
+        self.t = t
+        self.table_id: int | None = None
+        self._frames: list[str] = []    # answers and errors: each is sent, in order
+        self._state: str | None = None  # the latest state not sent yet
+        self._sent_state: str | None = None
+        self._wake = asyncio.Event()
+        self._writer = asyncio.create_task(self._write())
+
+    def send(self, frame: dict) -> None:
+        self._frames.append(json.dumps(frame, ensure_ascii=False))
+        self._wake.set()
+
+    def send_state(self, state: dict) -> None:
+        """The state, unless it is what the page has already (but for the server's clock)."""
+        clock = state.get("clock")
+        now = clock.pop("now") if clock else None
+        same = json.dumps(state, ensure_ascii=False)
+        if same == self._sent_state:
+            return
+        self._sent_state = same
+        if clock:
+            clock["now"] = now
+        self._state = json.dumps(state, ensure_ascii=False)
+        self._wake.set()
+
+    async def _write(self) -> None:
+        ws = self.ws
+        while not ws.closed:
+            await self._wake.wait()
+            self._wake.clear()
+            try:
+                while self._frames:
+                    await ws.send_str(self._frames.pop(0))
+                if self._state is not None:
+                    state, self._state = self._state, None
+                    await ws.send_str(state)
+            except (ConnectionError, RuntimeError):   # the phone went away mid-send
+                return
+
+    async def close(self) -> None:
+        self._writer.cancel()
+        with suppress(asyncio.CancelledError):
+            await self._writer
+
+
+class AppSockets:
+    """Who has the app open at which table, and the states they are sent."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.viewers: defaultdict[int, set[Viewer]] = defaultdict(set)
+
+    def watch(self, viewer: Viewer, table_id: int | None) -> None:
+        self.unwatch(viewer)
+        viewer.table_id = table_id
+        if table_id is not None:
+            self.viewers[table_id].add(viewer)
+
+    def unwatch(self, viewer: Viewer) -> None:
+        if viewer.table_id is None:
+            return
+        watching = self.viewers.get(viewer.table_id)
+        if watching is not None:
+            watching.discard(viewer)
+            if not watching:
+                del self.viewers[viewer.table_id]
+        viewer.table_id = None
+
+    def in_app(self, table_id: int, user_id: int) -> bool:
+        """His app shows this table: his chat message may wait (ChatScreens.in_app)."""
+        return any(v.user_id == user_id for v in self.viewers.get(table_id, ()))
+
+    def seats_in_app(self, live: LiveTable) -> set[int]:
+        return {seat for v in self.viewers.get(live.id, ())
+                if (seat := live.seat_of(v.user_id)) is not None}
+
+    # ---- TableDisplay ----------------------------------------------------------------------
+
+    def show(self, live: LiveTable, only: int | None = None, bar: bool = False) -> None:
+        if bar:
+            return   # the page moves its bars itself, from the deadlines it has
+        watching = self.viewers.get(live.id)
+        if not watching:
+            return
+        for viewer in list(watching):
+            if only is None or viewer.user_id == only:
+                viewer.send_state(self.state_of(live, viewer))
+
+    def show_lobby(self, live: LiveLobby) -> None:
+        for viewer in list(self.viewers.get(live.id, ())):
+            viewer.send_state(self.lobby_state_of(live, viewer))
+
+    # ---- states ----------------------------------------------------------------------------
+
+    def state_of(self, live: LiveTable, viewer: Viewer) -> dict:
+        now = self.clock()
+        closed = live.unreachable - live.in_app   # away while his app is closed
+        seat = live.seat_of(viewer.user_id)
+        if seat is None:
+            return spectator_state(public_input(live, now), viewer.t,
+                                   version=live.game.version, app_closed=closed)
+        inp = seat_input(live, seat, common_input(live, now))
+        return seat_state(inp, viewer.t, kind=live.row.kind, app_closed=closed)
+
+    def lobby_state_of(self, live: LiveLobby, viewer: Viewer) -> dict:
+        row = live.row
+        inp = LobbyScreenInput(row.id, live.host, live.lobby.settings, row.seats, live.editing)
+        return lobby_state(inp, viewer.t, user_id=viewer.user_id,
+                           may_join=live.lobby.join_refusal(viewer.user_id) is None)
