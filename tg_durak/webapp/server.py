@@ -75,7 +75,7 @@ class MiniApp:
     async def _socket(self, request: web.Request) -> web.StreamResponse:
         origin = request.headers.get("Origin")
         if origin is not None and origin != self.origin:
-            raise web.HTTPForbidden(text="foreign origin")
+            raise web.HTTPForbidden()   # a page of another site: no socket of ours
         ws = web.WebSocketResponse(heartbeat=HEARTBEAT_SECONDS, max_msg_size=4 * MAX_FRAME)
         await ws.prepare(request)
         try:

@@ -1,0 +1,104 @@
+"""The Mini App's state frames: a seat's own hand to that seat only, the public table to an
+onlooker (R11), the chat's texts as plain text, the deadlines the page draws its bars from."""
+
+from __future__ import annotations
+
+import json
+
+from engine import Game
+from engine.cards import CARDS
+from tests.helpers.deals import attack, deal
+from tg_durak.i18n.translate import translator
+from tg_durak.play.history import History
+from tg_durak.render.app_state import code, plain, seat_state, spectator_state
+from tg_durak.render.game import GameScreenInput, SeatInfo
+from tg_durak.render.group import GroupScreenInput, PublicTable
+
+SEATS = (SeatInfo("Alice <3", False), SeatInfo("Bob", False), SeatInfo("", True, "hard"))
+HANDS = ("6s 7h 9h Qd Kc Ac", "7s 8h 10h Jd Qc 6c", "8s 9s 10s 6h Kh Ah")
+
+
+def game_with_a_lead() -> Game:
+    game = deal(*HANDS, stock="6d 7d 8d 9d 10d", now=100.0, variant="transfer")
+    game.apply(0, attack("7h"), 101.0)
+    return game
+
+
+def seat_input(game: Game, seat: int, now: float = 102.0) -> GameScreenInput:
+    history = History.of(game)
+    return GameScreenInput(table_id=5, version=game.version, view=game.view(seat),
+                           legal=tuple(game.legal_actions(seat)), seats=SEATS,
+                           last=history.recent, now=now,
+                           played_by=history.played_by(game.table))
+
+
+def cards_in(state: dict) -> set[str]:
+    """Every card code anywhere in a frame."""
+    found = set()
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif isinstance(value, str) and value in ALL_CODES:
+            found.add(value)
+
+    walk(state)
+    return found
+
+
+ALL_CODES = {code(c) for c in CARDS}
+
+
+def test_a_seat_sees_its_own_hand_and_moves_and_nobody_elses_cards() -> None:
+    game = game_with_a_lead()
+    t = translator("en")
+    bob = seat_state(seat_input(game, 1), t, kind="group")
+    assert bob["view"] == "seat" and bob["me"] == 1
+    assert sorted(bob["hand"]) == sorted(["7s", "8h", "10h", "Jd", "Qc", "6c"])
+    assert bob["pairs"] == [{"attack": "7h", "defence": None, "by": 0}]
+    assert {"move": "defend", "card": "8h", "target": 0} in bob["legal"]
+    assert {"move": "transfer", "card": "7s"} in bob["legal"]
+    alice_left = {"6s", "9h", "Qd", "Kc", "Ac"}
+    carol = {"8s", "9s", "10s", "6h", "Kh", "Ah"}
+    assert not cards_in(bob) & (alice_left | carol)   # R11: Bob's frame holds no other hand
+    assert bob["clock"]["turn"] == {"due": round(game.turn_due * 1000),
+                                     "total": round(game.rules.turn_seconds * 1000), "seat": 1}
+    assert bob["clock"]["now"] == 102000
+
+
+def test_an_onlooker_sees_the_public_table_only() -> None:
+    game = game_with_a_lead()
+    history = History.of(game)
+    inp = GroupScreenInput(table_id=5, public=PublicTable.of(game.view(0)), seats=SEATS,
+                           played_by=history.played_by(game.table), history=history.recent,
+                           now=102.0)
+    state = spectator_state(inp, translator("ru"), version=game.version)
+    assert state["view"] == "spectator" and state["me"] is None
+    assert state["hand"] == [] and state["legal"] == []
+    assert cards_in(state) == {"7h", "10d"}   # the card on the table and the trump card
+    assert [s["cards"] for s in state["seats"]] == [5, 6, 6]
+    assert state["seats"][0]["name"] == "Alice <3"   # plain text: the page sets text, not HTML
+    assert "отбивается" in state["seats"][1]["role_text"]
+
+
+def test_texts_are_the_chats_in_the_players_language_as_plain_text() -> None:
+    game = game_with_a_lead()
+    state = seat_state(seat_input(game, 0), translator("ru"), kind="private")
+    told = state["text"]["last"][-1]
+    assert "7♥" in told and told == plain(told)
+    assert "<b>" not in state["text"]["turn"] and state["text"]["turn"]
+    assert state["seats"][0]["name"] == "Ты"
+    json.dumps(state)   # a frame is JSON as it is
+
+
+def test_a_finished_table_offers_play_again_or_rematch() -> None:
+    game = game_with_a_lead()
+    inp = seat_input(game, 0)
+    closed = GameScreenInput(**{**inp.__dict__, "closed": True})
+    assert seat_state(closed, translator("en"), kind="private")["again"] == "again"
+    group = seat_state(closed, translator("en"), kind="group")
+    assert group["again"] == "rematch" and group["legal"] == [] and group["text"]["result"]
