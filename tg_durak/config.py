@@ -36,6 +36,11 @@ class Settings:
     # poll gets this on top of its own wait.
     request_timeout: float = 20.0
     stats_file: str | None = None  # rewritten every few seconds with the bot's counters
+    # The Mini App: where the bot serves it, and the public URL Telegram opens (None: no app).
+    web_host: str = "127.0.0.1"
+    web_port: int = 8080
+    webapp_url: str | None = None
+    webapp_name: str | None = None  # its short name for t.me/<bot>/<name> links
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -62,6 +67,9 @@ class Settings:
         scale = _number(env, "DURAK_TIME_SCALE", 100, "a number above 0")
         interval = _number(env, "DURAK_EDIT_INTERVAL", 60, "seconds above 0")
         timeout = _number(env, "TELEGRAM_TIMEOUT", 600, "seconds above 0", default="20")
+        web_port = env.get("DURAK_WEB_PORT", "8080").strip()
+        if not (web_port.isdigit() and 0 < int(web_port) < 65536):
+            raise ConfigError(f"DURAK_WEB_PORT must be a port number, not {web_port!r}")
         return cls(
             token=token,
             edit_interval=interval,
@@ -71,4 +79,8 @@ class Settings:
             time_scale=scale,
             log_level=env.get("LOG_LEVEL", "INFO").upper(),
             stats_file=env.get("DURAK_STATS_FILE") or None,
+            web_host=env.get("DURAK_WEB_HOST") or "127.0.0.1",
+            web_port=int(web_port),
+            webapp_url=env.get("DURAK_WEBAPP_URL") or None,
+            webapp_name=env.get("DURAK_WEBAPP_NAME") or None,
         )
