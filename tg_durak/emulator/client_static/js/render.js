@@ -82,10 +82,12 @@ export function messageItem(message, chat, byId) {
       el("span", null, (replied.text ?? "").split("\n")[0])) : null,
     el("div", "text", renderText(message.text, message.entities)),
     el("span", "meta", message.edited ? "edited " : "", clock(message.date)));
-  const item = el("li", `message${message.mine ? " mine" : ""}${message.from.bot ? " bot" : ""}`,
-    group && !message.mine ? avatar(message.from.name, message.from.id, true) : null,
-    el("div", "message-body", bubble,
-      message.buttons.length ? keyboard(message.buttons) : null));
+  const withAvatar = group && !message.mine;
+  const item = el("li", `message${message.mine ? " mine" : ""}${message.from.bot ? " bot" : ""}`
+      + `${withAvatar ? " with-avatar" : ""}`,
+    el("div", "message-row", withAvatar ? avatar(message.from.name, message.from.id, true) : null,
+      bubble),
+    message.buttons.length ? keyboard(message.buttons) : null);
   item.dataset.message = message.id;
   return item;
 }
