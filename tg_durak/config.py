@@ -36,12 +36,11 @@ class Settings:
     # poll gets this on top of its own wait.
     request_timeout: float = 20.0
     stats_file: str | None = None  # rewritten every few seconds with the bot's counters
-    # The Mini App: its public HTTPS address (nothing of it runs without), BotFather's short
-    # name for it (groups link to it), and where the bot's web server listens.
-    webapp_url: str | None = None
-    webapp_name: str | None = None
+    # The Mini App: where the bot serves it, and the public URL Telegram opens (None: no app).
     web_host: str = "127.0.0.1"
     web_port: int = 8080
+    webapp_url: str | None = None
+    webapp_name: str | None = None  # its short name for t.me/<bot>/<name> links
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -68,18 +67,14 @@ class Settings:
         scale = _number(env, "DURAK_TIME_SCALE", 100, "a number above 0")
         interval = _number(env, "DURAK_EDIT_INTERVAL", 60, "seconds above 0")
         timeout = _number(env, "TELEGRAM_TIMEOUT", 600, "seconds above 0", default="20")
-        port = env.get("DURAK_WEB_PORT", "8080")
-        if not port.isdigit() or not 0 < int(port) < 65536:
-            raise ConfigError(f"DURAK_WEB_PORT must be a port number, not {port!r}")
+        web_port = env.get("DURAK_WEB_PORT", "8080").strip()
+        if not (web_port.isdigit() and 0 < int(web_port) < 65536):
+            raise ConfigError(f"DURAK_WEB_PORT must be a port number, not {web_port!r}")
         url = env.get("DURAK_WEBAPP_URL") or None
         if url is not None and not url.startswith(("https://", "http://")):
             raise ConfigError(f"DURAK_WEBAPP_URL must be the page's https:// address, not {url!r}")
         return cls(
             token=token,
-            webapp_url=url,
-            webapp_name=env.get("DURAK_WEBAPP_NAME") or None,
-            web_host=env.get("DURAK_WEB_HOST", "127.0.0.1"),
-            web_port=int(port),
             edit_interval=interval,
             request_timeout=timeout,
             db_path=env.get("DURAK_DB", "./durak.sqlite3"),
@@ -87,4 +82,8 @@ class Settings:
             time_scale=scale,
             log_level=env.get("LOG_LEVEL", "INFO").upper(),
             stats_file=env.get("DURAK_STATS_FILE") or None,
+            web_host=env.get("DURAK_WEB_HOST") or "127.0.0.1",
+            web_port=int(web_port),
+            webapp_url=url,
+            webapp_name=env.get("DURAK_WEBAPP_NAME") or None,
         )

@@ -1,4 +1,5 @@
-"""`python -m tg_durak local`: play in this terminal, no Telegram token needed.
+"""`python -m tg_durak local`: play in this terminal, no Telegram token needed (`--web`: in a
+browser, tg_durak/local_web.py).
 
 The real bot runs against the Bot API emulator on 127.0.0.1; this client is the phone. It shows
 your private chat's latest message with its buttons numbered: type a number to tap a button, or
@@ -359,6 +360,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default=pick_locale(os.environ.get("LANG", "en").split(".")[0]),
                         help="your Telegram language: en, ru, uk or pl")
     parser.add_argument("--name", help="your first name at the table (default: your login name)")
+    parser.add_argument("--web", action="store_true",
+                        help="play in a browser instead: a Telegram-like page where you are "
+                             "Alice, Bob, Carol or Dave, with a group of the four")
+    parser.add_argument("--port", type=int, default=0,
+                        help="with --web: the page's port (default: a free one)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -366,8 +372,13 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or str(Path(tmp) / "durak-local.sqlite3")
         # Ctrl-C during start-up, before play() takes it over, ends the program just as quietly.
-        name = _login_name() if args.name is None else args.name
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(play(db, 1 / args.speed, args.lang, name))
+            if args.web:
+                from tg_durak.local_web import play_web
+
+                asyncio.run(play_web(db, 1 / args.speed, args.lang, args.port))
+            else:
+                name = _login_name() if args.name is None else args.name
+                asyncio.run(play(db, 1 / args.speed, args.lang, name))
     print()  # the shell's prompt on a line of its own, not after the ^C echoed on the last one
     return 0

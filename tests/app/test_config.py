@@ -20,6 +20,17 @@ def test_defaults_and_every_variable() -> None:
         "/tmp/x.db", "http://127.0.0.1:8081", 0.02, 0.1, "DEBUG")
 
 
+def test_the_mini_app_settings() -> None:
+    s = Settings.from_env({"BOT_TOKEN": TOKEN})
+    assert (s.web_host, s.web_port, s.webapp_url, s.webapp_name) == (
+        "127.0.0.1", 8080, None, None)
+    s = Settings.from_env({"BOT_TOKEN": TOKEN, "DURAK_WEB_HOST": "0.0.0.0",
+                           "DURAK_WEB_PORT": "9000", "DURAK_WEBAPP_URL": "https://d.example/",
+                           "DURAK_WEBAPP_NAME": "durak"})
+    assert (s.web_host, s.web_port, s.webapp_url, s.webapp_name) == (
+        "0.0.0.0", 9000, "https://d.example/", "durak")
+
+
 @pytest.mark.parametrize(("env", "words"), [
     ({}, "BOT_TOKEN is not set"),
     ({"BOT_TOKEN": "  "}, "BOT_TOKEN is not set"),
@@ -27,6 +38,8 @@ def test_defaults_and_every_variable() -> None:
     ({"BOT_TOKEN": TOKEN, "DURAK_TIME_SCALE": "fast"}, "DURAK_TIME_SCALE must be"),
     ({"BOT_TOKEN": TOKEN, "DURAK_TIME_SCALE": "0"}, "DURAK_TIME_SCALE must be"),
     ({"BOT_TOKEN": TOKEN, "DURAK_EDIT_INTERVAL": "-1"}, "DURAK_EDIT_INTERVAL must be"),
+    ({"BOT_TOKEN": TOKEN, "DURAK_WEB_PORT": "http"}, "DURAK_WEB_PORT must be"),
+    ({"BOT_TOKEN": TOKEN, "DURAK_WEB_PORT": "70000"}, "DURAK_WEB_PORT must be"),
 ])
 def test_bad_settings_are_one_clear_sentence(env: dict[str, str], words: str) -> None:
     with pytest.raises(ConfigError, match=words) as info:

@@ -23,9 +23,12 @@ from tg_durak.emulator.models import (
     User,
 )
 from tg_durak.emulator.screen import Shown
+from tg_durak.emulator.web_apps import DARK_THEME, LIGHT_THEME
 
 __all__ = [
+    "DARK_THEME",
     "DEFAULT_TOKEN",
+    "LIGHT_THEME",
     "ApiError",
     "Call",
     "CallbackAnswer",

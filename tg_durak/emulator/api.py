@@ -17,6 +17,7 @@ from tg_durak.emulator.models import CallbackAnswer, Change, Chat, Message, bad_
 from tg_durak.emulator.params import (
     callback_url_param,
     chat_param,
+    check_keyboard_fits,
     commands_param,
     keyboard_param,
     menu_param,
@@ -82,7 +83,7 @@ class BotApi:
             "can_read_all_group_messages": not self.world.privacy_mode,
             "supports_inline_queries": False,
             "can_connect_to_business": False,
-            "has_main_web_app": False,
+            "has_main_web_app": self.world.web_apps.main is not None,
         }
 
     @_method("getUpdates")
@@ -120,6 +121,7 @@ class BotApi:
         text, entities = text_param(self.world, params)
         buttons = keyboard_param(params)
         chat = chat_param(self.world, params, sending=True)
+        check_keyboard_fits(chat, buttons)
         reply_to = self._reply_target(params, chat)
         thread = thread_param(self.world, params, chat, reply_to)
         if len(text) > MAX_TEXT_LENGTH:
@@ -164,6 +166,7 @@ class BotApi:
         text_and_entities = text_param(self.world, params) if text_too else None
         buttons = keyboard_param(params)
         chat = chat_param(self.world, params)
+        check_keyboard_fits(chat, buttons)
         message = message_param(self.world, params, chat, "message to edit not found")
         if not message.from_bot:
             raise bad_request("message can't be edited")

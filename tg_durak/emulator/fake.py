@@ -29,6 +29,7 @@ from tg_durak.emulator.params import normalize_params, scope_key
 from tg_durak.emulator.screen import Shown, screen
 from tg_durak.emulator.server import create_app
 from tg_durak.emulator.updates import POLL_CONFLICT
+from tg_durak.emulator.web_apps import Opener
 from tg_durak.emulator.world import World
 
 if TYPE_CHECKING:
@@ -87,6 +88,7 @@ class FakeTelegram:
         self.limiter = RateLimiter(rate_limits or RateLimits(), clock)
         self.faults = Faults()
         self.api = BotApi(self.state, self.limiter, callback_ttl)
+        self._mini_apps = Opener(self.state, token)
         self.calls: list[Call] = []
         self.url: str | None = None
         self._runner: web.AppRunner | None = None
@@ -404,6 +406,33 @@ class FakeTelegram:
             f"no button {button!r} on message {message.chat_id}/{message.message_id}; "
             f"buttons: {[b.text for b in flat]}"
         )
+
+    def set_web_app(self, url: str, name: str | None = None) -> None:
+        """Record the bot's Mini App as BotFather does: its main app, or with `name` one made
+        with /newapp (t.me/<bot>/<name> opens it)."""
+        self.state.web_apps.register(url, name)
+
+    def open_web_app(
+        self, user_id: int, message: Message | tuple[int, int], button: str | InlineButton,
+        *, theme: dict[str, str] | None = None, auth_date: int | None = None,
+        token: str | None = None,
+    ) -> str:
+        """The URL a client opens when the user taps a web_app button (its text, or the
+        button): launch data signed with the bot's token (or `token`: another bot's data),
+        dated now (or `auth_date`), with `theme` (default web_apps.LIGHT_THEME)."""
+        return self._mini_apps.button(user_id, message, button, theme=theme,
+                                      auth_date=auth_date, token=token)
+
+    def open_start_app(
+        self, user_id: int, url: str, chat_id: int | None = None,
+        *, theme: dict[str, str] | None = None, auth_date: int | None = None,
+        token: str | None = None,
+    ) -> str:
+        """The URL a client opens for a t.me/<bot>/<app>?startapp=… or t.me/<bot>?startapp=…
+        link tapped in chat_id (None: not in a chat): the app set_web_app recorded, with
+        start_param (and the chat's type and instance) in the launch data."""
+        return self._mini_apps.link(user_id, url, chat_id, theme=theme, auth_date=auth_date,
+                                    token=token)
 
     def user_delete_message(self, chat_id: int, message_id: int) -> None:
         self.state.user_delete_message(chat_id, message_id)

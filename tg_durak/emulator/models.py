@@ -47,6 +47,12 @@ class ApiError(Exception):
 SUPERGROUP_IDS_BELOW = -1_000_000_000_000  # supergroup ids are -100 followed by the channel id
 
 
+def chat_instance(chat_id: int) -> str:
+    """The chat's id as Telegram hides it from bots in callback queries and Mini App data: stable
+    per chat, not the chat id."""
+    return str(abs(chat_id * 7_919 + 104_729))
+
+
 def bad_request(what: str) -> ApiError:
     return ApiError(400, f"Bad Request: {what}")
 
@@ -77,6 +83,7 @@ class InlineButton:
     text: str
     callback_data: str | None = None
     url: str | None = None
+    web_app: str | None = None  # the Mini App's URL a tap opens
 
     def to_api(self) -> dict[str, Any]:
         data: dict[str, Any] = {"text": self.text}
@@ -84,6 +91,8 @@ class InlineButton:
             data["callback_data"] = self.callback_data
         if self.url is not None:
             data["url"] = self.url
+        if self.web_app is not None:
+            data["web_app"] = {"url": self.web_app}
         return data
 
 

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from tg_durak.emulator.commands import ScopeKey
-from tg_durak.emulator.links import start_link_payload
+from tg_durak.emulator.links import is_web_app_url, start_link_payload
 from tg_durak.emulator.markup import Entity, EntityParseError, parse_html, sort_entities, trim
 from tg_durak.emulator.models import (
     ApiError,
@@ -43,7 +43,7 @@ _GLOBAL_SCOPES = frozenset(
 # Buttons that do something the emulator does not model; they are kept, without an action.
 _OTHER_BUTTON_KINDS = frozenset({
     "login_url", "switch_inline_query", "switch_inline_query_current_chat",
-    "switch_inline_query_chosen_chat", "callback_game", "pay", "web_app", "copy_text",
+    "switch_inline_query_chosen_chat", "callback_game", "pay", "copy_text",
 })
 
 
@@ -204,11 +204,30 @@ def _button(button: Any) -> InlineButton:
         return InlineButton(button["text"], callback_data=data)
     if "url" in button:
         return InlineButton(button["text"], url=str(button["url"]))
+    if "web_app" in button:
+        return InlineButton(button["text"], web_app=_web_app_url(button["web_app"]))
     if _OTHER_BUTTON_KINDS & button.keys():
         return InlineButton(button["text"])
     raise bad_request(
         "can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard"
     )
+
+
+def _web_app_url(web_app: Any) -> str:
+    url = web_app.get("url") if isinstance(web_app, dict) else None
+    if not isinstance(url, str) or not url:
+        raise bad_request("can't parse inline keyboard button: Field \"url\" must be of type "
+                          "String")
+    if not is_web_app_url(url):
+        raise bad_request(f"inline keyboard button Web App URL '{url}' is invalid: Only HTTPS "
+                          "links are allowed")
+    return url
+
+
+def check_keyboard_fits(chat: Chat, buttons: Keyboard) -> None:
+    """Mini App buttons open in private chats only: Telegram refuses them elsewhere."""
+    if not chat.is_private and any(b.web_app is not None for row in buttons for b in row):
+        raise bad_request("BUTTON_TYPE_INVALID")
 
 
 def scope_key(world: World, scope: Any) -> ScopeKey:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from tg_durak.emulator.commands import CommandMenus
-from tg_durak.emulator.links import start_link_payload
+from tg_durak.emulator.links import WebApps, start_link_payload
 from tg_durak.emulator.markup import find_bot_commands
 from tg_durak.emulator.members import bot_status, member_json, member_updated
 from tg_durak.emulator.models import (
@@ -26,6 +26,7 @@ from tg_durak.emulator.models import (
     Command,
     Message,
     User,
+    chat_instance,
 )
 from tg_durak.emulator.updates import UpdateQueue
 
@@ -54,6 +55,7 @@ class World:
         self.chats: dict[int, Chat] = {}
         self.callbacks: dict[str, CallbackQuery] = {}
         self.command_menus = CommandMenus()
+        self.web_apps = WebApps()
         self.updates = UpdateQueue(first_update_id, on_new=lambda: notify(None))
         self.notify = notify
         self._messages: dict[int, dict[int, Message]] = defaultdict(dict)
@@ -326,7 +328,7 @@ class World:
             "id": query.id,
             "from": user.to_api(),
             "message": self.message_json(message),
-            "chat_instance": str(abs(chat_id * 7_919 + 104_729)),
+            "chat_instance": chat_instance(chat_id),
             "data": data,
         })
         if not delivered:

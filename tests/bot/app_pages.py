@@ -1,5 +1,5 @@
-"""The real bot with its Mini App on 127.0.0.1, against the emulator; pages' sockets as a phone
-opens them: from the launch URL a Telegram client would open (the emulator signs it)."""
+"""Mini App pages' sockets as a phone opens them: from the launch URL a Telegram client would
+open (the emulator signs it), every frame kept."""
 
 from __future__ import annotations
 
@@ -7,15 +7,11 @@ import asyncio
 import json
 import socket
 from collections.abc import AsyncIterator
-from dataclasses import replace
 from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
 import pytest
 
-from tests.bot.conftest import settings_for, tg  # noqa: F401  (tg: the emulator fixture)
-from tg_durak.app import BotApp
-from tg_durak.emulator import FakeTelegram
 from tg_durak.webapp.server import origin_of
 
 FRAME_TIMEOUT = 60.0   # a hang bound, not a speed target: the bot may share a busy machine
@@ -25,17 +21,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-@pytest.fixture
-async def app_bot(tg: FakeTelegram, db_path: str) -> AsyncIterator[BotApp]:
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/"
-    tg.set_web_app(url)
-    app = BotApp(replace(settings_for(tg, db_path), webapp_url=url, web_port=port))
-    await app.start()
-    yield app
-    await app.stop()
 
 
 def init_data_of(launch_url: str) -> str:
