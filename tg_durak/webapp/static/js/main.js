@@ -23,9 +23,10 @@ let state = null;
 let live = false;     // welcomed on the current socket
 let pending = null;   // {id, timer}: a frame sent, its answer not yet in
 let nextId = 1;
+let lastSentId = 0;   // the answer may come before or after the state it caused
 let toastTimer = 0;
 let drag = null;
-const ui = { inputOpen: false, chooser: null, sending: null };
+const ui = { highlight: false, inputOpen: false, chooser: null, sending: null };
 
 function canSend() {
   return Boolean(connection && live && state && !pending);
@@ -53,7 +54,9 @@ function setLive(value) {
 
 function draw() {
   if (!state) return;
-  ui.inputOpen = canSend() && state.view === 'seat' && !state.over;
+  // while a move is on its way the hand keeps its look, but takes no second move
+  ui.highlight = Boolean(connection && live) && state.view === 'seat' && !state.over;
+  ui.inputOpen = ui.highlight && canSend();
   if (!ui.inputOpen) ui.chooser = null;
   body.dataset.busy = pending ? '1' : '0';
   body.dataset.input = ui.inputOpen ? '1' : '0';
@@ -94,6 +97,7 @@ function sendFrame(frame, card = null) {
   const id = nextId;
   nextId += 1;
   if (!connection.send({ ...frame, id })) return false;
+  lastSentId = id;
   pending = { id, timer: setTimeout(() => { releasePending(); draw(); }, PENDING_LIMIT_MS) };
   ui.sending = card;
   ui.chooser = null;
@@ -255,13 +259,14 @@ function onFrame(frame) {
     draw();
     animateChange(before, state, shot);
   } else if (frame.type === 'answer') {
-    if (pending && frame.id === pending.id) {
+    if (frame.id !== lastSentId) return;
+    if (frame.ok) hapticAccepted();
+    else {
+      hapticRefused();
+      showToast(frame.text);
+    }
+    if (pending?.id === frame.id) {
       releasePending();
-      if (frame.ok) hapticAccepted();
-      else {
-        hapticRefused();
-        showToast(frame.text);
-      }
       draw();
     }
   } else if (frame.type === 'error') {

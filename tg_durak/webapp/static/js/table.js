@@ -95,9 +95,10 @@ function renderDeck(state) {
       class: 'trump-suit', role: 'img', 'aria-label': `${t('app.trump')}: ${suitSymbol(trump.suit)}`,
     }, [suitSvg(trump.suit)]));
   }
-  stock.append(h('div', { class: 'pile-label', 'aria-hidden': 'true' }, [
-    h('span', { class: 'pile-name', text: t('app.stock') }), h('b', { text: String(state.stock) }),
-  ]));
+  stock.append(
+    h('span', { class: 'count', text: String(state.stock), 'aria-hidden': 'true' }),
+    h('div', { class: 'pile-label', text: t('app.stock'), 'aria-hidden': 'true' }),
+  );
   discard.setAttribute('aria-label', `${t('app.discard')}: ${state.discard}`);
   const messy = Math.min(state.discard, 3);
   for (let i = 0; i < messy; i += 1) {
@@ -105,9 +106,10 @@ function renderDeck(state) {
     back.style.setProperty('--i', String(i));
     discard.append(back);
   }
-  discard.append(h('div', { class: 'pile-label', 'aria-hidden': 'true' }, [
-    h('span', { class: 'pile-name', text: t('app.discard') }), h('b', { text: String(state.discard) }),
-  ]));
+  discard.append(
+    h('span', { class: 'count', text: String(state.discard), 'aria-hidden': 'true' }),
+    h('div', { class: 'pile-label', text: t('app.discard'), 'aria-hidden': 'true' }),
+  );
 }
 
 function renderPairs(state, ui) {
@@ -192,7 +194,7 @@ function renderMe(state, ui, bars) {
     turnBar,
   );
   section.dataset.turn = state.clock?.turn?.seat === me.seat ? '1' : '0';
-  const playable = ui.inputOpen ? playableCards(state) : new Set();
+  const playable = ui.highlight ? playableCards(state) : new Set();
   const chooser = ui.chooser;
   let highlighted = playable;
   if (chooser && chooser.kind !== 'card') highlighted = new Set(cardsFor(state, chooser.kind));

@@ -41,9 +41,10 @@ export function hapticRefused() {
 
 // The Back button closes an open chooser; null hides it.
 export function setBackHandler(handler) {
+  const wasShown = Boolean(backHandler);
   backHandler = handler;
   const button = sdk()?.BackButton;
-  if (!button) return;
+  if (!button || wasShown === Boolean(handler)) return;
   if (handler) button.show();
   else button.hide();
 }
