@@ -1,0 +1,21 @@
+// Small DOM builders: the page never writes HTML strings (the CSP forbids inline styles, and
+// texts from the server stay text).
+
+export function h(tag, props = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === 'class') node.className = value;
+    else if (name === 'text') node.textContent = value;
+    else if (name === 'data') Object.assign(node.dataset, value);
+    else node.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const child of [].concat(children)) {
+    if (child !== null && child !== undefined && child !== false) node.append(child);
+  }
+  return node;
+}
+
+export function bar(extraClass = '') {
+  return h('div', { class: `bar ${extraClass}`, hidden: true }, [h('div', { class: 'bar-fill' })]);
+}

@@ -1,0 +1,348 @@
+// The page's one owner of state: frames in, a drawing out, taps and drops turned into moves.
+import { installSprite, suitSvg } from './cards.js';
+import { setBars, syncClock } from './clock.js';
+import { enableDrag } from './drag.js';
+import { animateChange, snapshot } from './fx.js';
+import { chooseLanguage, setCatalog, t } from './i18n.js';
+import { readLaunch } from './launch.js';
+import { cardsFor, defenceTargets, dropOnTable, findMove, movesWithCard, playableCards } from './moves.js';
+import { Connection } from './socket.js';
+import { layoutHand, render } from './table.js';
+import { hapticAccepted, hapticRefused, setBackHandler, startSdk, whenSdkLoads } from './telegram.js';
+import { applyTheme } from './theme.js';
+
+const PENDING_LIMIT_MS = 10000;
+const TOAST_MS = 3200;
+const FOUR_COLOUR_KEY = 'tg-durak.four-colour';
+
+const $ = (id) => document.getElementById(id);
+const body = document.body;
+
+let connection = null;
+let state = null;
+let live = false;     // welcomed on the current socket
+let pending = null;   // {id, timer}: a frame sent, its answer not yet in
+let nextId = 1;
+let lastSentId = 0;   // the answer may come before or after the state it caused
+let toastTimer = 0;
+let drag = null;
+const ui = { highlight: false, inputOpen: false, chooser: null, sending: null };
+
+function canSend() {
+  return Boolean(connection && live && state && !pending);
+}
+
+function showScreen(text) {
+  const screen = $('screen');
+  screen.hidden = !text;
+  $('screen-text').textContent = text || '';
+}
+
+function showToast(text, { sticky = false } = {}) {
+  const toast = $('toast');
+  clearTimeout(toastTimer);
+  toast.textContent = text || '';
+  toast.hidden = !text;
+  toast.dataset.sticky = sticky && text ? '1' : '';
+  if (text && !sticky) toastTimer = setTimeout(() => { toast.hidden = true; }, TOAST_MS);
+}
+
+function setLive(value) {
+  live = value;
+  body.dataset.connected = value ? '1' : '0';
+}
+
+function draw() {
+  if (!state) return;
+  // while a move is on its way the hand keeps its look, but takes no second move
+  ui.highlight = Boolean(connection && live) && state.view === 'seat' && !state.over;
+  ui.inputOpen = ui.highlight && canSend();
+  if (!ui.inputOpen) ui.chooser = null;
+  body.dataset.busy = pending ? '1' : '0';
+  body.dataset.input = ui.inputOpen ? '1' : '0';
+  const bars = render(state, ui);
+  fitTable();
+  setBars(bars);
+  setBackHandler(ui.chooser ? closeChooser : null);
+}
+
+// Table cards as large as six pairs (more in a transfer game) allow in the space left over: the
+// deck column is 0.98 of a card wide (app.css), a pair 14px wider and 30px taller than its card.
+function fitTable() {
+  const table = $('table');
+  const count = Math.max(6, state?.pairs.length ?? 0);
+  const style = getComputedStyle(table);
+  const width = table.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 8;
+  const height = table.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+  if (width <= 0 || height <= 0) return;
+  let best = 34;
+  for (let rows = 1; rows <= count; rows += 1) {
+    const columns = Math.ceil(count / rows);
+    const byWidth = (width - columns * 14 - (columns - 1) * 12) / (columns + 0.98);
+    const byHeight = (height - rows * 30 - (rows - 1) * 8) / rows / 1.4;
+    best = Math.max(best, Math.min(byWidth, byHeight));
+  }
+  table.style.setProperty('--tcard-w', `${Math.min(best, 100).toFixed(1)}px`);
+}
+
+function releasePending() {
+  if (!pending) return;
+  clearTimeout(pending.timer);
+  pending = null;
+  ui.sending = null;
+}
+
+function sendFrame(frame, card = null) {
+  if (!canSend()) return false;
+  const id = nextId;
+  nextId += 1;
+  if (!connection.send({ ...frame, id })) return false;
+  lastSentId = id;
+  pending = { id, timer: setTimeout(() => { releasePending(); draw(); }, PENDING_LIMIT_MS) };
+  ui.sending = card;
+  ui.chooser = null;
+  draw();
+  return true;
+}
+
+function sendMove(move) {
+  if (!ui.inputOpen || !move) return;
+  const frame = { type: 'move', version: state.version, move: move.move };
+  if (move.card !== undefined) frame.card = move.card;
+  if (move.target !== undefined) frame.target = move.target;
+  sendFrame(frame, move.card ?? null);
+}
+
+function openChooser(chooser) {
+  ui.chooser = chooser;
+  draw();
+}
+
+function closeChooser() {
+  if (!ui.chooser) return;
+  ui.chooser = null;
+  draw();
+}
+
+function tapHandCard(card) {
+  if (!ui.inputOpen) return;
+  const chooser = ui.chooser;
+  if (chooser && chooser.kind !== 'card') {
+    if (cardsFor(state, chooser.kind).includes(card)) {
+      sendMove({ move: chooser.kind, card });
+      return;
+    }
+    ui.chooser = null;
+  }
+  if (chooser?.kind === 'card' && chooser.card === card) {
+    closeChooser();
+    return;
+  }
+  const moves = movesWithCard(state, card);
+  if (moves.length === 1) sendMove(moves[0]);
+  else if (moves.length > 1) openChooser({ kind: 'card', card });
+  else draw();
+}
+
+function tapTarget(target) {
+  const chooser = ui.chooser;
+  if (chooser?.kind === 'card') {
+    const move = findMove(state, { move: 'defend', card: chooser.card, target });
+    if (move) sendMove(move);
+    else closeChooser();
+  }
+}
+
+// Transfer or Show trump: with the chosen card, the only card, or a chooser among the cards.
+function tapTransferLike(kind) {
+  if (ui.chooser?.kind === 'card') {
+    sendMove(findMove(state, { move: kind, card: ui.chooser.card }));
+    return;
+  }
+  const cards = cardsFor(state, kind);
+  if (cards.length === 1) sendMove(findMove(state, { move: kind, card: cards[0] }));
+  else if (cards.length > 1) openChooser({ kind });
+}
+
+function tapAction(action) {
+  if (action === 'cancel') closeChooser();
+  else if (action === 'transfer' || action === 'show_trump') tapTransferLike(action);
+  else if (action === 'take' || action === 'pass') sendMove(findMove(state, { move: action }));
+  else if (action === 'join') sendFrame({ type: 'join' });
+  else if (action === 'again') sendFrame({ type: 'again' });
+}
+
+function onClick(event) {
+  if (drag?.justDropped()) return;
+  const node = event.target.closest('[data-action], #hand .card[data-card], #pairs .attack[data-target], #four-colour');
+  if (node?.id === 'four-colour') {
+    toggleFourColour();
+    return;
+  }
+  if (!state) return;
+  if (node?.dataset.action) tapAction(node.dataset.action);
+  else if (node?.matches('#hand .card')) tapHandCard(node.dataset.card);
+  else if (node?.matches('#pairs .attack')) tapTarget(Number(node.dataset.target));
+  else closeChooser();
+}
+
+function dropTargetFor(card, element) {
+  const attack = element?.closest('#pairs .attack[data-target]');
+  if (attack) {
+    const target = Number(attack.dataset.target);
+    return defenceTargets(state, card).includes(target) ? findMove(state, { move: 'defend', card, target }) : null;
+  }
+  return element?.closest('#table') ? dropOnTable(state, card) : null;
+}
+
+function setupDrag() {
+  drag = enableDrag($('hand'), {
+    canDrag: (card) => ui.inputOpen && playableCards(state).has(card),
+    onHover: (card, element) => {
+      for (const node of document.querySelectorAll('.drop-ok')) node.classList.remove('drop-ok');
+      if (!card) return;
+      const move = dropTargetFor(card, element);
+      if (move?.move === 'defend') document.querySelector(`#pairs .attack[data-target="${move.target}"]`)?.classList.add('drop-ok');
+      else if (move) $('table').classList.add('drop-ok');
+    },
+    onDrop: (card, element) => {
+      ui.chooser = null;
+      const move = dropTargetFor(card, element);
+      if (move) sendMove(move);
+      else draw();
+    },
+  });
+}
+
+function applyFourColour(on) {
+  body.classList.toggle('four-colour', on);
+  $('four-colour').setAttribute('aria-pressed', on ? 'true' : 'false');
+}
+
+function toggleFourColour() {
+  const on = !body.classList.contains('four-colour');
+  try {
+    localStorage.setItem(FOUR_COLOUR_KEY, on ? '1' : '0');
+  } catch {
+    // storage may be off in a private webview: the option then lasts for this visit
+  }
+  applyFourColour(on);
+}
+
+function labelStatics() {
+  document.title = t('app.title');
+  $('four-colour').setAttribute('aria-label', t('app.four_colour'));
+  $('four-colour').title = t('app.four_colour');
+  $('table').setAttribute('aria-label', t('app.table'));
+}
+
+function onFrame(frame) {
+  if (frame.type === 'welcome') {
+    setCatalog(frame.strings, frame.ranks, frame.locale);
+    labelStatics();
+    setLive(true);
+    if (state) {
+      showToast('');
+      draw();
+    }
+  } else if (frame.type === 'state') {
+    const before = state;
+    const shot = before ? snapshot() : null;
+    drag?.cancel();
+    releasePending();
+    ui.chooser = null;
+    state = frame;
+    syncClock(frame.clock?.now);
+    body.dataset.version = String(frame.version);
+    showScreen('');
+    if ($('toast').dataset.sticky) showToast('');
+    draw();
+    animateChange(before, state, shot);
+  } else if (frame.type === 'answer') {
+    if (frame.id !== lastSentId) return;
+    if (frame.ok) hapticAccepted();
+    else {
+      hapticRefused();
+      showToast(frame.text);
+    }
+    if (pending?.id === frame.id) {
+      releasePending();
+      draw();
+    }
+  } else if (frame.type === 'error') {
+    if (pending) {
+      releasePending();
+      hapticRefused();
+    }
+    showToast(frame.text || t(`app.${frame.code}`));
+    draw();
+  }
+}
+
+function onDrop() {
+  setLive(false);
+  releasePending();
+  if (state) {
+    showToast(t('app.reconnecting'), { sticky: true });
+    draw();
+  } else {
+    showScreen(t('app.reconnecting'));
+  }
+}
+
+function onFinal(code, lastError) {
+  setLive(false);
+  releasePending();
+  const key = code === 4404 ? 'app.no_table' : 'app.launch_forged';
+  showToast('');
+  showScreen(lastError?.text || t(key));
+  if (state) draw();
+}
+
+function boot() {
+  installSprite();
+  $('four-colour').replaceChildren(...['s', 'h', 'c', 'd'].map(suitSvg));
+  const launch = readLaunch();
+  chooseLanguage(launch.languageCode);
+  applyTheme(launch.themeParams);
+  setLive(false);
+  let fourColour = false;
+  try {
+    fourColour = localStorage.getItem(FOUR_COLOUR_KEY) === '1';
+  } catch {
+    fourColour = false;
+  }
+  applyFourColour(fourColour);
+  whenSdkLoads((app) => startSdk(app, {
+    onTheme: (params) => applyTheme(params),
+    onViewport: (webApp) => {
+      if (webApp.viewportStableHeight) {
+        document.documentElement.style.setProperty('--app-height', `${webApp.viewportStableHeight}px`);
+      }
+    },
+  }));
+  document.addEventListener('click', onClick);
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') closeChooser();
+  });
+  new ResizeObserver(() => {
+    if (!state) return;
+    fitTable();
+    layoutHand();
+  }).observe($('app'));
+  setupDrag();
+  if (!launch.initData) {
+    showScreen(t('app.no_launch'));
+    return;
+  }
+  showScreen(t('app.connecting'));
+  connection = new Connection(launch.initData, {
+    onFrame,
+    onOpen: () => {},
+    onDrop,
+    onFinal,
+  });
+  connection.start();
+}
+
+boot();
