@@ -80,7 +80,9 @@ def _seats(v: PublicFacts, infos: tuple[SeatInfo, ...], name: Namer, t: Translat
            me: int | None, closed: bool, app_closed: Collection[int]) -> list[dict]:
     return [{
         "seat": seat, "name": plain(name(seat)), "bot": info.is_bot,
-        "cards": v.hand_counts[seat], "role": seat_part(v, seat, closed),
+        "cards": v.hand_counts[seat],
+        "cards_text": plain(t.plural("game.cards", v.hand_counts[seat], n=v.hand_counts[seat])),
+        "role": seat_part(v, seat, closed),
         "role_text": seat_role(v, seat, t, seat == me, closed, True),
         "away": seat in v.away, "app_closed": seat in app_closed, "left": info.left,
         "known": [code(c) for c in v.known[seat]],

@@ -14,7 +14,7 @@ APP_TEXTS = (
     "app.you", "app.hand", "app.table", "app.stock", "app.discard", "app.trump",
     "app.card_back", "app.beaten_by", "app.choose_target", "app.choose_transfer",
     "app.watching", "app.lobby", "app.lobby_joined", "app.app_closed", "app.four_colour",
-    "app.close_chooser", "app.cards",
+    "app.close_chooser",
 )
 # Why the server refused a frame or a launch: the error frame's code -> its text.
 ERROR_TEXTS = {"bad_frame": "app.bad_frame", "too_big": "app.bad_frame",

@@ -43,7 +43,7 @@ function renderSeats(state, bars) {
   for (const seat of opponentsInOrder(state)) {
     const pile = h('div', {
       class: 'seat-cards', role: 'img',
-      'aria-label': `${seat.name}: ${t('app.cards', { n: seat.cards })}`,
+      'aria-label': `${seat.name}: ${seat.cards_text}`,
     });
     const shown = Math.min(seat.cards, 3);
     for (let i = 0; i < shown; i += 1) {
