@@ -6,11 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from collections.abc import AsyncIterator
 from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
-import pytest
 
 from tg_durak.webapp.server import origin_of
 
@@ -69,12 +67,6 @@ class Page:
 
     async def close(self) -> None:
         await self.ws.close()
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as session:
-        yield session
 
 
 async def open_page(http: aiohttp.ClientSession, app_url: str, launch_url: str,

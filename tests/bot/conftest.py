@@ -10,6 +10,7 @@ import sys
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
+import aiohttp
 import pytest
 
 from tests.bot.app_pages import free_port
@@ -172,3 +173,10 @@ async def app_bot(tg: FakeTelegram, db_path: str) -> AsyncIterator[BotApp]:
     await app.start()
     yield app
     await app.stop()
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    """An HTTP client, as a phone's web view is one (pages and their sockets)."""
+    async with aiohttp.ClientSession() as session:
+        yield session

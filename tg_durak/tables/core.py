@@ -55,6 +55,8 @@ class TableCore:
         # per table id; ("chat", chat_id) guards a group chat's one open table
         self._locks: defaultdict[object, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.counts: Counter[str] = Counter()   # taps by outcome, resume times (stats)
+        # The seats of a table whose Mini App is open already (a lobby's, as it starts).
+        self.open_apps: Callable[[LiveTable], set[int]] = lambda live: set()
 
     def lock(self, key: object) -> asyncio.Lock:
         return self._locks[key]
@@ -84,6 +86,7 @@ class TableCore:
 
     def add(self, live: LiveTable) -> None:
         """A table starts running here: its computers planned, shown, its timer armed."""
+        live.in_app = self.open_apps(live)
         self.plan(live, [])
         self.tables[live.id] = live
         self.display.show(live)

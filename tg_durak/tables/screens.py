@@ -82,11 +82,9 @@ class ChatScreens:
         self.languages = languages
         self.clock = clock
         self.bot_username = ""   # set once the bot knows its name: links to the private chat
-        # The Mini App, where it is served (DURAK_WEBAPP_URL, DURAK_WEBAPP_NAME); and
-        # (table, user) -> his app is open: his chat message waits (set by the app's side).
+        # The Mini App, where it is served (DURAK_WEBAPP_URL, DURAK_WEBAPP_NAME).
         self.webapp_url: str | None = None
         self.webapp_name: str | None = None
-        self.in_app: Callable[[int, int], bool] = lambda table_id, user_id: False
 
     def app_link(self, row: TableRow) -> str | None:
         """The group's link into the Mini App at this table (or its lobby)."""
@@ -106,7 +104,7 @@ class ChatScreens:
     def show(self, live: LiveTable, only: int | None = None, bar: bool = False) -> None:
         """Every person's screen (only `only`'s, if given), then the group's public table.
         `bar`: only the timer bar moved, a redraw with the lowest priority. A person whose
-        Mini App is open (`in_app`) is left alone until he closes it, or the table ends."""
+        Mini App is open (`live.in_app`) is left alone until he closes it, or the table ends."""
         if bar and not self.outbox.has_spare_budget():
             return   # it would be dropped: drawing it is wasted work while the budget is spent
         common = common_input(live, self.clock())
@@ -115,7 +113,7 @@ class ChatScreens:
         for seat in live.people:
             if (only is not None and seat.user_id != only) or seat.seat in live.unreachable:
                 continue
-            if not live.finished and self.in_app(live.id, seat.user_id):
+            if seat.seat in live.in_app and not live.finished:
                 continue
             screen = self._screen(live, seat, common, redraw=bar)
             priority = Priority.BAR if bar else (

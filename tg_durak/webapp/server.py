@@ -50,7 +50,7 @@ class MiniApp:
         self.sessions = AppSessions(tables, self.sockets)
         self.buckets = TokenBuckets(rate=TAPS_PER_SECOND / tables.core.time_scale, burst=BURST)
         tables.displays.add(self.sockets)
-        tables.screens.in_app = self.sockets.in_app
+        tables.core.open_apps = self.sockets.seats_in_app
 
     def application(self) -> web.Application:
         app = web.Application(middlewares=[self._headers])
@@ -153,13 +153,14 @@ class WebServer:
     """Listens on DURAK_WEB_HOST:DURAK_WEB_PORT while the bot runs."""
 
     def __init__(self, app: web.Application, host: str, port: int) -> None:
-        self.runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        self.runner = web.AppRunner(app, access_log=None, handle_signals=False,
+                                    shutdown_timeout=0.5)
         self.host = host
         self.port = port
 
     async def start(self) -> None:
         await self.runner.setup()
-        site = web.TCPSite(self.runner, self.host, self.port, shutdown_timeout=0.5)
+        site = web.TCPSite(self.runner, self.host, self.port)
         await site.start()
         self.port = self.runner.addresses[0][1]   # with port 0, the one it was given
         log.info("Mini App at http://%s:%s/", self.host, self.port)

@@ -70,7 +70,7 @@ class AppSessions:
                 return
             before = live.away
             live.in_app = self.sockets.seats_in_app(live)
-            if live.away != before:
+            if live.away != before:   # the away person's app opened or closed
                 core.plan(live, [])
                 core.schedule(live)
                 self.tables.displays.show(live)
@@ -82,7 +82,8 @@ class AppSessions:
         live = None if table_id is None else self.tables.core.live(table_id)
         if live is not None:
             await self._seats_changed(live)
-            if not self.sockets.in_app(live.id, viewer.user_id):
+            seat = live.seat_of(viewer.user_id)
+            if seat is not None and seat not in live.in_app:
                 self.tables.displays.show(live, only=viewer.user_id)
 
     # ---- what the page asks ----------------------------------------------------------------

@@ -100,11 +100,8 @@ class AppSockets:
                 del self.viewers[viewer.table_id]
         viewer.table_id = None
 
-    def in_app(self, table_id: int, user_id: int) -> bool:
-        """His app shows this table: his chat message may wait (ChatScreens.in_app)."""
-        return any(v.user_id == user_id for v in self.viewers.get(table_id, ()))
-
     def seats_in_app(self, live: LiveTable) -> set[int]:
+        """The seats whose app shows this table: their chat messages wait meanwhile."""
         return {seat for v in self.viewers.get(live.id, ())
                 if (seat := live.seat_of(v.user_id)) is not None}
 
