@@ -219,6 +219,7 @@ class BotApp:
                                  f"{settings.web_port} ({exc}): check DURAK_WEB_HOST and "
                                  "DURAK_WEB_PORT") from exc
         self._stack.push_async_callback(self.web.stop)
+        self.counted["mini_app"] = self.web_app.sockets
 
     def _polling_refused(self, error: TelegramAPIError) -> None:
         self.refused = error

@@ -129,6 +129,11 @@ async def test_the_page_is_served_with_a_policy_that_allows_no_inline_script(
         assert module.status == 200 and "javascript" in module.content_type
     async with http.get(app_url(app_bot) + "static/../server.py") as escape:
         assert escape.status in (403, 404)
+    # What the page shows before its socket's welcome, in the launch's language.
+    async with http.get(app_url(app_bot) + "texts/ru") as texts:
+        assert (await texts.json())["app.connecting"] == "Подключаюсь…"
+    async with http.get(app_url(app_bot) + "texts/xx") as texts:
+        assert (await texts.json())["app.connecting"] == "Connecting…"
 
 
 async def test_bad_frames_are_answered_and_change_nothing(

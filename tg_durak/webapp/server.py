@@ -22,7 +22,7 @@ from tg_durak.webapp.frames import MAX_FRAME, Again, BadFrame, Hello, Join, Move
 from tg_durak.webapp.launch import LaunchRefused, check_launch
 from tg_durak.webapp.session import AppSessions, NoTable
 from tg_durak.webapp.sockets import AppSockets, Viewer
-from tg_durak.webapp.texts import ERROR_TEXTS
+from tg_durak.webapp.texts import ERROR_TEXTS, early_texts
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,7 @@ class MiniApp:
         app = web.Application(middlewares=[self._headers])
         app.router.add_get("/", self._page)
         app.router.add_get("/ws", self._socket)
+        app.router.add_get("/texts/{language}", self._early_texts)
         app.router.add_static("/static", STATIC, follow_symlinks=False)
         return app
 
@@ -71,6 +72,9 @@ class MiniApp:
         response = web.FileResponse(STATIC / "index.html")
         response.headers["Cache-Control"] = "no-cache"
         return response
+
+    async def _early_texts(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response(early_texts(request.match_info["language"][:16]))
 
     async def _socket(self, request: web.Request) -> web.StreamResponse:
         origin = request.headers.get("Origin")

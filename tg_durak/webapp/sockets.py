@@ -100,6 +100,10 @@ class AppSockets:
                 del self.viewers[viewer.table_id]
         viewer.table_id = None
 
+    def stats(self) -> dict[str, int]:
+        """Open apps and the tables they show (ops/stats.py)."""
+        return {"sockets": sum(map(len, self.viewers.values())), "tables": len(self.viewers)}
+
     def seats_in_app(self, live: LiveTable) -> set[int]:
         """The seats whose app shows this table: their chat messages wait meanwhile."""
         return {seat for v in self.viewers.get(live.id, ())

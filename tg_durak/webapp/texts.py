@@ -3,6 +3,7 @@ the welcome frame, so that the page shows nothing the catalog does not hold."""
 
 from __future__ import annotations
 
+from tg_durak.i18n.translate import pick_locale, translator
 from tg_durak.render.app_state import rank_letters
 from tg_durak.webapp.launch import Launch
 from tg_durak.webapp.sockets import Viewer
@@ -16,6 +17,8 @@ APP_TEXTS = (
     "app.watching", "app.lobby", "app.lobby_joined", "app.app_closed", "app.four_colour",
     "app.close_chooser",
 )
+# What the page shows before its socket's welcome (GET texts/<language>).
+EARLY_TEXTS = ("app.connecting", "app.reconnecting", "app.no_launch")
 # Why the server refused a frame or a launch: the error frame's code -> its text.
 ERROR_TEXTS = {"bad_frame": "app.bad_frame", "too_big": "app.bad_frame",
                "too_fast": "app.too_fast", "launch_forged": "app.launch_forged",
@@ -27,3 +30,8 @@ def welcome(viewer: Viewer, launch: Launch) -> dict:
     return {"type": "welcome", "user": {"id": launch.user_id, "name": launch.name},
             "locale": t.locale, "strings": {key: t.unfilled(key) for key in APP_TEXTS},
             "ranks": rank_letters(t)}
+
+
+def early_texts(language: str) -> dict[str, str]:
+    t = translator(pick_locale(language))
+    return {key: t(key) for key in EARLY_TEXTS}

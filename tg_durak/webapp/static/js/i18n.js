@@ -1,24 +1,21 @@
-// The page's texts. Everything comes from the welcome frame's `strings`, except the three texts
-// needed before it arrives (copied verbatim from the four catalogs).
-
-const BUILTIN = {
-  en: {"app.connecting": "Connecting…", "app.reconnecting": "The connection dropped. Reconnecting…", "app.no_launch": "Open this table from Telegram: the 🃏 Table button in the bot's chat."},
-  ru: {"app.connecting": "Подключаюсь…", "app.reconnecting": "Связь прервалась. Подключаюсь снова…", "app.no_launch": "Открой этот стол из Telegram: кнопка 🃏 Стол в чате с ботом."},
-  uk: {"app.connecting": "Підключаюся…", "app.reconnecting": "Зв’язок урвався. Підключаюся знову…", "app.no_launch": "Відкрий цей стіл з Telegram: кнопка 🃏 Стіл у чаті з ботом."},
-  pl: {"app.connecting": "Łączę…", "app.reconnecting": "Połączenie zerwane. Łączę ponownie…", "app.no_launch": "Otwórz ten stół z Telegrama: przycisk 🃏 Stół w czacie z botem."},
-};
+// The page's texts. Everything comes from the welcome frame's `strings`, but the few texts
+// needed before it arrives, which the server gives for the launch's language (`texts/<lang>`).
 
 const SUIT_SYMBOLS = { s: '♠', h: '♥', d: '♦', c: '♣' };
 const RANK_VALUES = { J: 11, Q: 12, K: 13, A: 14 };
 
-let language = 'en';
+let early = {};
 let strings = {};
 let ranks = {};
 
-export function chooseLanguage(languageCode) {
-  const base = String(languageCode || '').toLowerCase().split(/[-_]/)[0];
-  language = base in BUILTIN ? base : 'en';
-  document.documentElement.lang = language;
+export async function chooseLanguage(languageCode) {
+  const base = String(languageCode || '').toLowerCase().split(/[-_]/)[0] || 'en';
+  try {
+    const response = await fetch(`texts/${encodeURIComponent(base)}`);
+    early = response.ok ? await response.json() : {};
+  } catch {
+    early = {};   // the server is out of reach: the socket's back-off will say so later
+  }
 }
 
 export function setCatalog(newStrings, newRanks, locale) {
@@ -33,7 +30,7 @@ export function hasCatalog() {
 
 // A key missing from the catalog shows nothing rather than the key itself.
 export function t(key, params = {}) {
-  const text = strings[key] ?? BUILTIN[language][key] ?? '';
+  const text = strings[key] ?? early[key] ?? '';
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 

@@ -299,11 +299,11 @@ function onFinal(code, lastError) {
   if (state) draw();
 }
 
-function boot() {
+async function boot() {
   installSprite();
   $('four-colour').replaceChildren(...['s', 'h', 'c', 'd'].map(suitSvg));
   const launch = readLaunch();
-  chooseLanguage(launch.languageCode);
+  await chooseLanguage(launch.languageCode);
   applyTheme(launch.themeParams);
   setLive(false);
   let fourColour = false;
