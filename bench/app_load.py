@@ -288,6 +288,7 @@ async def _drive(tg: FakeTelegram, bot: BotProcess, crowd: AppCrowd, count: int,
     stats_after = await bot.stats()
     window = [m for m in app.moves if start <= m.at < end]
     await _grace(window)
+    _write_moves(Path(bot.log_path).with_name("moves.csv"), window, start)
     return _report(tg, bot, crowd, window, {
         "tables": count, "seconds": end - start, "start": start, "end": end,
         "wall": (wall_start, wall_end), "ready_s": ready_s, "cpu": (cpu_before, cpu_after),
@@ -304,6 +305,17 @@ async def _grace(window: list[AppMove]) -> None:
             m.answered_at is None or (m.key is None and not m.again and m.pushed_at is None)
             for m in window):
         await asyncio.sleep(0.2)
+
+
+def _write_moves(path: Path, window: list[AppMove], start: float) -> None:
+    """Every frame of the window: when (s into it), its answer and its push (ms): a stall
+    shows as a run of slow ones at one moment."""
+    lines = ["at_s,answer_ms,push_ms,key,again"]
+    for m in window:
+        answer = "" if m.answered_at is None else f"{(m.answered_at - m.at) * 1000:.1f}"
+        push = "" if m.pushed_at is None else f"{(m.pushed_at - m.at) * 1000:.1f}"
+        lines.append(f"{m.at - start:.3f},{answer},{push},{m.key or ''},{int(m.again)}")
+    path.write_text("\n".join(lines) + "\n")
 
 
 def _app_chat_requests(tg: FakeTelegram, players: dict[int, Player], start: float,
