@@ -108,9 +108,11 @@ def _children(pid: int) -> list[int]:
 class BotProcess:
     """`python -m tg_durak` against the emulator, its stderr in a file (the stats lines too)."""
 
-    def __init__(self, tg: FakeTelegram, db_path: str, workdir: str) -> None:
+    def __init__(self, tg: FakeTelegram, db_path: str, workdir: str,
+                 env: dict[str, str] | None = None) -> None:
         self.tg = tg
         self.db_path = db_path
+        self.env = env or {}   # more settings (bench/app_load.py: the Mini App's)
         self.log_path = Path(workdir) / "bot.log"
         self.proc: subprocess.Popen | None = None
         self.started_at = 0.0
@@ -118,7 +120,7 @@ class BotProcess:
     def start(self) -> None:
         env = {**os.environ, "BOT_TOKEN": self.tg.token, "TELEGRAM_API_URL": str(self.tg.url),
                "DURAK_DB": self.db_path, "DURAK_TIME_SCALE": "1", "DURAK_EDIT_INTERVAL": "1",
-               "LOG_LEVEL": "WARNING"}
+               "LOG_LEVEL": "WARNING", **self.env}
         self.started_at = time.monotonic()
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen([sys.executable, "-m", "tg_durak"], env=env,
