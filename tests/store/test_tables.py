@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from tests.store.helpers import ANN, BOB, CPU, raw, running_table
+from tests.store.helpers import ANN, BOB, CPU, raw, running_table, statements_sent
 from tg_durak.play.records import TableChange
 from tg_durak.storage import CorruptRow, StaleVersion, Store
 
@@ -91,6 +91,23 @@ async def test_concurrent_records_on_one_table_one_wins(store: Store) -> None:
     table = await store.tables.get(table_id)
     assert table is not None
     assert table.snapshot == {"by": winner}
+
+
+async def test_changes_that_come_together_share_a_commit_and_a_stale_one_is_refused_alone(
+        store: Store) -> None:
+    tables = [await running_table(store, chat_id=10 + n) for n in range(8)]
+    await store.tables.record(TableChange(tables[0], 0, [{"n": 1}], {"at": 1}))
+    sent = statements_sent(store, keep=lambda sql: sql.split()[0].upper())
+    outcomes = await asyncio.gather(
+        *(store.tables.record(TableChange(t, 0, [{"t": t}], {"t": t})) for t in tables),
+        return_exceptions=True)
+    assert isinstance(outcomes[0], StaleVersion)   # tables[0] was at version 1 already
+    assert outcomes[1:] == [1] * 7
+    for t in tables[1:]:
+        assert await store.tables.log(t) == [{"t": t}]
+    assert await store.tables.log(tables[0]) == [{"n": 1}]
+    # The eight came before the first could be written: one transaction for them all.
+    assert sent.count("COMMIT") == 1, sent
 
 
 async def test_finished_tables_take_no_more_moves(store: Store) -> None:

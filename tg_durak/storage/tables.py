@@ -3,6 +3,7 @@ and the readings a restart and the check make of them."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -57,6 +58,9 @@ class Tables:
     def __init__(self, connection: Connection, results: Results) -> None:
         self._connection = connection
         self._results = results
+        # record's group commit: the changes waiting for the next transaction, and its writer
+        self._queued: list[tuple[TableChange, asyncio.Future[int]]] = []
+        self._writer: asyncio.Task | None = None
 
     async def create(
         self,
@@ -92,38 +96,68 @@ class Tables:
         and nothing is written. Its results (and the ratings they move) are written in the same
         transaction, so a game's last move, its results and the ratings stand or fall together.
         Returns the new version (the expected one plus the number of entries).
+
+        Changes of other tables that come while one is being written wait for it and are then
+        written together, in one transaction (a group commit): under load a commit serves many
+        tables, and a move waits for one write, not for a queue of them. Each keeps its own
+        version check; a stale one is refused alone.
         """
-        table_id, expected_version = change.table_id, change.expected_version
         check(change.status, ("running", "finished", "aborted"), "status")
         check_results(change.results)
+        written = asyncio.get_running_loop().create_future()
+        self._queued.append((change, written))
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write_queued())
+        return await written
+
+    async def _write_queued(self) -> None:
+        try:
+            while self._queued:
+                batch, self._queued = self._queued, []
+                try:
+                    async with self._connection.transaction() as db:
+                        outcomes = [await self._write_one(db, change) for change, _ in batch]
+                except Exception as exc:   # the transaction rolled back: none of them stands
+                    outcomes = [exc] * len(batch)
+                for (_, written), outcome in zip(batch, outcomes, strict=True):
+                    if written.done():
+                        continue   # its caller was cancelled (a stop)
+                    if isinstance(outcome, Exception):
+                        written.set_exception(outcome)
+                    else:
+                        written.set_result(outcome)
+        finally:
+            self._writer = None
+
+    async def _write_one(self, db: Session, change: TableChange) -> int | StaleVersion:
+        """One change inside the group's transaction: the new version, or why it was refused
+        (nothing of it written)."""
+        table_id, expected_version = change.table_id, change.expected_version
         entries_json = [dumps(entry) for entry in change.entries]
-        snapshot_json = dumps(change.snapshot)
         now = time.time()
         new_version = expected_version + len(change.entries)
         # Every move comes here: the version check is the update's own condition, and results
         # are written only when there are some (each statement is a trip to SQLite's thread).
-        async with self._connection.transaction() as db:
-            changed = await db.execute(
-                "UPDATE tables SET snapshot = ?, version = ?, status = ?, updated_at = ?,"
-                " finished_at = CASE WHEN ? = 'running' THEN NULL ELSE ? END"
-                " WHERE id = ? AND version = ? AND status = 'running'",
-                (snapshot_json, new_version, change.status, now, change.status, now, table_id,
-                 expected_version),
-            )
-            if changed != 1:
-                version, current_status = await self._version_and_status(db, table_id)
-                if version != expected_version:
-                    raise StaleVersion(
-                        f"table {table_id} is at version {version}, not {expected_version}"
-                    )
-                raise StaleVersion(f"table {table_id} is {current_status}, not running")
-            await db.executemany(
-                "INSERT INTO actions (table_id, seq, entry, at) VALUES (?, ?, ?, ?)",
-                [(table_id, expected_version + i, text, now)
-                 for i, text in enumerate(entries_json, 1)],
-            )
-            if change.results:
-                await self._results.write(db, table_id, change.results, now)
+        changed = await db.execute(
+            "UPDATE tables SET snapshot = ?, version = ?, status = ?, updated_at = ?,"
+            " finished_at = CASE WHEN ? = 'running' THEN NULL ELSE ? END"
+            " WHERE id = ? AND version = ? AND status = 'running'",
+            (dumps(change.snapshot), new_version, change.status, now, change.status, now,
+             table_id, expected_version),
+        )
+        if changed != 1:
+            version, current_status = await self._version_and_status(db, table_id)
+            if version != expected_version:
+                return StaleVersion(
+                    f"table {table_id} is at version {version}, not {expected_version}")
+            return StaleVersion(f"table {table_id} is {current_status}, not running")
+        await db.executemany(
+            "INSERT INTO actions (table_id, seq, entry, at) VALUES (?, ?, ?, ?)",
+            [(table_id, expected_version + i, text, now)
+             for i, text in enumerate(entries_json, 1)],
+        )
+        if change.results:
+            await self._results.write(db, table_id, change.results, now)
         return new_version
 
     async def record_many(self, changes: Sequence[TableChange]) -> None:
