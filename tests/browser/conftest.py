@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
@@ -110,6 +111,15 @@ class Phone:
     frames: list[dict] = field(default_factory=list)
     sockets: list[WebSocket] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    expected: list[re.Pattern[str]] = field(default_factory=list)
+
+    def expect_problem(self, pattern: str) -> None:
+        """A console error this test causes on purpose (e.g. a refused connection): not a
+        fault of the page."""
+        self.expected.append(re.compile(pattern))
+
+    def unexpected_problems(self) -> list[str]:
+        return [p for p in self.problems if not any(e.search(p) for e in self.expected)]
 
     def states(self) -> list[dict]:
         return [f for f in self.frames if f.get("type") == "state"]
@@ -168,7 +178,7 @@ async def phone(browser: Browser, app_bot: BotApp) -> AsyncIterator[OpenPhone]:
         return p
 
     yield open_phone
-    problems = [problem for p in phones for problem in p.problems]
+    problems = [problem for p in phones for problem in p.unexpected_problems()]
     for p in phones:
         await p.close()
     assert not problems, "the page went wrong:\n" + "\n".join(problems)
