@@ -43,11 +43,21 @@ PHONE = {"viewport": {"width": 360, "height": 640}, "device_scale_factor": 2,
 TELEGRAM_SCRIPT = "https://telegram.org/js/telegram-web-app.js"
 WAIT_MS = 60_000   # a hang bound for one wait, not a speed target: the machine is shared
 
-# Chromium reports a CSP violation on the console, but only the page sees the event itself:
-# this script (run before the page's own, outside its CSP) turns every violation into an error.
-REPORT_CSP = """
+# Run before the page's own scripts (and outside its CSP). Chromium reports a CSP violation on
+# the console, but only the page sees the event itself: every violation becomes an error. And
+# every card the table (#pairs) ever showed is noted, by its accessible name: a round may close
+# (its cards gone to the discard) sooner than a test looks.
+PROBES = """
 document.addEventListener('securitypolicyviolation', (event) => {
   console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`);
+});
+window.shownOnTable = new Set();
+document.addEventListener('DOMContentLoaded', () => {
+  new MutationObserver(() => {
+    for (const card of document.querySelectorAll('#pairs .card[aria-label]')) {
+      window.shownOnTable.add(card.getAttribute('aria-label'));
+    }
+  }).observe(document.body, {childList: true, subtree: true});
 });
 """
 
@@ -101,7 +111,7 @@ async def app_bot(tg: FakeTelegram, db_path: str) -> AsyncIterator[BotApp]:
 # ---- phones
 
 
-@dataclass
+@dataclass(eq=False)   # one phone is one object: it may key a dict
 class Phone:
     """One phone with the app open: its page, every frame its sockets received, and what went
     wrong on it (console errors, uncaught exceptions, CSP violations)."""
@@ -134,6 +144,11 @@ class Phone:
             timeout=WAIT_MS)
         return await self.version()
 
+    async def shown_on_table(self, label: str) -> None:
+        """Waits until the table has shown the card named `label` (see PROBES)."""
+        await self.page.wait_for_function("label => window.shownOnTable.has(label)", arg=label,
+                                          timeout=WAIT_MS)
+
     async def close(self) -> None:
         await self.context.close()
 
@@ -161,7 +176,7 @@ async def phone(browser: Browser, app_bot: BotApp) -> AsyncIterator[OpenPhone]:
         context = await browser.new_context(**PHONE, locale=locale, color_scheme=color_scheme)
         context.set_default_timeout(WAIT_MS)
         await context.route(TELEGRAM_SCRIPT, lambda route: route.abort())
-        await context.add_init_script(REPORT_CSP)
+        await context.add_init_script(PROBES)
         page = await context.new_page()
         p = Phone(context, page)
         phones.append(p)

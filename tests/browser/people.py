@@ -6,6 +6,8 @@ its neighbour in the fan: where a finger would go.
 
 from __future__ import annotations
 
+import asyncio
+
 from playwright.async_api import Locator, Page
 
 from tests.browser.conftest import WAIT_MS
@@ -46,18 +48,20 @@ VISIBLE_POINT = """(selector) => {
     for (const fx of [0.5, 0.3, 0.15, 0.08, 0.7, 0.85]) {
       const x = r.left + r.width * fx, y = r.top + r.height * fy;
       const top = document.elementFromPoint(x, y);
-      if (top && (top === el || el.contains(top))) return {x, y};
+      if (top && (top === el || el.contains(top))) return {x, y, card: el.dataset.card ?? null};
     }
   }
   return null;
 }"""
 
 
-async def tap(page: Page, selector: str) -> None:
-    """A finger on the visible part of the first element `selector` matches (waiting for one)."""
+async def tap(page: Page, selector: str) -> str | None:
+    """A finger on the visible part of the first element `selector` matches (waiting for one);
+    returns its card, if it is one."""
     handle = await page.wait_for_function(VISIBLE_POINT, arg=selector, timeout=WAIT_MS)
     point = await handle.json_value()
     await page.touchscreen.tap(point["x"], point["y"])
+    return point["card"]
 
 
 def hand_card(page: Page, label: str) -> Locator:
@@ -69,21 +73,41 @@ async def what_now(page: Page) -> str:
     return await handle.json_value()
 
 
-async def play_one(page: Page) -> str:
+async def play_one(page: Page) -> tuple[str, str | None]:
     """One tap of the turn that is hers now (the page said so): a chooser's first target, the
     chooser's Transfer, the first playable card, else Take or Pass. Returns what was tapped
-    ("over" when there is nothing to tap), once the page has taken it in."""
+    ("over" when there is nothing to tap) and the card from her hand it played or chose, once
+    the page has taken the tap in."""
     now = await what_now(page)
     if now == "over":
-        return now
+        return now, None
     version = await page.evaluate("document.body.dataset.version")
-    if now == "target":
-        await tap(page, "#pairs .attack.target")
-    elif now == "transfer":
-        await tap(page, "#actions [data-action=transfer], #actions [data-action=show_trump]")
+    card = None
+    if now in ("target", "transfer"):
+        card = await page.evaluate(
+            "document.querySelector('#hand .card.selected')?.dataset.card ?? null")
+        await tap(page, "#pairs .attack.target" if now == "target" else
+                  "#actions [data-action=transfer], #actions [data-action=show_trump]")
     elif now == "card":
-        await tap(page, "#hand .card.in-hand.playable")
+        card = await tap(page, "#hand .card.in-hand.playable")
     else:
         await tap(page, "#actions [data-action=take], #actions [data-action=pass]")
     await page.wait_for_function(AFTER_TAP, arg=version, timeout=WAIT_MS)
-    return now
+    return now, card
+
+async def next_mover(pages: list[Page]) -> Page:
+    """The page (of several at one table) that has a move to make first; the end counts."""
+    waits = {asyncio.ensure_future(what_now(page)): page for page in pages}
+    done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    return waits[next(iter(done))]
+
+
+def card_label(page_frame_card: str) -> str:
+    """The accessible name the page gives a card code in English ("10h" -> "10♥")."""
+    return page_frame_card[:-1] + SUITS[page_frame_card[-1]]
+
+
+SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}

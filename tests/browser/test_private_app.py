@@ -44,7 +44,7 @@ async def test_alice_plays_a_whole_game_against_the_computer_by_tapping(
 
     tapped: list[str] = []
     for _ in range(MAX_TAPS):
-        what = await play_one(page)
+        what, _ = await play_one(page)
         if what == "over":
             break
         tapped.append(what)
@@ -110,7 +110,7 @@ async def test_the_socket_cut_mid_game_comes_back_with_what_happened_meanwhile(
     assert live is not None
     # She plays until the computer is to move: the cut then comes before its move.
     for _ in range(MAX_TAPS):
-        assert await play_one(page) != "over", "the game ended before the cut"
+        assert (await play_one(page))[0] != "over", "the game ended before the cut"
         state = p.states()[-1]
         if state["clock"]["turn"] and state["clock"]["turn"]["seat"] != state["me"]:
             break
@@ -153,7 +153,7 @@ async def test_the_socket_cut_mid_game_comes_back_with_what_happened_meanwhile(
     # And she plays on: a move of hers is taken on the new socket.
     answers = len(p.frames)
     for _ in range(MAX_TAPS):
-        if await play_one(page) == "over":
+        if (await play_one(page))[0] == "over":
             raise AssertionError("the game ended before a move of hers after the cut")
         if any(f["type"] == "answer" and f["ok"] for f in p.frames[answers:]):
             break
