@@ -28,6 +28,7 @@ from playwright.async_api import (
     Playwright,
     WebSocket,
     async_playwright,
+    expect,
 )
 
 from tests.bot.app_pages import free_port
@@ -42,6 +43,7 @@ PHONE = {"viewport": {"width": 360, "height": 640}, "device_scale_factor": 2,
          "is_mobile": True, "has_touch": True}
 TELEGRAM_SCRIPT = "https://telegram.org/js/telegram-web-app.js"
 WAIT_MS = 60_000   # a hang bound for one wait, not a speed target: the machine is shared
+expect.set_options(timeout=WAIT_MS)   # expect() has its own default (5 s), not the context's
 
 # Run before the page's own scripts (and outside its CSP). Chromium reports a CSP violation on
 # the console, but only the page sees the event itself: every violation becomes an error. And

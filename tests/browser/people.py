@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
-from playwright.async_api import Locator, Page
+from playwright.async_api import Page
 
 from tests.browser.conftest import WAIT_MS
 
@@ -62,10 +62,6 @@ async def tap(page: Page, selector: str) -> str | None:
     point = await handle.json_value()
     await page.touchscreen.tap(point["x"], point["y"])
     return point["card"]
-
-
-def hand_card(page: Page, label: str) -> Locator:
-    return page.locator("#hand").get_by_role("button", name=label, exact=True)
 
 
 async def what_now(page: Page) -> str:

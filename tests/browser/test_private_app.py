@@ -45,7 +45,7 @@ async def test_alice_plays_a_whole_game_against_the_computer_by_tapping(
     p = await open_table(tg, phone, await private_game(tg))
     page = p.page
     await expect(page.locator("#seats .seat")).to_have_count(1)
-    await expect(page.locator("#hand button.card.in-hand")).to_have_count(6)
+    await expect(page.locator("#hand button.card.in-hand").first).to_be_visible()
 
     tapped: list[str] = []
     for _ in range(MAX_TAPS):
@@ -103,7 +103,7 @@ async def test_forged_expired_and_other_bots_launches_are_refused(
     # The same button, untouched, opens her table.
     p = await open_table(tg, phone, message)
     await expect(p.page.locator("#screen")).to_be_hidden()
-    await expect(p.page.locator("#hand button.card.in-hand")).to_have_count(6)
+    await expect(p.page.locator("#hand button.card.in-hand").first).to_be_visible()
 
 
 async def test_the_socket_cut_mid_game_comes_back_with_what_happened_meanwhile(
