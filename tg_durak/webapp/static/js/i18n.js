@@ -54,3 +54,10 @@ export function cardLabel(code) {
   const { suit, value } = parseCard(code);
   return rankLabel(value) + suitSymbol(suit);
 }
+
+// The server's texts are the chat's, where a suit is written with U+FE0F (emoji presentation,
+// as Telegram shows it). On the page an emoji suit is larger than the text around it and
+// unlike the suits on the cards: the suits are shown as text here.
+export function asText(line) {
+  return String(line ?? '').replace(/([♠♣♥♦])\uFE0F/g, '$1');
+}

@@ -2,7 +2,7 @@
 // what to do and the buttons, then the hand as a fan. Pure drawing; input lives in main.js.
 import { backSvg, faceSvg, suitSvg } from './cards.js';
 import { bar, h } from './dom.js';
-import { cardLabel, parseCard, suitSymbol, t } from './i18n.js';
+import { asText, cardLabel, parseCard, suitSymbol, t } from './i18n.js';
 import { cardsFor, defenceTargets, hasMove, movesWithCard, playableCards } from './moves.js';
 
 const $ = (id) => document.getElementById(id);
@@ -138,15 +138,15 @@ function renderPairs(state, ui) {
 function renderStatus(state, ui) {
   const turn = $('turn');
   const chooser = ui.chooser;
-  let text = state.text?.turn ?? '';
+  let text = asText(state.text?.turn);
   if (chooser?.kind === 'card') text = t('app.choose_target', { card: cardLabel(chooser.card) });
   if (chooser && chooser.kind !== 'card') text = t('app.choose_transfer');
   if (state.view === 'spectator' && !text) text = t('app.watching');
   turn.textContent = text;
   turn.classList.toggle('choosing', Boolean(chooser));
   const last = (state.text?.last ?? []).slice(-3);
-  $('last').replaceChildren(...last.map((line) => h('li', { text: line })));
-  $('header').textContent = state.view === 'lobby' ? '' : state.text?.header ?? '';
+  $('last').replaceChildren(...last.map((line) => h('li', { text: asText(line) })));
+  $('header').textContent = state.view === 'lobby' ? '' : asText(state.text?.header);
 }
 
 function actionButton(action, key, extraClass = '') {
@@ -266,7 +266,7 @@ function renderPanel(state) {
   } else if (state.over) {
     const again = state.again === 'rematch' ? 'app.rematch' : state.again === 'again' ? 'app.again' : null;
     box.append(panel([
-      h('ul', { class: 'result' }, (state.text?.result ?? []).map((line) => h('li', { text: line }))),
+      h('ul', { class: 'result' }, (state.text?.result ?? []).map((line) => h('li', { text: asText(line) }))),
       again ? actionButton('again', again, 'primary big') : null,
     ]));
   }

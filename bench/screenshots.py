@@ -1,0 +1,197 @@
+"""The Mini App's pictures for the docs, taken in Debian's Chromium at phone size (360×640 CSS
+pixels at device scale 2) from the real bot against the emulator:
+
+    PYTHONPATH=. python bench/screenshots.py [--out docs/images]
+
+- mini-app-light.png, mini-app-dark.png: Alice's private game against the computer, mid-round,
+  in Telegram's light and dark themes;
+- mini-app-group-ru.png: a group's table of four seats (three people and a computer) in
+  Russian, dark;
+- local-web.png: `python -m tg_durak local --web`, the emulator's Telegram-like page, with the
+  private chat of a game (a desktop window).
+
+The timers run at real speed (TIME_SCALE 1): nothing moves while a picture is taken. Emoji
+(🤖) need a colour emoji font, as on a phone: Debian's fonts-noto-color-emoji.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from playwright.async_api import Browser, Page, async_playwright
+
+from tg_durak.app import BotApp
+from tg_durak.config import Settings
+from tg_durak.emulator import DARK_THEME, LIGHT_THEME, FakeTelegram
+from tg_durak.emulator.models import Message
+from tg_durak.local_web import free_port, running
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run", "--disable-sync"]
+PHONE = {"viewport": {"width": 360, "height": 640}, "device_scale_factor": 2,
+         "is_mobile": True, "has_touch": True}
+GROUP = -1001234567890
+WAIT_MS = 60_000
+
+
+def game_message(tg: FakeTelegram, user_id: int) -> Message | None:
+    for m in reversed(tg.messages(user_id)):
+        if any(b.callback_data and b.callback_data.startswith("m:")
+               for row in m.buttons for b in row):
+            return m
+    return None
+
+
+def web_app_button(message: Message) -> str:
+    return next(b.text for row in message.buttons for b in row if b.web_app)
+
+
+async def press_lobby(tg: FakeTelegram, user_id: int, message: Message, verb: str,
+                      value: str | None = None) -> None:
+    """A tap on the lobby's button of `verb` (render/callbacks.py LobbyVerb), whatever its
+    language."""
+    current = tg.message(message.chat_id, message.message_id)
+    for row in current.buttons:
+        for b in row:
+            parts = (b.callback_data or "").split(":")
+            if parts[0] == "g" and parts[2] == verb and value in (None, parts[3]):
+                await tg.press(user_id, current, b)
+                return
+    raise LookupError(f"no lobby button {verb!r}: {current.buttons}")
+
+
+async def settled(page: Page) -> None:
+    """Connected, drawn, and no card still flying."""
+    await page.wait_for_function(
+        "() => document.body.dataset.connected === '1' && document.getAnimations().length === 0",
+        timeout=WAIT_MS)
+
+
+async def mid_round(page: Page) -> None:
+    """Plays the first playable card if she leads, then waits for a card on the table and the
+    computer's answer to it: the table mid-round."""
+    await page.wait_for_function("() => document.body.dataset.input === '1'", timeout=WAIT_MS)
+    leads = await page.locator("#pairs .pair").count() == 0
+    if leads:
+        await page.locator("#hand .card.playable").first.click()
+        await page.wait_for_function(
+            "() => document.querySelector('#pairs .pair.beaten') || "
+            "document.querySelector('#seats .seat[data-role=taking]')", timeout=WAIT_MS)
+    else:
+        await page.wait_for_function("() => document.querySelector('#pairs .pair')",
+                                     timeout=WAIT_MS)
+    await settled(page)
+
+
+async def phone_page(browser: Browser, url: str, dark: bool, locale: str) -> Page:
+    context = await browser.new_context(**PHONE, locale=locale,
+                                        color_scheme="dark" if dark else "light")
+    await context.route("https://telegram.org/**", lambda route: route.abort())
+    page = await context.new_page()
+    await page.goto(url)
+    return page
+
+
+async def private_shots(browser: Browser, out: Path, db: str) -> None:
+    async with FakeTelegram() as tg:
+        tg.add_user(501, "Alice", language_code="en")
+        tg.add_user(502, "Bob", language_code="en")
+        port = free_port()
+        url = f"http://127.0.0.1:{port}/"
+        tg.set_web_app(url)
+        app = BotApp(Settings(token=tg.token, db_path=db, api_url=tg.url, time_scale=1.0,
+                              log_level="WARNING", webapp_url=url, web_port=port))
+        await app.start()
+        try:
+            for user, theme, dark, name in ((501, LIGHT_THEME, False, "mini-app-light.png"),
+                                            (502, DARK_THEME, True, "mini-app-dark.png")):
+                await tg.send_text(user, "/start")
+                greeting = await tg.wait_for(lambda u=user: tg.last_message(u))
+                await tg.press(user, greeting, "▶ Play")
+                message = await tg.wait_for(lambda u=user: game_message(tg, u))
+                page = await phone_page(browser, tg.open_web_app(
+                    user, message, web_app_button(message), theme=theme), dark, "en-US")
+                await mid_round(page)
+                await page.screenshot(path=out / name)
+                await page.context.close()
+        finally:
+            await app.stop()
+
+
+RU_PEOPLE = ((601, "Алиса"), (602, "Борис"), (603, "Вера"))
+
+
+async def group_shot(browser: Browser, out: Path, db: str) -> None:
+    async with FakeTelegram() as tg:
+        for user, name in RU_PEOPLE:
+            tg.add_user(user, name, language_code="ru")
+        tg.add_group(GROUP, "Клуб", members=[u for u, _ in RU_PEOPLE], creator=601)
+        port = free_port()
+        url = f"http://127.0.0.1:{port}/"
+        tg.set_web_app(url)
+        settings = Settings(token=tg.token, db_path=db, api_url=tg.url, time_scale=1.0,
+                            log_level="WARNING")
+        app = BotApp(replace(settings, webapp_url=url, web_port=port))
+        await app.start()
+        try:
+            for user, _ in RU_PEOPLE:
+                await tg.send_text(user, "/start")
+            await tg.send_text(601, "/new@durak_test_bot", chat_id=GROUP)
+            lobby = await tg.wait_for(lambda: tg.last_message(GROUP))
+            for user, _ in RU_PEOPLE[1:]:
+                await press_lobby(tg, user, lobby, "j")
+            await press_lobby(tg, 601, lobby, "c")   # the fourth seat: a full lobby starts
+            message = await tg.wait_for(lambda: game_message(tg, 602))
+            page = await phone_page(browser, tg.open_web_app(
+                602, message, web_app_button(message), theme=DARK_THEME), True, "ru-RU")
+            await settled(page)
+            await page.wait_for_function("() => document.querySelector('#pairs .pair')",
+                                         timeout=WAIT_MS)
+            await settled(page)
+            await page.screenshot(path=out / "mini-app-group-ru.png")
+            await page.context.close()
+        finally:
+            await app.stop()
+
+
+async def local_web_shot(browser: Browser, out: Path, db: str) -> None:
+    async with running(db, time_scale=1.0, language="en") as pieces:
+        tg = pieces.tg
+        await tg.send_text(501, "/start")
+        greeting = await tg.wait_for(lambda: tg.last_message(501))
+        await tg.press(501, greeting, "▶ Play")
+        await tg.wait_for(lambda: game_message(tg, 501))
+        context = await browser.new_context(viewport={"width": 1100, "height": 760},
+                                            device_scale_factor=1)
+        page = await context.new_page()
+        # Alice's window, her private chat with the bot open (the client's own URL parameters)
+        await page.goto(f"{pieces.url}?as=alice#chat=501")   # (it polls: never network-idle)
+        await page.get_by_text("Trump").last.wait_for(timeout=WAIT_MS)
+        await page.screenshot(path=out / "local-web.png")
+        await context.close()
+
+
+async def main(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                await private_shots(browser, out, f"{tmp}/private.sqlite3")
+                await group_shot(browser, out, f"{tmp}/group.sqlite3")
+                await local_web_shot(browser, out, f"{tmp}/local.sqlite3")
+            finally:
+                await browser.close()
+    for png in sorted(out.glob("*.png")):
+        print(f"{png}: {png.stat().st_size // 1024} KB")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("docs/images"))
+    asyncio.run(main(parser.parse_args().out))
