@@ -17,7 +17,7 @@ import aiohttp
 import pytest
 
 from tests.bot.app_pages import free_port
-from tests.bot.conftest import ALICE, play_to_end, settings_for, started_bot
+from tests.bot.conftest import ALICE, BOB, play_to_end, settings_for, started_bot
 from tests.bot.faults import exit_code, problems, quick_game
 from tests.bot.test_store_failures import locked_by_another_process
 from tests.processes import START_TIMEOUT
@@ -184,3 +184,38 @@ async def test_webhook_and_set_webhook_need_both_settings(tg: FakeTelegram, db_p
         assert done.stderr.startswith("tg-durak: DURAK_WEBHOOK_SECRET is not set"), done.stderr
         assert len(done.stderr.splitlines()) == 1
     assert tg.calls == []
+
+
+async def test_a_stop_lets_the_update_under_way_finish_and_answers_new_posts_503(
+        tg: FakeTelegram, unregistered_bot: BotApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    bot, users = unregistered_bot, unregistered_bot.store.users
+    ensure, entered, go_on = users.ensure, asyncio.Event(), asyncio.Event()
+
+    async def held(*args, **kwargs):
+        entered.set()
+        await go_on.wait()
+        return await ensure(*args, **kwargs)
+
+    monkeypatch.setattr(users, "ensure", held)
+    await tg.send_text(ALICE, "/start")
+    await tg.send_text(BOB, "/start")
+    first, second = tg.pending_updates
+    headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+    async with aiohttp.ClientSession() as http:
+        async def post(update: dict) -> int:
+            async with http.post(bot.settings.webhook_url, json=update, headers=headers) as r:
+                return r.status
+
+        under_way = asyncio.create_task(post(first))
+        await entered.wait()
+        stopping = asyncio.create_task(bot.stop())
+        for _ in range(100):   # the stop's first step comes before any of its waits
+            if not bot.webhook.accepting:
+                break
+            await asyncio.sleep(0)
+        assert not bot.webhook.accepting, "the stop closed the door to new posts"
+        assert await post(second) == 503
+        go_on.set()
+        assert await under_way == 200
+        await stopping
+    assert greetings(tg, ALICE) and not greetings(tg, BOB)
