@@ -1,6 +1,8 @@
 """`python -m tg_durak` runs the bot; `python -m tg_durak local` plays in this terminal;
 `python -m tg_durak ratings --rebuild` recomputes the ratings; `python -m tg_durak check` verifies
 the database and `python -m tg_durak backup PATH` copies it (both safe while the bot runs).
+`python -m tg_durak webhook` runs the bot taking Telegram's webhook posts instead of polling, once
+`python -m tg_durak set-webhook` has registered the webhook (from a deploy step).
 `python -m tg_durak --help` lists them; each has its own --help."""
 
 from __future__ import annotations
@@ -31,6 +33,16 @@ restart it); {START_EXIT} start-up failed for a reason that may pass (Telegram u
 Each command has its own --help: python -m tg_durak local --help"""
 
 
+class _CommandsOnOneLine(argparse.RawDescriptionHelpFormatter):
+    """Each command and its summary on one line, set-webhook too: argparse measures the commands
+    at their section's indent but lists them 2 further in, which wraps the longest."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        if isinstance(action, argparse._SubParsersAction):
+            self._action_max_length += 2
+
+
 def parser() -> argparse.ArgumentParser:
     """The whole command line. Each command's module defines its options; none of them imports
     the bot until its command runs, so that --help answers at once (aiogram takes seconds)."""
@@ -39,7 +51,7 @@ def parser() -> argparse.ArgumentParser:
 
     top = argparse.ArgumentParser(prog="python -m tg_durak", usage="%(prog)s [-h] [COMMAND] ...",
                                   description=DESCRIPTION, epilog=EPILOG,
-                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+                                  formatter_class=_CommandsOnOneLine)
     top.set_defaults(run=run_bot)
     commands = top.add_subparsers(title="commands", metavar="COMMAND",
                                   help="none: run the bot (needs BOT_TOKEN)")
@@ -51,7 +63,11 @@ def parser() -> argparse.ArgumentParser:
             ("backup", "backup PATH: copy the database to PATH", check_cli.__doc__,
              check_cli.add_backup_arguments, check_cli.run_backup),
             ("ratings", "ratings --rebuild: recompute every rating", ratings_cli.__doc__,
-             ratings_cli.add_arguments, ratings_cli.run)):
+             ratings_cli.add_arguments, ratings_cli.run),
+            ("webhook", "run the bot on Telegram's webhook instead of polling", WEBHOOK_DOC,
+             lambda command: None, run_webhook_bot),
+            ("set-webhook", "register the webhook with Telegram (--delete: remove it)",
+             SET_WEBHOOK_DOC, add_set_webhook_arguments, run_set_webhook)):
         command = commands.add_parser(name, prog=f"{top.prog} {name}", help=summary,
                                       description=doc,
                                       formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -60,14 +76,71 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def run_bot(args: argparse.Namespace) -> int:
-    """Run the bot until SIGTERM or Ctrl-C; one of the exit codes above."""
+WEBHOOK_DOC = """\
+Runs the bot as `python -m tg_durak` does, but takes the updates Telegram posts to
+DURAK_WEBHOOK_URL (served at its path on DURAK_WEB_HOST:DURAK_WEB_PORT, behind your TLS proxy)
+instead of polling; each post must carry DURAK_WEBHOOK_SECRET. It never sets or deletes the
+webhook: run set-webhook once, from a deploy step. Any number of such processes may run."""
+
+SET_WEBHOOK_DOC = """\
+Registers DURAK_WEBHOOK_URL and DURAK_WEBHOOK_SECRET with Telegram (with the update types the
+bot handles; the updates already waiting are kept) and prints what Telegram then says of the
+webhook. --delete removes it: the bot can poll again. Exit codes: 0 done, 2 a setting is wrong
+(or Telegram refused it), 4 Telegram could not be reached."""
+
+
+def add_set_webhook_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--delete", action="store_true",
+                         help="remove the webhook instead (back to polling)")
+
+
+def _settings(webhook: bool):
+    """The settings from the environment, or None once the reason was printed."""
     from tg_durak.config import ConfigError, Settings
 
     try:
         settings = Settings.from_env()
+        if webhook:
+            settings.require_webhook()
     except ConfigError as exc:
         print(f"tg-durak: {exc}", file=sys.stderr)
+        return None
+    return settings
+
+
+def run_set_webhook(args: argparse.Namespace) -> int:
+    """setWebhook (or deleteWebhook) once, then getWebhookInfo printed one field a line."""
+    settings = _settings(webhook=not args.delete)
+    if settings is None:
+        return SETTING_EXIT
+    from tg_durak.app import SettingRefused, StartFailed, set_webhook
+
+    try:
+        info = asyncio.run(set_webhook(settings, delete=args.delete))
+    except SettingRefused as exc:
+        print(f"tg-durak: {exc}", file=sys.stderr)
+        return SETTING_EXIT
+    except StartFailed as exc:
+        print(f"tg-durak: webhook not set: {exc}", file=sys.stderr)
+        return START_EXIT
+    for field, value in info.model_dump(exclude_none=True).items():
+        print(f"{field}: {value}")
+    return 0
+
+
+def run_webhook_bot(args: argparse.Namespace) -> int:
+    """The bot by webhook until SIGTERM or Ctrl-C; the exit codes of the bot."""
+    return _run_bot(webhook=True)
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    """Run the bot until SIGTERM or Ctrl-C; one of the exit codes above."""
+    return _run_bot(webhook=False)
+
+
+def _run_bot(webhook: bool) -> int:
+    settings = _settings(webhook)
+    if settings is None:
         return SETTING_EXIT
     logging.basicConfig(level=settings.log_level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -76,7 +149,7 @@ def run_bot(args: argparse.Namespace) -> int:
 
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(run(settings))
+            asyncio.run(run(settings, webhook=webhook))
     except (SchemaTooNew, SettingRefused) as exc:
         print(f"tg-durak: {exc}", file=sys.stderr)
         return SETTING_EXIT

@@ -8,18 +8,19 @@ import logging
 import signal
 import sqlite3
 
-from aiogram import Bot, Dispatcher
+from aiogram import Bot, Dispatcher, Router
 from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import PRODUCTION, TelegramAPIServer
 from aiogram.exceptions import (
     ClientDecodeError,
     TelegramAPIError,
+    TelegramBadRequest,
     TelegramConflictError,
     TelegramNotFound,
     TelegramUnauthorizedError,
 )
-from aiogram.types import BotCommand, BotCommandScopeAllGroupChats
+from aiogram.types import BotCommand, BotCommandScopeAllGroupChats, WebhookInfo
 
 from tg_durak.config import Settings
 from tg_durak.i18n.translate import DEFAULT_LOCALE, LOCALES, translator
@@ -37,6 +38,7 @@ from tg_durak.telegram.response_models import hold_response_models
 from tg_durak.telegram.retry import TelegramRetry
 from tg_durak.telegram.throttle import Throttle
 from tg_durak.telegram.update_claims import Delivery
+from tg_durak.telegram.webhook import WebhookRoute
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +94,19 @@ def build_bot(settings: Settings) -> Bot:
                default=DefaultBotProperties(parse_mode="HTML"))
 
 
+def _routers() -> list[Router]:
+    return [guards.router(), commands.router(), group.router(), lobby.router(),
+            commands.group_router(), menus.router(), game.router(),
+            failures.router()]   # the last, errors only: whatever any handler met
+
+
+def used_update_types() -> list[str]:
+    """The update types the bot's handlers take: what Telegram is to send it."""
+    dp = Dispatcher(disable_fsm=True)
+    dp.include_routers(*_routers())
+    return dp.resolve_used_update_types()
+
+
 def build_dispatcher(store: Store, tables: TableService, publisher: Publisher) -> Dispatcher:
     dp = Dispatcher(disable_fsm=True)   # no handler keeps a state: no record per person
     dp["store"] = store
@@ -105,11 +120,32 @@ def build_dispatcher(store: Store, tables: TableService, publisher: Publisher) -
     locale = PlayerLocaleMiddleware(make_i18n(), store, tables.absences.mark_reachable)
     dp.message.outer_middleware(locale)
     dp.callback_query.outer_middleware(locale)
-    dp.include_routers(guards.router(), commands.router(), group.router(), lobby.router(),
-                       commands.group_router(),
-                       menus.router(), game.router())
-    dp.include_router(failures.router())   # errors only: whatever any handler met
+    dp.include_routers(*_routers())
     return dp
+
+
+async def set_webhook(settings: Settings, *, delete: bool = False) -> WebhookInfo:
+    """Register DURAK_WEBHOOK_URL with its secret (once, from a deploy step: each process that
+    set it as it starts would take the updates' queue from the others' feet), or with `delete`
+    remove it (back to polling). Updates already waiting are kept either way. Returns what
+    Telegram then says of the webhook; StartFailed or SettingRefused as start-up's."""
+    bot = build_bot(settings)
+    bot.session.middleware(TelegramRetry(on_refused=lambda error: None))   # no getUpdates here
+    try:
+        if delete:
+            await bot.delete_webhook(drop_pending_updates=False)
+        else:
+            url, secret = settings.require_webhook()
+            await bot.set_webhook(url, secret_token=secret, allowed_updates=used_update_types(),
+                                  drop_pending_updates=False)
+        return await bot.get_webhook_info()
+    except TelegramBadRequest as exc:   # "bad webhook: ...": the address, or the secret
+        raise SettingRefused(f"Telegram refused the webhook ({exc.message}): check "
+                             "DURAK_WEBHOOK_URL and DURAK_WEBHOOK_SECRET") from exc
+    except (TelegramAPIError, ClientDecodeError) as exc:
+        raise _telegram_failure(exc, settings) from exc
+    finally:
+        await bot.session.close()
 
 
 async def register_commands(bot: Bot) -> None:
@@ -125,17 +161,23 @@ async def register_commands(bot: Bot) -> None:
 
 
 class BotApp:
-    """One running bot: store, publisher, table service and polling, started and stopped.
+    """One running bot: store, publisher, table service and its updates (long polling, or
+    Telegram's posts to the webhook with `webhook`), started and stopped.
 
     `start` brings the parts up one by one; `stop` takes down those that came up, the last
-    first, each step bounded so that the whole stop takes less than 5 s: polling
-    ends (no new update), the updates under way finish, the timers stop, the publisher flushes,
-    the heartbeat is written, the computer players' pool stops and the database closes (SQLite
-    folds its write-ahead log back into the file). A start that fails half-way stops the same.
+    first, each step bounded so that the whole stop takes less than 5 s: polling ends or the
+    webhook answers 503 (no new update), the updates under way finish, the timers stop, the
+    publisher flushes, the heartbeat is written, the computer players' pool stops and the
+    database closes (SQLite folds its write-ahead log back into the file). A start that fails
+    half-way stops the same.
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, webhook: bool = False) -> None:
+        if webhook:
+            settings.require_webhook()   # ConfigError before anything starts
         self.settings = settings
+        self.by_webhook = webhook
+        self.webhook: WebhookRoute | None = None
         self.bot = build_bot(settings)
         # Telegram's refusal of getUpdates that stopped the bot: another instance polls with
         # the same token (409), or the token was revoked (401).
@@ -173,7 +215,7 @@ class BotApp:
         self.tables = TableService(self.store, self.publisher, self.computers,
                                    time_scale=self.settings.time_scale)
         self.publisher.report_to(self.tables.chats)
-        self.delivery = Delivery(self.store)
+        self.delivery = Delivery(self.store, offered_again=self.by_webhook)
         self.dp = build_dispatcher(self.store, self.tables, self.publisher)
         self.dp.update.outer_middleware(self.delivery)
         self.counted = {"tables": self.tables, "publisher": self.publisher,
@@ -184,42 +226,50 @@ class BotApp:
         later.push_async_callback(self._flush_publisher)
         later.push_async_callback(self.tables.close)
         try:
-            await self.bot.delete_webhook()
+            if not self.by_webhook:   # a webhook is set-webhook's, from a deploy step
+                await self.bot.delete_webhook()
             self.tables.screens.bot_username = (await self.bot.me()).username
             await register_commands(self.bot)
         except (TelegramAPIError, ClientDecodeError) as exc:
             raise _telegram_failure(exc, self.settings) from exc
-        if self.settings.webapp_url:
-            await self._serve_web_app()
+        if self.settings.webapp_url or self.by_webhook:
+            await self._serve_web()
         resumed = await self.tables.restart.resume()
         log.info("resumed %d running tables", resumed)
         report_on_signal(self.counted)
-        self._tasks = [
-            asyncio.create_task(self._heartbeat()),
-            asyncio.create_task(self.dp.start_polling(self.bot, handle_signals=False,
-                                                      close_bot_session=False)),
-        ]
+        self._tasks = [asyncio.create_task(self._heartbeat())]
+        if self.webhook is not None:
+            self.webhook.accepting = True
+        else:
+            self._tasks.append(asyncio.create_task(self.dp.start_polling(
+                self.bot, handle_signals=False, close_bot_session=False)))
         if self.settings.stats_file:
             self._tasks.append(asyncio.create_task(
                 keep_writing(self.settings.stats_file, self.counted)))
-        later.push_async_callback(self._stop_polling)
+        later.push_async_callback(self._stop_taking_updates)
 
-    async def _serve_web_app(self) -> None:
-        """The Mini App's page and sockets, on DURAK_WEB_HOST:DURAK_WEB_PORT."""
+    async def _serve_web(self) -> None:
+        """The bot's web server on DURAK_WEB_HOST:DURAK_WEB_PORT: the Mini App's page and
+        sockets when it has one, the webhook's route in webhook mode."""
         from tg_durak.webapp.server import MiniApp, WebServer
 
         settings, screens = self.settings, self.tables.screens
-        screens.webapp_url, screens.webapp_name = settings.webapp_url, settings.webapp_name
-        self.web_app = MiniApp(self.tables, settings.token, settings.webapp_url)
-        self.web = WebServer(self.web_app.application(), settings.web_host, settings.web_port)
+        self.web = WebServer(settings.web_host, settings.web_port)
+        if settings.webapp_url:
+            screens.webapp_url, screens.webapp_name = settings.webapp_url, settings.webapp_name
+            self.web_app = MiniApp(self.tables, settings.token, settings.webapp_url)
+            self.web_app.add_to(self.web.app)
+            self.counted["mini_app"] = self.web_app.sockets
+        if self.by_webhook:
+            self.webhook = WebhookRoute(self.dp, self.bot, *settings.require_webhook())
+            self.webhook.add_to(self.web.app)
         try:
             await self.web.start()
         except OSError as exc:
-            raise SettingRefused(f"the Mini App cannot listen on {settings.web_host}:"
+            raise SettingRefused(f"the web server cannot listen on {settings.web_host}:"
                                  f"{settings.web_port} ({exc}): check DURAK_WEB_HOST and "
                                  "DURAK_WEB_PORT") from exc
         self._stack.push_async_callback(self.web.stop)
-        self.counted["mini_app"] = self.web_app.sockets
 
     def _polling_refused(self, error: TelegramAPIError) -> None:
         self.refused = error
@@ -268,10 +318,14 @@ class BotApp:
             if task.done() and not task.cancelled() and task.exception() is not None:
                 raise task.exception()
 
-    async def _stop_polling(self) -> None:
-        """No update is taken any more; those under way finish (for a while)."""
-        with contextlib.suppress(RuntimeError, TimeoutError):   # RuntimeError: not polling
-            await asyncio.wait_for(self.dp.stop_polling(), POLLING_STOP_SECONDS)
+    async def _stop_taking_updates(self) -> None:
+        """No update is taken any more (Telegram keeps the webhook's for another process, or
+        for our next start); those under way finish (for a while)."""
+        if self.webhook is not None:
+            self.webhook.accepting = False
+        else:
+            with contextlib.suppress(RuntimeError, TimeoutError):   # RuntimeError: not polling
+                await asyncio.wait_for(self.dp.stop_polling(), POLLING_STOP_SECONDS)
         await self.delivery.drain(DRAIN_SECONDS)
         for task in self._tasks:
             task.cancel()
@@ -288,10 +342,11 @@ class BotApp:
         await self._stack.aclose()
 
 
-async def run(settings: Settings) -> None:
-    """Run the bot until SIGTERM or SIGINT, then stop it in order. StartFailed if it could not
-    start; AnotherInstance or SettingRefused if Telegram refused its polling (a 409, a 401)."""
-    app = BotApp(settings)
+async def run(settings: Settings, *, webhook: bool = False) -> None:
+    """Run the bot (by webhook: taking Telegram's posts instead of polling) until SIGTERM or
+    SIGINT, then stop it in order. StartFailed if it could not start; AnotherInstance or
+    SettingRefused if Telegram refused its polling (a 409, a 401)."""
+    app = BotApp(settings, webhook=webhook)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):   # Windows: no signal handlers

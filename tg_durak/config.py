@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from dotenv import load_dotenv
@@ -10,6 +11,10 @@ from dotenv import load_dotenv
 
 class ConfigError(Exception):
     """A setting an operator must fix; shown as one line, not a traceback."""
+
+
+# What Telegram accepts as a webhook's secret_token.
+WEBHOOK_SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
 
 
 def _number(env: dict[str, str], name: str, most: float, what: str,
@@ -41,6 +46,20 @@ class Settings:
     web_port: int = 8080
     webapp_url: str | None = None
     webapp_name: str | None = None  # its short name for t.me/<bot>/<name> links
+    # The webhook: the public address Telegram posts updates to (its path is served on
+    # web_host:web_port) and the secret it sends in each request's header.
+    webhook_url: str | None = None
+    webhook_secret: str | None = None
+
+    def require_webhook(self) -> tuple[str, str]:
+        """The webhook's URL and secret, which `webhook` and `set-webhook` cannot do without."""
+        url, secret = self.webhook_url, self.webhook_secret
+        if not url or not secret:
+            missing = "DURAK_WEBHOOK_URL" if not url else "DURAK_WEBHOOK_SECRET"
+            raise ConfigError(
+                f"{missing} is not set: the webhook needs DURAK_WEBHOOK_URL (the public https:// "
+                "address Telegram posts to) and DURAK_WEBHOOK_SECRET (1-256 of A-Z a-z 0-9 _ -)")
+        return url, secret
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -73,6 +92,14 @@ class Settings:
         url = env.get("DURAK_WEBAPP_URL") or None
         if url is not None and not url.startswith(("https://", "http://")):
             raise ConfigError(f"DURAK_WEBAPP_URL must be the page's https:// address, not {url!r}")
+        webhook_url = env.get("DURAK_WEBHOOK_URL") or None
+        if webhook_url is not None and not webhook_url.startswith(("https://", "http://")):
+            raise ConfigError("DURAK_WEBHOOK_URL must be the https:// address Telegram posts to, "
+                              f"not {webhook_url!r}")
+        secret = env.get("DURAK_WEBHOOK_SECRET") or None
+        if secret is not None and not WEBHOOK_SECRET.fullmatch(secret):
+            raise ConfigError("DURAK_WEBHOOK_SECRET must be 1-256 characters of A-Z a-z 0-9 _ - "
+                              "(Telegram's rule for a webhook's secret token)")
         return cls(
             token=token,
             edit_interval=interval,
@@ -86,4 +113,6 @@ class Settings:
             web_port=int(web_port),
             webapp_url=url,
             webapp_name=env.get("DURAK_WEBAPP_NAME") or None,
+            webhook_url=webhook_url,
+            webhook_secret=secret,
         )

@@ -31,6 +31,20 @@ def test_the_mini_app_settings() -> None:
         "0.0.0.0", 9000, "https://d.example/", "durak")
 
 
+def test_the_webhook_settings_and_what_the_webhook_commands_require() -> None:
+    s = Settings.from_env({"BOT_TOKEN": TOKEN})
+    assert (s.webhook_url, s.webhook_secret) == (None, None)
+    with pytest.raises(ConfigError, match="DURAK_WEBHOOK_URL is not set"):
+        s.require_webhook()
+    secret = "A-z_09" * 42 + "abcd"   # 256 characters, every kind Telegram allows
+    s = Settings.from_env({"BOT_TOKEN": TOKEN, "DURAK_WEBHOOK_URL": "https://d.example/hook",
+                           "DURAK_WEBHOOK_SECRET": secret})
+    assert s.require_webhook() == ("https://d.example/hook", secret)
+    s = Settings.from_env({"BOT_TOKEN": TOKEN, "DURAK_WEBHOOK_URL": "https://d.example/hook"})
+    with pytest.raises(ConfigError, match="DURAK_WEBHOOK_SECRET is not set"):
+        s.require_webhook()
+
+
 @pytest.mark.parametrize(("env", "words"), [
     ({}, "BOT_TOKEN is not set"),
     ({"BOT_TOKEN": "  "}, "BOT_TOKEN is not set"),
@@ -40,6 +54,10 @@ def test_the_mini_app_settings() -> None:
     ({"BOT_TOKEN": TOKEN, "DURAK_EDIT_INTERVAL": "-1"}, "DURAK_EDIT_INTERVAL must be"),
     ({"BOT_TOKEN": TOKEN, "DURAK_WEB_PORT": "http"}, "DURAK_WEB_PORT must be"),
     ({"BOT_TOKEN": TOKEN, "DURAK_WEB_PORT": "70000"}, "DURAK_WEB_PORT must be"),
+    ({"BOT_TOKEN": TOKEN, "DURAK_WEBHOOK_URL": "durak.example/hook"}, "DURAK_WEBHOOK_URL must"),
+    ({"BOT_TOKEN": TOKEN, "DURAK_WEBHOOK_SECRET": "has space"}, "DURAK_WEBHOOK_SECRET must"),
+    ({"BOT_TOKEN": TOKEN, "DURAK_WEBHOOK_SECRET": "x" * 257}, "DURAK_WEBHOOK_SECRET must"),
+    ({"BOT_TOKEN": TOKEN, "DURAK_WEBHOOK_SECRET": "ключ"}, "DURAK_WEBHOOK_SECRET must"),
 ])
 def test_bad_settings_are_one_clear_sentence(env: dict[str, str], words: str) -> None:
     with pytest.raises(ConfigError, match=words) as info:

@@ -76,8 +76,8 @@ async def remembered(store: Store, table_id: int, wanted: set[tuple[int, int]],
         await asyncio.sleep(0.1)
 
 
-def bot_process(tg: FakeTelegram, db_path: str, **env: str) -> subprocess.Popen:
-    """The bot as its own process, exactly as an operator starts it."""
+def bot_process(tg: FakeTelegram, db_path: str, *args: str, **env: str) -> subprocess.Popen:
+    """The bot as its own process, exactly as an operator starts it (`args`: a command)."""
     full_env = {
         **os.environ,
         "BOT_TOKEN": tg.token,
@@ -88,17 +88,18 @@ def bot_process(tg: FakeTelegram, db_path: str, **env: str) -> subprocess.Popen:
         "LOG_LEVEL": "WARNING",
         **env,
     }
-    return subprocess.Popen([sys.executable, "-m", "tg_durak"], env=full_env,
+    return subprocess.Popen([sys.executable, "-m", "tg_durak", *args], env=full_env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
-async def started_bot(tg: FakeTelegram, db_path: str, **env: str) -> subprocess.Popen:
+async def started_bot(tg: FakeTelegram, db_path: str, *args: str,
+                      **env: str) -> subprocess.Popen:
     """`bot_process`, returned once it has sent Telegram its first request (its modules are
     loaded and its database open) or has ended: the steps a test times after this are the
     bot's work, not the start of a process on a machine that may be busy (START_TIMEOUT).
     Any earlier process of the test's must have ended: its requests would count."""
     before = len(tg.calls)
-    proc = bot_process(tg, db_path, **env)
+    proc = bot_process(tg, db_path, *args, **env)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + START_TIMEOUT
     while len(tg.calls) == before and proc.poll() is None:

@@ -6,9 +6,11 @@ A handler takes the decoded request parameters and returns the Bot API `result`,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from tg_durak.emulator.limits import RateLimiter
 from tg_durak.emulator.markup import MAX_TEXT_LENGTH
@@ -26,6 +28,7 @@ from tg_durak.emulator.params import (
     thread_param,
     user_param,
 )
+from tg_durak.emulator.updates import Webhook
 from tg_durak.emulator.world import World
 
 NOT_MODIFIED = (
@@ -53,6 +56,22 @@ def _method(name: str) -> Callable[[Handler], Handler]:
         return handler
 
     return register
+
+
+def webhook_param(params: dict[str, Any], url: str) -> Webhook:
+    """setWebhook's url (https, or http to this machine: the emulator's own), secret_token and
+    max_connections, checked as Telegram checks them."""
+    parts = urlsplit(url)
+    local = parts.scheme == "http" and parts.hostname in ("127.0.0.1", "localhost")
+    if not (parts.scheme == "https" or local) or not parts.hostname:
+        raise bad_request("bad webhook: An HTTPS URL must be provided for webhook")
+    secret = params.get("secret_token")
+    if secret is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", str(secret)):
+        raise bad_request("secret token contains unallowed characters")
+    most = params.get("max_connections", 40)
+    if not isinstance(most, int) or not 1 <= most <= 100:
+        raise bad_request("bad webhook: max_connections must be between 1 and 100")
+    return Webhook(url, None if secret is None else str(secret), most)
 
 
 def canonical_method(name: str) -> str | None:
@@ -94,25 +113,41 @@ class BotApi:
 
     @_method("setWebhook")
     def _set_webhook(self, params: dict[str, Any]) -> bool:
-        self.world.updates.webhook_url = str(params.get("url") or "")
+        url = str(params.get("url") or "")
+        if not url:   # Telegram: an empty url removes the webhook
+            return self._delete_webhook(params)
+        updates = self.world.updates
+        updates.webhook = webhook_param(params, url)
+        allowed = params.get("allowed_updates")
+        if isinstance(allowed, list):
+            updates.allowed = frozenset(allowed) if allowed else None
         if params.get("drop_pending_updates"):
-            self.world.updates.clear()
+            updates.clear()
         return True
 
     @_method("deleteWebhook")
     def _delete_webhook(self, params: dict[str, Any]) -> bool:
-        self.world.updates.webhook_url = ""
+        self.world.updates.webhook = None
         if params.get("drop_pending_updates"):
             self.world.updates.clear()
         return True
 
     @_method("getWebhookInfo")
     def _get_webhook_info(self, params: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "url": self.world.updates.webhook_url,
+        updates, hook = self.world.updates, self.world.updates.webhook
+        info: dict[str, Any] = {
+            "url": hook.url if hook else "",
             "has_custom_certificate": False,
-            "pending_update_count": len(self.world.updates.pending),
+            "pending_update_count": len(updates.pending),
         }
+        if hook is not None:
+            info["max_connections"] = hook.max_connections
+            if updates.allowed is not None:
+                info["allowed_updates"] = sorted(updates.allowed)
+            if hook.last_error_date is not None:
+                info["last_error_date"] = hook.last_error_date
+                info["last_error_message"] = hook.last_error_message
+        return info
 
     # ---------------------------------------------------------------- messages
 

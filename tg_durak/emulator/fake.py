@@ -30,6 +30,7 @@ from tg_durak.emulator.screen import Shown, screen
 from tg_durak.emulator.server import create_app
 from tg_durak.emulator.updates import POLL_CONFLICT
 from tg_durak.emulator.web_apps import Opener
+from tg_durak.emulator.webhooks import WebhookPoster
 from tg_durak.emulator.world import World
 
 if TYPE_CHECKING:
@@ -99,6 +100,9 @@ class FakeTelegram:
         self._closing = False
         self._address: tuple[str, int] | None = None
         self._outage: asyncio.Event | None = None  # set when the network is back
+        # After setWebhook: the updates posted to the bot (webhooks.posts: each try, answered).
+        self.webhooks = WebhookPoster(self.state.updates, clock, self._next_change,
+                                      self._reachable, self._wake)
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -119,6 +123,7 @@ class FakeTelegram:
     async def stop(self) -> None:
         self._closing = True
         self._wake()
+        await self.webhooks.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -191,6 +196,7 @@ class FakeTelegram:
                 result = await self._get_updates(params)
             else:
                 result = self.api.call(name, params)
+                self.webhooks.follow()
         except ApiError as error:
             self._record(Call(name or method, params, started, False, None,
                               error.error_code, error.description))

@@ -26,7 +26,7 @@ MAX_CALLBACK_DATA_BYTES = 64
 UPGRADED = "group chat was upgraded to a supergroup chat"
 _INT_PARAMS = frozenset({
     "message_id", "user_id", "offset", "limit", "timeout", "cache_time", "reply_to_message_id",
-    "message_thread_id",
+    "message_thread_id", "max_connections",
 })
 _BOOL_PARAMS = frozenset({
     "show_alert", "drop_pending_updates", "disable_notification", "protect_content",

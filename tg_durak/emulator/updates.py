@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from tg_durak.emulator.models import ApiError
@@ -21,11 +22,23 @@ CONFIRMED_KEPT = 1000   # confirmed updates kept for offer_again
 OPT_IN_UPDATES = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
 
 
+@dataclass
+class Webhook:
+    """What setWebhook registered, and how its last delivery went (getWebhookInfo's fields)."""
+
+    url: str
+    secret: str | None = None
+    max_connections: int = 40
+    last_error_date: int | None = None
+    last_error_message: str | None = None
+
+
 class UpdateQueue:
-    """Updates in order; each stays queued until a later getUpdates offset confirms it."""
+    """Updates in order; each stays queued until a later getUpdates offset confirms it, or
+    the bot's webhook answered its post with a 2xx."""
 
     def __init__(self, first_update_id: int, on_new: Callable[[], None]) -> None:
-        self.webhook_url = ""
+        self.webhook: Webhook | None = None
         self.allowed: frozenset[str] | None = None  # None: Telegram's default set
         self._queue: deque[dict[str, Any]] = deque()
         self._confirmed: deque[dict[str, Any]] = deque(maxlen=CONFIRMED_KEPT)
@@ -49,7 +62,7 @@ class UpdateQueue:
 
     def start_poll(self, params: dict[str, Any]) -> int:
         """Apply getUpdates' offset and allowed_updates; return the batch size asked for."""
-        if self.webhook_url:
+        if self.webhook is not None:
             raise ApiError(409, WEBHOOK_CONFLICT)
         offset = params.get("offset")
         if isinstance(offset, int):
@@ -69,6 +82,11 @@ class UpdateQueue:
     def take(self, limit: int) -> list[dict[str, Any]]:
         """The earliest unconfirmed updates; they stay queued until an offset confirms them."""
         return [self._queue[i] for i in range(min(limit, len(self._queue)))]
+
+    def confirm(self, update_id: int) -> None:
+        """The webhook took this update (a 2xx): it leaves the queue, as an offset confirms."""
+        if self._queue and self._queue[0]["update_id"] == update_id:
+            self._confirmed.append(self._queue.popleft())
 
     def clear(self) -> None:
         self._queue.clear()

@@ -28,3 +28,8 @@ class Updates:
                 await db.execute("DELETE FROM handled_updates WHERE update_id <= ?",
                                  (update_id - _KEEP_UPDATES,))
             return True
+
+    async def release(self, update_id: int) -> None:
+        """Forget a claim whose handling failed, so that the update, offered again, is taken."""
+        async with self._connection.statement() as db:
+            await db.execute("DELETE FROM handled_updates WHERE update_id = ?", (update_id,))

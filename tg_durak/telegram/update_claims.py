@@ -5,6 +5,19 @@ with its next request, so a bot killed meanwhile is offered that batch again aft
 The store records every update as it is taken on (`store.updates.claim`); one offered again is
 skipped, so a tap is never applied twice. An update that was under way when the bot was killed
 is lost rather than doubled: its player sees no answer and taps again.
+
+By webhook (`offered_again`), Telegram posts an update again after any answer but a 2xx, so a
+handler that could not finish — the store refused (StoreUnavailable), or an unexpected error —
+raises NotHandled, which the webhook answers with a 503, and its claim is released so that the
+next offer is taken. Nobody is told "not saved": the offer that succeeds answers him. An update
+whose claim cannot even be written is not handled at all (503, nothing recorded).
+
+The claim is its own transaction, before the handler's, not part of them: the windows that
+leaves are (1) a handler that committed one change and then failed on a later one has the first
+applied again by the next offer (taps carry the table's version, so a move is not doubled);
+(2) a release that the store refuses too is remembered in this process only: an offer reaching
+another process then is skipped, as in polling. A handler cancelled by a stop keeps its claim:
+lost rather than doubled.
 """
 
 from __future__ import annotations
@@ -16,6 +29,7 @@ from typing import Any
 
 from aiogram import BaseMiddleware
 from aiogram.dispatcher.event.bases import UNHANDLED
+from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Update
 
 from tg_durak.storage import Store, StoreUnavailable
@@ -25,11 +39,23 @@ log = logging.getLogger(__name__)
 CANCELLED_SECONDS = 0.25   # for a cancelled update to leave (roll back its transaction)
 
 
-class Delivery(BaseMiddleware):
-    """The dispatcher's outer middleware for updates: see the module docstring."""
+class NotHandled(Exception):
+    """By webhook: the update was not handled and is not recorded as handled; Telegram is to
+    offer it again (the webhook answers 503)."""
 
-    def __init__(self, store: Store) -> None:
+
+class Delivery(BaseMiddleware):
+    """The dispatcher's outer middleware for updates: see the module docstring.
+
+    `offered_again`: Telegram offers an update again when it was not handled (a webhook's
+    non-2xx answer); with polling it is confirmed whatever happened.
+    """
+
+    def __init__(self, store: Store, *, offered_again: bool = False) -> None:
         self._store = store
+        self._offered_again = offered_again
+        # Claims of failed updates the store refused to release: still ours to take again.
+        self._unreleased: set[int] = set()
         self._under_way: set[asyncio.Task] = set()   # each update is handled in its own task
         self._idle = asyncio.Event()
         self._idle.set()
@@ -42,22 +68,48 @@ class Delivery(BaseMiddleware):
         self._idle.clear()
         try:
             if not await self._first_time(event.update_id):
-                log.info("update %s was taken on before a restart; skipped", event.update_id)
+                log.info("update %s was taken on before; skipped", event.update_id)
                 return UNHANDLED
-            return await handler(event, data)
+            if not self._offered_again:
+                return await handler(event, data)
+            return await self._handle_or_release(handler, event, data)
         finally:
             self._under_way.discard(task)
             if not self._under_way:
                 self._idle.set()
 
     async def _first_time(self, update_id: int) -> bool:
+        if update_id in self._unreleased:
+            self._unreleased.discard(update_id)
+            return True
         try:
             return await self._store.updates.claim(update_id)
-        except StoreUnavailable:
+        except StoreUnavailable as exc:
+            if self._offered_again:   # Telegram offers it again: the store may be back then
+                raise NotHandled(f"update {update_id}: cannot record it as handled") from exc
             # Unknown; handling it is better than losing it, and whatever it changes meets the
             # same refusal, which its handler answers.
             log.warning("update %s: cannot record it as handled", update_id)
             return True
+
+    async def _handle_or_release(self, handler: Callable[[Update, dict[str, Any]], Awaitable[Any]],
+                                 event: Update, data: dict[str, Any]) -> Any:
+        try:
+            return await handler(event, data)
+        except TelegramAPIError:
+            raise   # Telegram refused the handler's own request: what it did stands
+        except Exception as exc:
+            if not isinstance(exc, StoreUnavailable):
+                log.exception("update %s failed; Telegram is to offer it again", event.update_id)
+            await self._release(event.update_id)
+            raise NotHandled(f"update {event.update_id}: {exc}") from exc
+
+    async def _release(self, update_id: int) -> None:
+        try:
+            await self._store.updates.release(update_id)
+        except StoreUnavailable:
+            log.warning("update %s: its claim could not be released", update_id)
+            self._unreleased.add(update_id)
 
     async def drain(self, timeout: float) -> int:
         """Wait until no update is under way, at most `timeout` seconds; then the ones left

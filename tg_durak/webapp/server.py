@@ -52,17 +52,18 @@ class MiniApp:
         tables.displays.add(self.sockets)
         tables.core.open_apps = self.sockets.seats_in_app
 
-    def application(self) -> web.Application:
-        app = web.Application(middlewares=[self._headers])
+    def add_to(self, app: web.Application) -> None:
+        """The app's routes on the bot's web server (which may carry the webhook's too)."""
+        app.middlewares.append(self._headers)
         app.router.add_get("/", self._page)
         app.router.add_get("/ws", self._socket)
         app.router.add_get("/texts/{language}", self._early_texts)
         app.router.add_static("/static", STATIC, follow_symlinks=False)
-        return app
 
     @web.middleware
     async def _headers(self, request: web.Request, handler) -> web.StreamResponse:
         response = await handler(request)
+        # On every route, the webhook's included: harmless there, and one rule is easier to trust.
         response.headers["Content-Security-Policy"] = CSP
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "no-referrer"
@@ -157,10 +158,12 @@ class MiniApp:
 
 
 class WebServer:
-    """Listens on DURAK_WEB_HOST:DURAK_WEB_PORT while the bot runs."""
+    """Listens on DURAK_WEB_HOST:DURAK_WEB_PORT while the bot runs: the Mini App's routes and the
+    webhook's, whichever the bot serves, added to `app` before `start`."""
 
-    def __init__(self, app: web.Application, host: str, port: int) -> None:
-        self.runner = web.AppRunner(app, access_log=None, handle_signals=False,
+    def __init__(self, host: str, port: int) -> None:
+        self.app = web.Application()
+        self.runner = web.AppRunner(self.app, access_log=None, handle_signals=False,
                                     shutdown_timeout=0.5)
         self.host = host
         self.port = port
@@ -170,7 +173,7 @@ class WebServer:
         site = web.TCPSite(self.runner, self.host, self.port)
         await site.start()
         self.port = self.runner.addresses[0][1]   # with port 0, the one it was given
-        log.info("Mini App at http://%s:%s/", self.host, self.port)
+        log.info("web server at http://%s:%s/", self.host, self.port)
 
     async def stop(self) -> None:
         await self.runner.cleanup()

@@ -1,0 +1,112 @@
+"""Delivery by webhook: once setWebhook has a url, each queued update is POSTed to it as JSON.
+
+Like Telegram: one update at a time and in order (the emulator keeps max_connections at one, so
+a test sees the order Telegram would mostly give), with the secret in the
+X-Telegram-Bot-Api-Secret-Token header when one was set, and the same update again after any
+answer but a 2xx or a failed connection, after a back-off, until a 2xx takes it: at least once.
+Each failure is what getWebhookInfo reports as last_error_date / last_error_message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import aiohttp
+
+from tg_durak.emulator.updates import UpdateQueue, Webhook
+
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+FIRST_BACKOFF = 0.05   # seconds; doubled after each failure of one update, up to LAST_BACKOFF
+LAST_BACKOFF = 1.0     # Telegram waits longer; tests need the next offer soon
+ANSWER_SECONDS = 60.0  # a webhook that answers nothing in this long has failed
+
+
+@dataclass(frozen=True)
+class Post:
+    """One delivery: which update, to where, and the status it got (None: no answer)."""
+
+    update_id: int
+    url: str
+    status: int | None
+    time: float
+    error: str | None = None
+
+    @property
+    def taken(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+
+class WebhookPoster:
+    """Posts the queue's updates to its webhook while one is set; `posts` records each try.
+
+    `changed(timeout)` returns when the world changed (a new update, a setWebhook);
+    `reachable()` returns when the network is up (an outage holds the posts back).
+    """
+
+    def __init__(self, updates: UpdateQueue, clock: Callable[[], float],
+                 changed: Callable[[float], Awaitable[None]],
+                 reachable: Callable[[], Awaitable[None]],
+                 recorded: Callable[[], None]) -> None:
+        self._updates = updates
+        self._clock = clock
+        self._changed = changed
+        self._reachable = reachable
+        self._recorded = recorded
+        self.posts: list[Post] = []
+        self._task: asyncio.Task | None = None
+        self._session: aiohttp.ClientSession | None = None
+
+    def follow(self) -> None:
+        """Start posting if a webhook is set and nobody posts yet (after a setWebhook)."""
+        if self._updates.webhook is not None and (self._task is None or self._task.done()):
+            self._task = asyncio.create_task(self._post_while_set())
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def _post_while_set(self) -> None:
+        backoff = FIRST_BACKOFF
+        while (hook := self._updates.webhook) is not None:
+            pending = self._updates.take(1)
+            if not pending:
+                await self._changed(LAST_BACKOFF)
+                continue
+            await self._reachable()
+            post = await self._post(hook, pending[0])
+            self.posts.append(post)
+            if post.taken:
+                self._updates.confirm(post.update_id)
+                backoff = FIRST_BACKOFF
+            else:
+                hook.last_error_date = int(post.time)
+                hook.last_error_message = post.error
+            self._recorded()
+            if not post.taken:
+                await asyncio.sleep(backoff)   # a back-off, as Telegram's, not a synchronisation
+                backoff = min(backoff * 2, LAST_BACKOFF)
+
+    async def _post(self, hook: Webhook, update: dict) -> Post:
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=ANSWER_SECONDS))
+        headers = {SECRET_HEADER: hook.secret} if hook.secret is not None else {}
+        now, update_id = self._clock(), update["update_id"]
+        try:
+            async with self._session.post(hook.url, json=update, headers=headers) as response:
+                await response.read()
+                status, reason = response.status, response.reason
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            return Post(update_id, hook.url, None, now, f"Connection failed: {exc or type(exc)}")
+        error = (None if 200 <= status < 300
+                 else f"Wrong response from the webhook: {status} {reason}")
+        return Post(update_id, hook.url, status, now, error)
