@@ -18,6 +18,7 @@ from tests.browser.people import SUITS, card_label, next_mover, play_one
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
 from tg_durak.emulator.models import Message
+from tg_durak.i18n.translate import translator
 from tg_durak.render.app_state import code
 from tg_durak.tables.live import LiveTable
 
@@ -169,7 +170,7 @@ async def test_an_onlooker_sees_the_table_and_no_ones_hand(
     page = carol.page
     await expect(page.locator("body")).to_have_attribute("data-connected", "1")
     await expect(page.locator("body")).to_have_attribute("data-view", "spectator")
-    await expect(page.locator("#hand .watching")).to_have_text("You are watching this table")
+    await expect(page.locator("#hand .watching")).to_have_text(translator("en")("app.watching"))
     await expect(page.locator("#seats .seat")).to_have_count(2)
     await expect(page.get_by_role("img", name=re.compile(r"^Alice: \d+ cards?$"))).to_be_visible()
 

@@ -46,19 +46,19 @@ class WebhookRoute:
     async def _receive(self, request: web.Request) -> web.Response:
         given = request.headers.get(SECRET_HEADER, "").encode()
         if not hmac.compare_digest(given, self._secret):
-            return web.Response(status=401, text="wrong secret token")
+            return web.Response(status=401)
         if not self.accepting:
-            return web.Response(status=503, text="not taking updates now")
+            return web.Response(status=503)
         try:
             update = Update.model_validate(await request.json(), context={"bot": self._bot})
         except ValueError:   # not JSON, or not one of Telegram's updates (ValidationError)
-            return web.Response(status=400, text="not an update")
+            return web.Response(status=400)
         try:
             await self._dp.feed_update(self._bot, update)
         except NotHandled as exc:
             log.warning("%s; answered 503 for Telegram to offer it again", exc)
-            return web.Response(status=503, text="not handled; offer it again")
+            return web.Response(status=503)
         except Exception:   # outside the handlers (a middleware of aiogram's): offered again too
             log.exception("update %s failed", update.update_id)
-            return web.Response(status=503, text="not handled; offer it again")
-        return web.Response(text="ok")
+            return web.Response(status=503)
+        return web.Response()
