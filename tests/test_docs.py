@@ -18,7 +18,7 @@ README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 MAX_README_LINES = 200
 # The subcommands; test_the_subcommand_list_matches_the_command_line holds them to --help.
-SUBCOMMANDS = ("local", "check", "backup", "ratings")
+SUBCOMMANDS = ("local", "check", "backup", "ratings", "copy-db")
 # What .ci/run runs; the README must give a newcomer exactly this, or the two drift apart.
 CI_TEST_COMMAND = ("python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[dev]' "
                    "&& ruff check . && python -m pytest")
@@ -159,7 +159,7 @@ def test_the_subcommand_list_matches_the_command_line() -> None:
     """SUBCOMMANDS are the commands `python -m tg_durak --help` lists (it needs no token)."""
     shown = subprocess.run([sys.executable, "-m", "tg_durak", "--help"], capture_output=True,
                            text=True, check=True, cwd=ROOT).stdout
-    assert set(re.findall(r"^ {4}([a-z]+) ", shown, re.M)) == set(SUBCOMMANDS), shown
+    assert set(re.findall(r"^ {4}([a-z-]+) ", shown, re.M)) == set(SUBCOMMANDS), shown
 
 
 def test_every_rule_id_the_code_cites_is_in_the_rules() -> None:

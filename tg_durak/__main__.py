@@ -1,6 +1,7 @@
 """`python -m tg_durak` runs the bot; `python -m tg_durak local` plays in this terminal;
 `python -m tg_durak ratings --rebuild` recomputes the ratings; `python -m tg_durak check` verifies
-the database and `python -m tg_durak backup PATH` copies it (both safe while the bot runs).
+the database and `python -m tg_durak backup PATH` copies it (both safe while the bot runs);
+`python -m tg_durak copy-db SQLITE_PATH postgresql://...` moves it to PostgreSQL.
 `python -m tg_durak --help` lists them; each has its own --help."""
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def parser() -> argparse.ArgumentParser:
     """The whole command line. Each command's module defines its options; none of them imports
     the bot until its command runs, so that --help answers at once (aiogram takes seconds)."""
     from tg_durak import terminal
-    from tg_durak.ops import check_cli, ratings_cli
+    from tg_durak.ops import check_cli, copy_db, ratings_cli
 
     top = argparse.ArgumentParser(prog="python -m tg_durak", usage="%(prog)s [-h] [COMMAND] ...",
                                   description=DESCRIPTION, epilog=EPILOG,
@@ -51,7 +52,9 @@ def parser() -> argparse.ArgumentParser:
             ("backup", "backup PATH: copy the database to PATH", check_cli.__doc__,
              check_cli.add_backup_arguments, check_cli.run_backup),
             ("ratings", "ratings --rebuild: recompute every rating", ratings_cli.__doc__,
-             ratings_cli.add_arguments, ratings_cli.run)):
+             ratings_cli.add_arguments, ratings_cli.run),
+            ("copy-db", "copy-db SQLITE_PATH URL: move the database to PostgreSQL",
+             copy_db.__doc__, copy_db.add_arguments, copy_db.run)):
         command = commands.add_parser(name, prog=f"{top.prog} {name}", help=summary,
                                       description=doc,
                                       formatter_class=argparse.RawDescriptionHelpFormatter)

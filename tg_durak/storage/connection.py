@@ -119,7 +119,7 @@ class SQLiteDialect:
         return [statement]
 
 
-class _SQLiteSession:
+class SQLiteSession:
     def __init__(self, db: aiosqlite.Connection) -> None:
         self._db = db
 
@@ -139,6 +139,12 @@ class _SQLiteSession:
         cursor = await self._db.execute(sql, params)
         return list(await cursor.fetchall())
 
+    async def batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:
+        """The statement's rows, ``size`` at a time (a whole table, without holding it all)."""
+        async with self._db.execute(sql) as cursor:
+            while rows := await cursor.fetchmany(size):
+                yield list(rows)
+
 
 def _raise_unavailable(exc: sqlite3.OperationalError) -> None:
     """StoreUnavailable instead of `exc` if the database refuses writes for now."""
@@ -154,7 +160,7 @@ class SQLiteConnection:
 
     def __init__(self, db: aiosqlite.Connection) -> None:
         self._db = db
-        self._session = _SQLiteSession(db)
+        self._session = SQLiteSession(db)
         # Transactions span several awaits on one connection; the lock keeps tasks from
         # interleaving statements inside each other's transactions.
         self._lock = asyncio.Lock()

@@ -35,6 +35,35 @@ async def open_connection(target: str, *, readonly: bool = False) -> Connection:
     return await SQLiteConnection.open(target, readonly=readonly)
 
 
+def redacted(target: str) -> str:
+    """``target`` as it may be printed: a PostgreSQL address without its password."""
+    if not is_postgres(target):
+        return target
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(target)
+    if parts.password is None:
+        return target
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+
+
+def refusals(target: str) -> tuple[type[BaseException], ...]:
+    """What opening or reading the database at ``target`` raises when it cannot be read at
+    all (for an operator's tool to say in one line): the driver's errors among them."""
+    import sqlite3
+
+    from tg_durak.storage.errors import NoDatabase, SchemaTooNew, StoreUnavailable
+
+    found: tuple[type[BaseException], ...] = (
+        SchemaTooNew, NoDatabase, StoreUnavailable, FileNotFoundError, sqlite3.Error)
+    if is_postgres(target):
+        import psycopg
+
+        found += (psycopg.Error,)
+    return found
+
+
 class Store:
     """Everything the bot keeps between restarts, in one database: SQLite or PostgreSQL."""
 
