@@ -6,15 +6,11 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from engine import Game, Rules
 from tests.app.test_maintenance import START, outcome, sound_database
 from tests.store.helpers import raw, table_names
-from tests.store.postgres_server import fresh_database
 from tg_durak.play.ratings import rate
 from tg_durak.play.records import SeatRow, TableChange
 from tg_durak.storage import Store
@@ -22,12 +18,6 @@ from tg_durak.storage import Store
 ANN, BOB, CID = 7, 8, 2**40   # a Telegram id past 32 bits
 TABLES = {"users", "tables", "seats", "messages", "actions", "results", "ratings",
           "rating_history", "handled_updates", "meta", "schema_migrations"}
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    with fresh_database() as url:
-        yield url
 
 
 async def rated_group_game(store: Store, seed: int, people: tuple[int, int]) -> int:

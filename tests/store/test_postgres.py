@@ -7,12 +7,11 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 
 from tests.store.helpers import raw
-from tests.store.postgres_server import fresh_database
 from tg_durak.play.records import SeatRow, TableChange
 from tg_durak.storage import AlreadySeated, LobbyFull, Store, StoreUnavailable
 from tg_durak.storage.errors import NoDatabase
@@ -20,12 +19,6 @@ from tg_durak.storage.postgres_sql import migration_statements, to_pyformat
 
 ANN = SeatRow(seat=0, user_id=1, name="Ann")
 CPU = SeatRow(seat=1, user_id=None, name="", level="normal")
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    with fresh_database() as url:
-        yield url
 
 
 @pytest.fixture
