@@ -1,6 +1,7 @@
 """`python -m tg_durak` runs the bot; `python -m tg_durak local` plays in this terminal;
 `python -m tg_durak ratings --rebuild` recomputes the ratings; `python -m tg_durak check` verifies
-the database and `python -m tg_durak backup PATH` copies it (both safe while the bot runs).
+the database and `python -m tg_durak backup PATH` copies it (both safe while the bot runs);
+`python -m tg_durak copy-db SQLITE_PATH postgresql://...` moves it to PostgreSQL.
 `python -m tg_durak webhook` runs the bot taking Telegram's webhook posts instead of polling, once
 `python -m tg_durak set-webhook` has registered the webhook (from a deploy step).
 `python -m tg_durak --help` lists them; each has its own --help."""
@@ -47,7 +48,7 @@ def parser() -> argparse.ArgumentParser:
     """The whole command line. Each command's module defines its options; none of them imports
     the bot until its command runs, so that --help answers at once (aiogram takes seconds)."""
     from tg_durak import terminal
-    from tg_durak.ops import check_cli, ratings_cli
+    from tg_durak.ops import check_cli, copy_db, ratings_cli
 
     top = argparse.ArgumentParser(prog="python -m tg_durak", usage="%(prog)s [-h] [COMMAND] ...",
                                   description=DESCRIPTION, epilog=EPILOG,
@@ -64,6 +65,8 @@ def parser() -> argparse.ArgumentParser:
              check_cli.add_backup_arguments, check_cli.run_backup),
             ("ratings", "ratings --rebuild: recompute every rating", ratings_cli.__doc__,
              ratings_cli.add_arguments, ratings_cli.run),
+            ("copy-db", "copy-db SQLITE_PATH URL: move the database to PostgreSQL",
+             copy_db.__doc__, copy_db.add_arguments, copy_db.run),
             ("webhook", "run the bot on Telegram's webhook instead of polling", WEBHOOK_DOC,
              lambda command: None, run_webhook_bot),
             ("set-webhook", "register the webhook with Telegram (--delete: remove it)",

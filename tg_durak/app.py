@@ -28,7 +28,7 @@ from tg_durak.ops.gc_tuning import settle_after_start
 from tg_durak.ops.stats import final_report, keep_writing, report_on_signal
 from tg_durak.outbox.publisher import Publisher
 from tg_durak.play.ratings import rate
-from tg_durak.storage import Store, StoreUnavailable
+from tg_durak.storage import NoDatabase, Store, StoreUnavailable, is_postgres
 from tg_durak.tables.computers import ComputerPlayers
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.handlers import commands, failures, game, group, guards, lobby, menus
@@ -200,14 +200,16 @@ class BotApp:
         try:
             # aiosqlite's thread outlives a connection that failed to open and, once the loop
             # is closed, reports that with a traceback: such a file is refused here first.
-            await asyncio.to_thread(_open_and_close, self.settings.db_path)
+            if not is_postgres(self.settings.db_path):
+                await asyncio.to_thread(_open_and_close, self.settings.db_path)
             self.store = await Store.open(self.settings.db_path, rate=rate)
         except StoreUnavailable as exc:
             raise StartFailed(f"the database {self.settings.db_path} refuses writes ({exc}): "
                               "is another process holding it, or the disk full?") from exc
-        except (OSError, sqlite3.Error) as exc:   # SchemaTooNew says itself what to do
+        except (OSError, sqlite3.Error, NoDatabase) as exc:   # SchemaTooNew says what to do
             raise SettingRefused(f"cannot open the database {self.settings.db_path} ({exc}): "
-                                 "check DURAK_DB (a writable SQLite file)") from exc
+                                 "check DURAK_DB (a writable SQLite file or a postgresql://"
+                                 " address)") from exc
         later.push_async_callback(self.store.close)
         self.computers = ComputerPlayers()
         later.push_async_callback(self.computers.close)

@@ -1,15 +1,14 @@
 """The connection: SQLite's pragmas, a database that cannot take a write (full disk, a lock held
-elsewhere), and a call cancelled half-way."""
+elsewhere), and a call cancelled half-way (PostgreSQL's refusals: test_postgres.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
-from pathlib import Path
 
 import pytest
 
-from tests.store.helpers import raw
+from tests.store.helpers import SQLITE_ONLY, raw
 from tg_durak.play.records import SeatRow, TableChange
 from tg_durak.storage import Store, StoreUnavailable
 
@@ -26,6 +25,7 @@ async def record(store: Store, table_id: int, version: int, size: int = 10) -> i
                                                  {"v": version + 1, "pad": "x" * size}))
 
 
+@SQLITE_ONLY
 async def test_wal_and_foreign_keys(store: Store, db_path: str) -> None:
     assert raw(db_path, "PRAGMA journal_mode") == [("wal",)]
     with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
@@ -34,6 +34,7 @@ async def test_wal_and_foreign_keys(store: Store, db_path: str) -> None:
         await store.tables.finish(999, "aborted", [])
 
 
+@SQLITE_ONLY
 async def test_a_write_while_another_process_holds_the_lock_is_refused_cleanly(
         store: Store, db_path: str) -> None:
     table_id = await running_table(store)
@@ -52,6 +53,7 @@ async def test_a_write_while_another_process_holds_the_lock_is_refused_cleanly(
     assert await record(store, table_id, 0) == 1, "the store writes again once the lock is gone"
 
 
+@SQLITE_ONLY
 async def test_a_full_disk_refuses_the_write_and_writes_nothing(store: Store) -> None:
     table_id = await running_table(store)
     await record(store, table_id, 0)
@@ -68,8 +70,8 @@ async def test_a_full_disk_refuses_the_write_and_writes_nothing(store: Store) ->
     assert await record(store, table_id, 1, size=100_000) == 2
 
 
-async def test_a_cancelled_write_leaves_the_store_usable(tmp_path: Path) -> None:
-    store = await Store.open(str(tmp_path / "durak.sqlite3"))
+async def test_a_cancelled_write_leaves_the_store_usable(db_path: str) -> None:
+    store = await Store.open(db_path)
     try:
         for i in range(60):
             task = asyncio.create_task(store.meta.set("cancelled", i))

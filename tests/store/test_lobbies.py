@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
+from tests.store.helpers import integrity_error
 from tg_durak.play.records import SeatRow
 from tg_durak.storage import AlreadySeated, LobbyClosed, LobbyFull, Store
 
@@ -30,9 +29,9 @@ async def test_a_lobby_is_a_group_table_with_its_host_invite_and_expiry(store: S
     assert [t.id for t in await store.lobbies.unstarted()] == [row.id]
 
 
-async def test_invites_are_unique(store: Store) -> None:
+async def test_invites_are_unique(store: Store, db_path: str) -> None:
     await lobby(store)
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(integrity_error(db_path)):
         await lobby(store, OTHER)
 
 

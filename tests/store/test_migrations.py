@@ -2,12 +2,11 @@
 refused; what the migrations did to rows written before them."""
 
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
 
-from tests.store.helpers import raw
+from tests.store.helpers import integrity_error, raw, table_names
 from tg_durak.storage import SchemaTooNew, Store
 from tg_durak.storage import migrations as migrations_module
 
@@ -60,7 +59,7 @@ async def test_each_migration_is_its_own_transaction(tmp_path: Path, db_path: st
     with pytest.raises(RuntimeError, match=r"migration 0002_b\.sql failed"):
         await Store.open(db_path, migrations=folder)
 
-    names = {name for (name,) in raw(db_path, "SELECT name FROM sqlite_master")}
+    names = table_names(db_path)
     assert "a" in names
     assert "b" not in names  # the failed migration left nothing behind
     assert raw(db_path, "SELECT version FROM schema_migrations") == [(1,)]
@@ -80,7 +79,7 @@ async def test_migration_scripts_may_hold_triggers_and_semicolons_in_text(
     store = await Store.open(db_path, migrations=folder)
     await store.close()
     assert raw(db_path, "SELECT x FROM a") == [("p;q",)]
-    with pytest.raises(sqlite3.IntegrityError, match="no; never"):
+    with pytest.raises(integrity_error(db_path), match="no; never"):
         raw(db_path, "DELETE FROM a")
 
 
@@ -108,9 +107,10 @@ async def test_the_migration_dates_tables_closed_before_it(tmp_path: Path,
     assert raw(db_path, "SELECT finished_at FROM tables ORDER BY id") == [(7.0,), (None,)]
 
 
-async def test_the_migration_marks_people_with_a_private_table_reachable(tmp_path: Path) -> None:
+async def test_the_migration_marks_people_with_a_private_table_reachable(
+        tmp_path: Path, db_path: str) -> None:
     """Users from before 0003 who have played privately have opened the bot."""
-    path = str(tmp_path / "old.sqlite3")
+    path = db_path
     migrations = Path(__file__).parents[2] / "tg_durak" / "storage" / "migrations"
     old = tmp_path / "old"
     old.mkdir()
@@ -118,13 +118,14 @@ async def test_the_migration_marks_people_with_a_private_table_reachable(tmp_pat
         (old / name).write_text((migrations / name).read_text())
     s = await Store.open(path, migrations=old)
     await s.close()
-    with sqlite3.connect(path) as db:   # rows as the old bot wrote them
-        db.executemany("INSERT INTO users (id, name, created_at, updated_at) VALUES (?, ?, 0, 0)",
-                       [(ANN, "Ann"), (BOB, "Bob")])
-        db.execute("INSERT INTO tables (id, chat_id, kind, status, options, created_at,"
-                   " updated_at) VALUES (1, ?, 'private', 'finished', '{}', 0, 0)", (ANN,))
-        db.execute("INSERT INTO seats (table_id, seat, user_id, name) VALUES (1, 0, ?, 'Ann')",
-                   (ANN,))
+    # rows as the old bot wrote them
+    for user_id, name in ((ANN, "Ann"), (BOB, "Bob")):
+        raw(path, "INSERT INTO users (id, name, created_at, updated_at) VALUES (?, ?, 0, 0)",
+            (user_id, name))
+    raw(path, "INSERT INTO tables (id, chat_id, kind, status, options, created_at,"
+              " updated_at) VALUES (1, ?, 'private', 'finished', '{}', 0, 0)", (ANN,))
+    raw(path, "INSERT INTO seats (table_id, seat, user_id, name) VALUES (1, 0, ?, 'Ann')",
+        (ANN,))
     s = await Store.open(path)
     try:
         assert (await s.users.get(ANN)).reachable

@@ -1,12 +1,11 @@
 """Results and the ratings they move: written when a table ends, rebuilt from the results, read
 back as stats, records and a chat's table of players."""
 
-import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 
 import pytest
 
-from tests.store.helpers import raw, running_table
+from tests.store.helpers import integrity_error, raw, running_table
 from tg_durak.i18n.translate import translator
 from tg_durak.play.ratings import Rating, rate
 from tg_durak.play.records import Rebuilt, SeatRow, Stats, TableChange
@@ -97,7 +96,7 @@ async def test_results_and_ratings_stand_or_fall_together(
     results = [(1, "durak", 2), (2, "safe", 1)]
     badly = await Store.open(db_path, rate=bad_rate)   # the same database, rated badly
     try:
-        with pytest.raises((RuntimeError, sqlite3.IntegrityError)):
+        with pytest.raises((RuntimeError, integrity_error(db_path))):
             if resigned:
                 await badly.tables.finish(table_id, "aborted", results)
             else:

@@ -1,11 +1,10 @@
-"""What every tap costs the store, in trips to SQLite's thread: each trip waits for the event
-loop to come round, and the store's lock is held meanwhile, so under load they queue."""
-
-from pathlib import Path
+"""What every tap costs the store, in trips to SQLite's thread (or PostgreSQL's server): each
+trip waits for the event loop to come round, and the store's lock (or a pooled connection) is
+held meanwhile, so under load they queue."""
 
 import pytest
 
-from tests.store.helpers import statements_sent
+from tests.store.helpers import SQLITE_ONLY, statements_sent
 from tg_durak.play.records import SeatRow, TableChange
 from tg_durak.storage import StaleVersion, Store, StoreUnavailable
 
@@ -42,8 +41,9 @@ async def test_claiming_an_update_is_one_statement(store: Store) -> None:
     assert sent == ["INSERT", "INSERT"]
 
 
-async def test_a_claim_the_database_refuses_is_unavailable(store: Store, tmp_path: Path) -> None:
-    other = await Store.open(str(tmp_path / "durak.sqlite3"))
+@SQLITE_ONLY
+async def test_a_claim_the_database_refuses_is_unavailable(store: Store, db_path: str) -> None:
+    other = await Store.open(db_path)
     try:
         await other.connection._db.execute("PRAGMA busy_timeout = 0")
         # another process holds the write lock

@@ -2,11 +2,18 @@
 finished; found again; damage told apart."""
 
 import asyncio
-import sqlite3
 
 import pytest
 
-from tests.store.helpers import ANN, BOB, CPU, raw, running_table, statements_sent
+from tests.store.helpers import (
+    ANN,
+    BOB,
+    CPU,
+    integrity_error,
+    raw,
+    running_table,
+    statements_sent,
+)
 from tg_durak.play.records import TableChange
 from tg_durak.storage import CorruptRow, StaleVersion, Store
 
@@ -68,7 +75,7 @@ async def test_record_is_one_transaction(store: Store, db_path: str) -> None:
     # A stray log row makes the second of three inserts fail; the first must not survive.
     raw(db_path, "INSERT INTO actions VALUES (?, 2, '{}', 0)", (table_id,))
 
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(integrity_error(db_path)):
         await store.tables.record(TableChange(table_id, 0, [{"n": 1}, {"n": 2}, {"n": 3}],
                                               {"at": 3}))
 
@@ -155,5 +162,5 @@ async def test_corrupt_snapshot(store: Store, db_path: str) -> None:
 async def test_actions_are_append_only(store: Store, db_path: str) -> None:
     table_id = await running_table(store)
     await store.tables.record(TableChange(table_id, 0, [{"n": 1}], {}))
-    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+    with pytest.raises(integrity_error(db_path), match="append-only"):
         raw(db_path, "UPDATE actions SET entry = '{}'")

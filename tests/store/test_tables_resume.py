@@ -1,11 +1,9 @@
 """What a restart reads and writes for every running table at once: the same as the per-table
 methods give, in a few statements whatever the number of tables."""
 
-import sqlite3
-
 import pytest
 
-from tests.store.helpers import statements_sent
+from tests.store.helpers import rewrite_action, statements_sent
 from tg_durak.play.records import SeatRow, TableChange
 from tg_durak.storage import StaleVersion, Store
 from tg_durak.storage.tables import _in_order
@@ -45,20 +43,14 @@ async def test_running_tables_logs_and_messages_at_once(store: Store) -> None:
 async def test_a_table_with_an_unreadable_entry_is_left_out_of_the_logs(
         store: Store, db_path: str) -> None:
     first, second, third = await some_tables(store)
-    with sqlite3.connect(db_path) as conn:
-        conn.execute("DROP TRIGGER actions_no_update")
-        conn.execute("UPDATE actions SET entry = '[\"cut' WHERE table_id = ? AND seq = 2",
-                     (second,))
+    rewrite_action(db_path, second, 2, '["cut')
     assert set(await store.tables.running_logs()) == {first, third}
 
 
 async def test_an_entry_that_is_more_than_one_value_leaves_its_log_out(
         store: Store, db_path: str) -> None:
     first, second, third = await some_tables(store)
-    with sqlite3.connect(db_path) as conn:
-        conn.execute("DROP TRIGGER actions_no_update")
-        conn.execute("UPDATE actions SET entry = '[\"tick\",1.0],[\"tick\",2.0]'"
-                     " WHERE table_id = ? AND seq = 2", (second,))
+    rewrite_action(db_path, second, 2, '["tick",1.0],["tick",2.0]')
     assert set(await store.tables.running_logs()) == {first, third}
 
 

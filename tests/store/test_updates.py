@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.store.helpers import raw
 from tg_durak.storage import Store
 from tg_durak.storage import updates as updates_module
 
@@ -24,12 +25,12 @@ async def test_an_update_is_claimed_once_even_after_a_restart(db_path: str) -> N
         await again.close()
 
 
-async def test_only_the_latest_updates_are_remembered(store: Store,
+async def test_only_the_latest_updates_are_remembered(store: Store, db_path: str,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(updates_module, "_KEEP_UPDATES", 5)
     monkeypatch.setattr(updates_module, "_FORGET_EVERY", 10)
     for update_id in range(1, 21):
         assert await store.updates.claim(update_id)
     # At 10 the ids up to 5 were forgotten, at 20 those up to 15.
-    cursor = await store.connection._db.execute("SELECT update_id FROM handled_updates ORDER BY 1")
-    assert [u for (u,) in await cursor.fetchall()] == list(range(16, 21))
+    rows = raw(db_path, "SELECT update_id FROM handled_updates ORDER BY 1")
+    assert [u for (u,) in rows] == list(range(16, 21))

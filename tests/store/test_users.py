@@ -2,8 +2,6 @@
 in memory: every update reads its sender's row, and that read must cost no SQL once the row is
 known, while every change made through the store shows at once."""
 
-from pathlib import Path
-
 import pytest
 
 from tests.store.helpers import statements_sent
@@ -64,11 +62,11 @@ async def test_changes_show_at_once(store: Store) -> None:
     assert (await store.users.get(ANN)).name == "Anna"
 
 
-async def test_the_rows_in_memory_are_those_on_disk(store: Store, tmp_path: Path) -> None:
+async def test_the_rows_in_memory_are_those_on_disk(store: Store, db_path: str) -> None:
     await store.users.ensure(ANN, "Ann")
     await store.users.set_language(ANN, "pl")
     await store.users.set_reachable(ANN, True)
-    other = await Store.open(str(tmp_path / "durak.sqlite3"))
+    other = await Store.open(db_path)
     try:
         assert await other.users.get(ANN) == await store.users.get(ANN)
     finally:

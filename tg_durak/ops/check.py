@@ -3,8 +3,9 @@
 `check(store)` reads every table (one consistent reading per table, so a running bot may go on
 writing) and returns what is wrong, one line per problem: a snapshot that is not the replay of
 its log, cards lost or doubled, seats that do not fit the game, results that do not fit its end,
-lobbies that are not lobbies, a person seated at two open tables, and whatever SQLite's own
-integrity check finds in the file. Nothing here writes.
+lobbies that are not lobbies, a person seated at two open tables, and whatever the database
+itself finds wrong (SQLite's integrity check of its file; PostgreSQL's catalog: invalid indexes,
+constraints or triggers off, an id sequence behind its table). Nothing here writes.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ async def check(store: Store) -> Report:
         report.problems.append(Problem(None, f"the schema lacks {store.pending} migration(s) of "
                                              "this bot: start the bot once to upgrade it"))
         return report
-    report.problems += [Problem(None, f"sqlite: {line}")
+    report.problems += [Problem(None, f"{store.engine}: {line}")
                         for line in await store.integrity_problems()]
     seated: defaultdict[int, list[int]] = defaultdict(list)   # person -> his open tables
     for table_id in await store.tables.ids():

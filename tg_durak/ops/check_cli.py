@@ -4,9 +4,10 @@ while the bot runs.
 check   reads every table (read-only) and prints each problem on one line; exit code 0 when
         all is well, 1 when problems were found, 2 when the database cannot be read at all.
 backup  copies the database to PATH with SQLite's online backup (a consistent copy, even while
-        the bot writes); start a bot on the copy to restore it.
+        the bot writes); start a bot on the copy to restore it. SQLite only: PostgreSQL has
+        pg_dump.
 
-Both use the bot's database (DURAK_DB, or --db).
+Both use the bot's database (DURAK_DB, or --db): a SQLite file or a postgresql:// address.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sqlite3
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
@@ -52,7 +52,8 @@ async def _backup(db_path: str, target: str) -> int:
 
 def add_db_argument(parser: argparse.ArgumentParser) -> None:
     """--db, for every command that opens the database."""
-    parser.add_argument("--db", help="SQLite file (default: DURAK_DB, else ./durak.sqlite3)")
+    parser.add_argument("--db", help="SQLite file or postgresql://... address (default: DURAK_DB,"
+                                     " else ./durak.sqlite3)")
 
 
 def add_check_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,12 +79,12 @@ def db_path_of(args: argparse.Namespace) -> str:
 
 def _on_database(db_path: str, work: Coroutine[Any, Any, T]) -> T | None:
     """Run `work` on the database; None, said on stderr, if it cannot be read."""
-    from tg_durak.storage import SchemaTooNew
+    from tg_durak.storage import redacted, refusals
 
     try:
         return asyncio.run(work)
-    except (SchemaTooNew, FileNotFoundError, sqlite3.Error) as exc:
-        print(f"tg-durak: {db_path}: {exc}", file=sys.stderr)
+    except refusals(db_path) as exc:
+        print(f"tg-durak: {redacted(db_path)}: {exc}", file=sys.stderr)
         return None
 
 
@@ -97,14 +98,22 @@ def run_check(args: argparse.Namespace) -> int:
         print(problem)
     found = len(report.problems)
     # The count goes to stderr: stdout holds the problems alone, one a line, for scripts.
-    print(f"checked {report.tables} tables in {db_path}: "
+    from tg_durak.storage import redacted
+
+    print(f"checked {report.tables} tables in {redacted(db_path)}: "
           + (f"{found} problem(s)" if found else "no problems"), file=sys.stderr)
     return 1 if found else 0
 
 
 def run_backup(args: argparse.Namespace) -> int:
     """Copy the database to args.path: 0; 2 if it cannot be read or would replace itself."""
+    from tg_durak.storage import is_postgres
+
     db_path = db_path_of(args)
+    if is_postgres(db_path):
+        print("tg-durak: backup copies a SQLite file; back up PostgreSQL with pg_dump",
+              file=sys.stderr)
+        return 2
     if Path(args.path).resolve() == Path(db_path).resolve():
         print("tg-durak: the backup cannot replace the database itself", file=sys.stderr)
         return 2

@@ -9,21 +9,26 @@ from tg_durak.storage.errors import (
     CorruptRow,
     LobbyClosed,
     LobbyFull,
+    NoDatabase,
     SchemaTooNew,
     StaleVersion,
     StoreUnavailable,
 )
 from tg_durak.storage.results import RateTable
-from tg_durak.storage.store import Store
+from tg_durak.storage.store import Store, is_postgres, redacted, refusals
 
 __all__ = [
     "AlreadySeated",
     "CorruptRow",
     "LobbyClosed",
     "LobbyFull",
+    "NoDatabase",
     "RateTable",
     "SchemaTooNew",
     "StaleVersion",
     "Store",
     "StoreUnavailable",
+    "is_postgres",
+    "redacted",
+    "refusals",
 ]

@@ -6,7 +6,8 @@ committed on its own) or ``reading()``. Statements use ``?`` placeholders, the D
 style that SQLite speaks; an implementation for a database that speaks another style translates
 them in its session, so the repositories' SQL is written once. New rows' ids come back through
 ``RETURNING``. What only SQLite has (its PRAGMAs, online backup, integrity check) stays in
-`SQLiteConnection`; what differs in the repositories' SQL is the `Dialect`.
+`SQLiteConnection`; what differs in the repositories' SQL is the `Dialect`. The other
+implementation is `tg_durak.storage.postgres.PostgresConnection`.
 """
 
 from __future__ import annotations
@@ -57,14 +58,36 @@ class Session(Protocol):
 class Dialect(Protocol):
     """The pieces of the repositories' SQL that differ between databases."""
 
+    # The driver's base exception: what a statement the database refuses raises.
+    error: type[Exception] | tuple[type[Exception], ...]
+    # Appended to a SELECT whose rows the transaction goes on to change, so that a concurrent
+    # transaction waits for this one ("" where a transaction already excludes all others).
+    row_lock: str
+
     def joined(self, expression: str) -> str:
         """An aggregate: the group's values of ``expression`` as text, joined by commas."""
 
+    def named_lock(self) -> str | None:
+        """A statement taking one parameter, a name, that holds a lock of that name until the
+        transaction ends (None: the database's transactions already exclude one another)."""
+
+    def migration(self, statement: str) -> list[str]:
+        """One statement of a migration file (SQLite's SQL) as this database's statements."""
+
+
+async def lock(db: Session, dialect: Dialect, name: str) -> None:
+    """Hold the lock ``name`` until ``db``'s transaction ends (see `Dialect.named_lock`)."""
+    sql = dialect.named_lock()
+    if sql is not None:
+        await db.execute(sql, (name,))
+
 
 class Connection(Protocol):
-    """One database connection; its scopes never interleave with each other."""
+    """A database: each scope is one transaction (or statement) of its own. SQLite's runs one
+    scope at a time; a pool (PostgreSQL) runs several at once, each on a connection of its own."""
 
     dialect: Dialect
+    engine: str   # "sqlite", "postgresql": what the database is called in messages
 
     def transaction(self) -> AbstractAsyncContextManager[Session]:
         """A write transaction: committed at the end, rolled back on any error.
@@ -76,15 +99,27 @@ class Connection(Protocol):
     def reading(self, *, consistent: bool = False) -> AbstractAsyncContextManager[Session]:
         """Reads; ``consistent``: all of them see the database at one moment."""
 
+    async def integrity_problems(self) -> list[str]:
+        """What the database itself finds wrong (empty: nothing)."""
+
     async def close(self) -> None: ...
 
 
 class SQLiteDialect:
+    error = sqlite3.Error
+    row_lock = ""   # BEGIN IMMEDIATE: one writer at a time
+
     def joined(self, expression: str) -> str:
         return f"group_concat({expression})"
 
+    def named_lock(self) -> str | None:
+        return None
 
-class _SQLiteSession:
+    def migration(self, statement: str) -> list[str]:
+        return [statement]
+
+
+class SQLiteSession:
     def __init__(self, db: aiosqlite.Connection) -> None:
         self._db = db
 
@@ -104,6 +139,12 @@ class _SQLiteSession:
         cursor = await self._db.execute(sql, params)
         return list(await cursor.fetchall())
 
+    async def batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:
+        """The statement's rows, ``size`` at a time (a whole table, without holding it all)."""
+        async with self._db.execute(sql) as cursor:
+            while rows := await cursor.fetchmany(size):
+                yield list(rows)
+
 
 def _raise_unavailable(exc: sqlite3.OperationalError) -> None:
     """StoreUnavailable instead of `exc` if the database refuses writes for now."""
@@ -115,10 +156,11 @@ class SQLiteConnection:
     """One aiosqlite connection in autocommit mode; every scope holds a lock."""
 
     dialect: Dialect = SQLiteDialect()
+    engine = "sqlite"
 
     def __init__(self, db: aiosqlite.Connection) -> None:
         self._db = db
-        self._session = _SQLiteSession(db)
+        self._session = SQLiteSession(db)
         # Transactions span several awaits on one connection; the lock keeps tasks from
         # interleaving statements inside each other's transactions.
         self._lock = asyncio.Lock()

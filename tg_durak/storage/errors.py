@@ -12,6 +12,11 @@ class StoreUnavailable(RuntimeError):
     error); nothing was written, and the same write may succeed later."""
 
 
+class NoDatabase(RuntimeError):
+    """The database cannot be opened as configured, and trying again will not help: no such
+    database or role, a wrong password, not a database address."""
+
+
 class StaleVersion(RuntimeError):
     """The table changed since the caller read it; nothing was written."""
 

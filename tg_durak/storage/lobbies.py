@@ -5,18 +5,23 @@ from __future__ import annotations
 import time
 
 from tg_durak.play.records import SeatRow, TableRow
-from tg_durak.storage.connection import Connection, Session
+from tg_durak.storage.connection import Connection, Dialect, Session, lock
 from tg_durak.storage.errors import AlreadySeated, LobbyClosed, LobbyFull
 from tg_durak.storage.rows import check_seats, dumps, read_table, write_seats
 
 
-async def _open_lobby(db: Session, table_id: int) -> None:
-    row = await db.fetchone("SELECT status FROM tables WHERE id = ?", (table_id,))
+async def _open_lobby(db: Session, dialect: Dialect, table_id: int) -> None:
+    """LobbyClosed unless the table is a lobby; it stays one until the transaction ends (a
+    concurrent start or seat waits for it)."""
+    row = await db.fetchone(f"SELECT status FROM tables WHERE id = ?{dialect.row_lock}",
+                            (table_id,))
     if row is None or row[0] != "lobby":
         raise LobbyClosed(f"table {table_id} is {'gone' if row is None else row[0]}")
 
 
-async def _check_free(db: Session, user_id: int) -> None:
+async def _check_free(db: Session, dialect: Dialect, user_id: int) -> None:
+    # Two lobbies seating one person at once: the second waits and finds him seated.
+    await lock(db, dialect, f"tg_durak seat {user_id}")
     row = await db.fetchone(
         "SELECT t.id FROM tables t JOIN seats s ON s.table_id = t.id"
         " WHERE s.user_id = ? AND s.status = 'playing' AND t.status IN ('lobby', 'running')"
@@ -37,6 +42,7 @@ async def _touched(db: Session, table_id: int) -> TableRow:
 class Lobbies:
     def __init__(self, connection: Connection) -> None:
         self._connection = connection
+        self._dialect = connection.dialect
 
     async def create(
         self,
@@ -72,9 +78,9 @@ class Lobbies:
         person has a seat at any open table (one table per person).
         """
         async with self._connection.transaction() as db:
-            await _open_lobby(db, table_id)
+            await _open_lobby(db, self._dialect, table_id)
             if user_id is not None:
-                await _check_free(db, user_id)
+                await _check_free(db, self._dialect, user_id)
             count, seat = await db.fetchone(
                 "SELECT COUNT(*), COALESCE(MAX(seat) + 1, 0) FROM seats WHERE table_id = ?",
                 (table_id,),
@@ -87,13 +93,13 @@ class Lobbies:
     async def remove_seat(self, table_id: int, seat: int) -> TableRow:
         """Free one seat of a lobby (LobbyClosed if it started or closed meanwhile)."""
         async with self._connection.transaction() as db:
-            await _open_lobby(db, table_id)
+            await _open_lobby(db, self._dialect, table_id)
             await db.execute("DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat))
             return await _touched(db, table_id)
 
     async def set_options(self, table_id: int, options: dict) -> TableRow:
         async with self._connection.transaction() as db:
-            await _open_lobby(db, table_id)
+            await _open_lobby(db, self._dialect, table_id)
             await db.execute("UPDATE tables SET options = ? WHERE id = ?",
                              (dumps(options), table_id))
             return await _touched(db, table_id)
@@ -102,7 +108,7 @@ class Lobbies:
         """The lobby becomes a running table: its final seats and first snapshot, at once."""
         check_seats(seats)
         async with self._connection.transaction() as db:
-            await _open_lobby(db, table_id)
+            await _open_lobby(db, self._dialect, table_id)
             await db.execute("DELETE FROM seats WHERE table_id = ?", (table_id,))
             await write_seats(db, table_id, seats)
             await db.execute(

@@ -1,7 +1,8 @@
 """Schema changes: the ``NNNN_name.sql`` files of ``migrations/``, applied in order.
 
 Each migration runs in its own transaction and is recorded in ``schema_migrations``; the files
-are SQLite's SQL.
+are SQLite's SQL, which the connection's `Dialect` translates for another database (PostgreSQL:
+`tg_durak.storage.postgres_sql`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from tg_durak.storage.connection import Connection
+from tg_durak.storage.connection import Connection, Dialect, Session, lock
 from tg_durak.storage.errors import SchemaTooNew
 
 log = logging.getLogger(__name__)
@@ -85,27 +86,55 @@ async def pending(connection: Connection, migrations: list[Migration]) -> int:
     return newest - current
 
 
+_BOOKKEEPING = ("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)")
+# Held by the transaction that changes the schema: two processes starting at once on one
+# PostgreSQL apply each migration once (on SQLite BEGIN IMMEDIATE already excludes the other).
+_SCHEMA_LOCK = "tg_durak schema"
+
+
 async def apply(connection: Connection, migrations: list[Migration]) -> None:
     """Apply those of ``migrations`` the database lacks (SchemaTooNew if it has newer ones)."""
-    async with connection.statement() as db:
-        await db.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations ("
-            " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
-        )
+    async with connection.transaction() as db:
+        await lock(db, connection.dialect, _SCHEMA_LOCK)
+        await _run(db, connection.dialect, _BOOKKEEPING)
     await pending(connection, migrations)
     for migration in migrations:
         async with connection.transaction() as db:
+            await lock(db, connection.dialect, _SCHEMA_LOCK)
             # Checked inside the transaction: another process may have just applied it.
             if await db.fetchone("SELECT 1 FROM schema_migrations WHERE version = ?",
                                  (migration.version,)):
                 continue
-            try:
-                for statement in statements(migration.sql):
-                    await db.execute(statement)
-            except sqlite3.Error as exc:
-                raise RuntimeError(f"migration {migration.name} failed: {exc}") from exc
-            await db.execute(
-                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-                (migration.version, migration.name, time.time()),
-            )
+            await apply_one(db, connection.dialect, migration)
             log.info("applied migration %s", migration.name)
+
+
+async def create_schema(db: Session, dialect: Dialect, migrations: list[Migration]) -> None:
+    """Inside the caller's transaction, on an empty database: every migration's statements and
+    an empty ``schema_migrations``, for a copy to fill (copy-db copies the records too)."""
+    await _run(db, dialect, _BOOKKEEPING)
+    for migration in migrations:
+        await _statements(db, dialect, migration)
+
+
+async def apply_one(db: Session, dialect: Dialect, migration: Migration) -> None:
+    """Inside the caller's transaction: one migration's statements and its record."""
+    await _statements(db, dialect, migration)
+    await db.execute(
+        "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+        (migration.version, migration.name, time.time()),
+    )
+
+
+async def _statements(db: Session, dialect: Dialect, migration: Migration) -> None:
+    try:
+        for statement in statements(migration.sql):
+            await _run(db, dialect, statement)
+    except dialect.error as exc:
+        raise RuntimeError(f"migration {migration.name} failed: {exc}") from exc
+
+
+async def _run(db: Session, dialect: Dialect, statement: str) -> None:
+    for translated in dialect.migration(statement):
+        await db.execute(translated)

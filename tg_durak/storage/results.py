@@ -8,13 +8,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from tg_durak.play.ratings import Rating, Result
 from tg_durak.play.records import PlayerRecord, Rebuilt, Standing, Stats
-from tg_durak.storage.connection import Connection, Session, placeholders
+from tg_durak.storage.connection import Connection, Session, lock, placeholders
 from tg_durak.storage.rows import check
 
 OUTCOMES = ("durak", "safe", "draw", "resigned")
 # `results r` moved the ratings (a result without a history row was a game against computers).
 _RATED = ("EXISTS (SELECT 1 FROM rating_history h"
           " WHERE h.table_id = r.table_id AND h.user_id = r.user_id)")
+_RATINGS_LOCK = "tg_durak ratings"
 # A finished table's results and everyone's current ratings -> the new ratings (empty: not rated).
 RateTable = Callable[[Sequence[Result], Mapping[int, Rating]], Mapping[int, Rating]]
 
@@ -44,6 +45,8 @@ class Results:
         )
         if self._rate is None or not results:
             return
+        # Two tables ending at once with the same person must not both read his old rating.
+        await lock(db, self._connection.dialect, _RATINGS_LOCK)
         if await db.fetchone("SELECT 1 FROM rating_history WHERE table_id = ? LIMIT 1",
                              (table_id,)):
             return
@@ -109,6 +112,7 @@ class Results:
         if self._rate is None:
             raise ValueError("the store was opened without a rating function")
         async with self._connection.transaction() as db:
+            await lock(db, self._connection.dialect, _RATINGS_LOCK)
             rows = await db.fetchall(
                 "SELECT r.table_id, t.finished_at, r.user_id, r.outcome, r.place"
                 " FROM results r JOIN tables t ON t.id = r.table_id"
@@ -145,6 +149,8 @@ async def _stats(db: Session, user_id: int, where: str = "") -> Stats:
 
 
 async def _ratings(db: Session, user_ids: Sequence[int]) -> dict[int, Rating]:
+    if not user_ids:
+        return {}   # "IN ()" is SQLite's alone
     rows = await db.fetchall(
         "SELECT user_id, mu, sigma, games FROM ratings"
         f" WHERE user_id IN ({placeholders(user_ids)})",

@@ -2,13 +2,13 @@
 
 Callers reach each concern by name: ``store.users``, ``store.tables`` (and their logs),
 ``store.lobbies``, ``store.messages``, ``store.results`` (and ratings), ``store.updates``,
-``store.meta``.
+``store.meta``. ``Store.open`` takes a SQLite file (the default) or a PostgreSQL address.
 """
 
 from __future__ import annotations
 
 from tg_durak.storage import migrations as schema
-from tg_durak.storage.connection import SQLiteConnection
+from tg_durak.storage.connection import Connection, SQLiteConnection
 from tg_durak.storage.lobbies import Lobbies
 from tg_durak.storage.messages import Messages
 from tg_durak.storage.meta import Meta
@@ -17,11 +17,57 @@ from tg_durak.storage.tables import Tables
 from tg_durak.storage.updates import Updates
 from tg_durak.storage.users import Users
 
+_POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_postgres(target: str) -> bool:
+    """Whether ``target`` (DURAK_DB) is a PostgreSQL address rather than a SQLite file."""
+    return target.startswith(_POSTGRES_SCHEMES)
+
+
+async def open_connection(target: str, *, readonly: bool = False) -> Connection:
+    """The database at ``target``: a PostgreSQL address, else a SQLite file."""
+    if is_postgres(target):
+        # Imported here: the bot on a SQLite file never loads psycopg.
+        from tg_durak.storage.postgres import PostgresConnection
+
+        return await PostgresConnection.open(target, readonly=readonly)
+    return await SQLiteConnection.open(target, readonly=readonly)
+
+
+def redacted(target: str) -> str:
+    """``target`` as it may be printed: a PostgreSQL address without its password."""
+    if not is_postgres(target):
+        return target
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(target)
+    if parts.password is None:
+        return target
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+
+
+def refusals(target: str) -> tuple[type[BaseException], ...]:
+    """What opening or reading the database at ``target`` raises when it cannot be read at
+    all (for an operator's tool to say in one line): the driver's errors among them."""
+    import sqlite3
+
+    from tg_durak.storage.errors import NoDatabase, SchemaTooNew, StoreUnavailable
+
+    found: tuple[type[BaseException], ...] = (
+        SchemaTooNew, NoDatabase, StoreUnavailable, FileNotFoundError, sqlite3.Error)
+    if is_postgres(target):
+        import psycopg
+
+        found += (psycopg.Error,)
+    return found
+
 
 class Store:
-    """Everything the bot keeps between restarts, in one SQLite database."""
+    """Everything the bot keeps between restarts, in one database: SQLite or PostgreSQL."""
 
-    def __init__(self, connection: SQLiteConnection, rate: RateTable | None,
+    def __init__(self, connection: Connection, rate: RateTable | None,
                  pending: int = 0) -> None:
         self.connection = connection
         self.pending = pending  # migrations not applied (a read-only store cannot apply them)
@@ -40,13 +86,14 @@ class Store:
     ) -> Store:
         """Open (creating if needed) the database at ``path`` and bring its schema up to date.
 
-        ``":memory:"`` gives a private in-memory database. ``rate`` moves the people's ratings
-        when a table ends (`tg_durak.play.ratings.rate`; None: results only). ``migrations``
-        overrides the folder of migration files (tests). ``readonly`` opens an existing database
-        for reading only, beside a running bot, and changes nothing (no migration either: see
-        ``pending``).
+        ``path`` is a SQLite file, or a ``postgresql://`` (``postgres://``) address of an
+        existing database. ``":memory:"`` gives a private in-memory SQLite database. ``rate``
+        moves the people's ratings when a table ends (`tg_durak.play.ratings.rate`; None:
+        results only). ``migrations`` overrides the folder of migration files (tests).
+        ``readonly`` opens an existing database for reading only, beside a running bot, and
+        changes nothing (no migration either: see ``pending``).
         """
-        connection = await SQLiteConnection.open(path, readonly=readonly)
+        connection = await open_connection(path, readonly=readonly)
         try:
             found = schema.load(migrations)
             if readonly:
@@ -60,12 +107,21 @@ class Store:
     async def close(self) -> None:
         await self.connection.close()
 
+    @property
+    def engine(self) -> str:
+        """"sqlite" or "postgresql"."""
+        return self.connection.engine
+
     async def backup(self, path: str) -> None:
-        """A consistent copy of the whole database at ``path`` (see `SQLiteConnection.backup`)."""
+        """A consistent copy of the whole database at ``path`` (see `SQLiteConnection.backup`);
+        SQLite's alone (PostgreSQL has pg_dump)."""
+        if not isinstance(self.connection, SQLiteConnection):
+            raise NotImplementedError("backup copies a SQLite file; for PostgreSQL use pg_dump")
         await self.connection.backup(path)
 
     async def integrity_problems(self) -> list[str]:
-        """What the database finds wrong in its file (empty: nothing)."""
+        """What the database itself finds wrong (empty: nothing): SQLite's integrity check of
+        its file, PostgreSQL's catalog (`PostgresConnection.integrity_problems`)."""
         return await self.connection.integrity_problems()
 
     async def schema_version(self) -> int:

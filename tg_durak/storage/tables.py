@@ -276,7 +276,8 @@ class Tables:
             rows = await db.fetchall(
                 f"SELECT table_id, {joined('seq')}, '[' || {joined('entry')} || ']'"
                 " FROM (SELECT table_id, seq, entry FROM actions"
-                f" WHERE table_id IN ({RUNNING_IDS}) ORDER BY table_id, seq) GROUP BY table_id")
+                f" WHERE table_id IN ({RUNNING_IDS}) ORDER BY table_id, seq) AS a"
+                " GROUP BY table_id")
         logs = {}
         for table_id, seqs, entries in rows:
             try:

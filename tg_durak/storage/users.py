@@ -34,7 +34,9 @@ class Users:
     Every update reads its sender's row (language, settings), and every screen drawn for a
     person reads his language (`cached`, no I/O): rows are read once, changed only through the
     methods below (this process is the only one writing users), which keep the cached row as
-    written, under the connection's lock, so no write slips in between.
+    written, under the connection's lock, so no write slips in between. (On PostgreSQL's pool two
+    writes of one person at once are not ordered with their cache updates: for several
+    processes the cache is yet to be validated against the stored row, issue 18.)
     """
 
     def __init__(self, connection: Connection) -> None:

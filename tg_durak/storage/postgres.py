@@ -1,0 +1,236 @@
+"""The store on PostgreSQL: `PostgresConnection`, the `Connection` over psycopg 3 and its pool.
+
+Imported only when ``DURAK_DB`` is a ``postgresql://`` (or ``postgres://``) address: the bot on a
+SQLite file never loads psycopg.
+
+Why psycopg 3 with ``psycopg_pool.AsyncConnectionPool`` and ``prepare_threshold=None``: several
+bot processes share one server, usually through PgBouncer in transaction mode, where each
+transaction may run on a different server connection. A prepared statement lives on the server
+connection that prepared it, so a driver that prepares behind the caller's back (asyncpg does,
+always; psycopg after five runs of a statement) fails there with "prepared statement does not
+exist". With ``prepare_threshold=None`` psycopg never prepares, and nothing else outlives a
+transaction here either: no ``SET``, no session advisory lock, only ``SET LOCAL`` and
+transaction-scoped locks.
+
+Connections autocommit; a scope that is a transaction sends its own ``BEGIN`` (with the
+isolation it needs) and ``COMMIT``, so one scope is one round trip per statement, as on SQLite.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Iterable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager, suppress
+
+import psycopg
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
+from tg_durak.storage.connection import Dialect, Params, Row, Session
+from tg_durak.storage.errors import NoDatabase, StoreUnavailable
+from tg_durak.storage.postgres_sql import migration_statements, to_pyformat
+
+# SQLSTATE classes of a database that cannot take a write at the moment: connection exception,
+# insufficient resources (disk full, out of memory, too many connections), operator
+# intervention (admin shutdown, crash, starting up, statement timeout), system error (I/O),
+# transaction rollback (serialization failure, deadlock).
+_UNAVAILABLE_CLASSES = frozenset({"08", "53", "57", "58", "40"})
+# A lock held elsewhere for longer than lock_timeout; a read-only server (a standby, a failover
+# under way).
+_UNAVAILABLE_STATES = frozenset({"55P03", "25006"})
+# A refused connection whose reason may pass (the server answered, but not yet or not now).
+_PASSING = re.compile(r"the database system is|too many|connection slots", re.I)
+_CONNECT_TIMEOUT_S = 10
+# Like SQLite's busy_timeout: a row lock held elsewhere longer than this refuses the write.
+_LOCK_TIMEOUT_MS = 5000
+
+
+# What integrity_problems reads from the catalog, in the schema the store uses.
+_HERE = "current_schema()::regnamespace"
+_INVALID = ("SELECT i.indexrelid::regclass::text FROM pg_index i"
+            f" JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relnamespace = {_HERE}"
+            " AND NOT (i.indisvalid AND i.indisready) ORDER BY 1")
+_UNVALIDATED = ("SELECT conrelid::regclass::text, conname FROM pg_constraint"
+                f" WHERE connamespace = {_HERE} AND NOT convalidated ORDER BY 1, 2")
+_DISABLED = ("SELECT tgrelid::regclass::text, tgname FROM pg_trigger t"
+             f" JOIN pg_class c ON c.oid = t.tgrelid WHERE c.relnamespace = {_HERE}"
+             " AND NOT t.tgisinternal AND t.tgenabled = 'D' ORDER BY 1, 2")
+_SEQUENCES = ("SELECT c.relname, a.attname, s.sequencename, s.last_value FROM pg_attribute a"
+              " JOIN pg_class c ON c.oid = a.attrelid"
+              " JOIN pg_sequences s ON s.schemaname = current_schema() AND s.sequencename ="
+              "  split_part(pg_get_serial_sequence(quote_ident(c.relname), a.attname), '.', 2)"
+              f" WHERE c.relnamespace = {_HERE} AND a.attidentity <> '' ORDER BY 1, 2")
+
+
+def _unavailable(exc: BaseException) -> bool:
+    if isinstance(exc, PoolTimeout):
+        return True
+    if not isinstance(exc, psycopg.Error):
+        return False
+    state = exc.sqlstate
+    if state is None:   # no answer from the server: refused, lost, closed
+        return isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError)
+    return state[:2] in _UNAVAILABLE_CLASSES or state in _UNAVAILABLE_STATES
+
+
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """StoreUnavailable instead of the driver's error when the database refuses for now."""
+    try:
+        yield
+    except (psycopg.Error, PoolTimeout) as exc:
+        if _unavailable(exc):
+            raise StoreUnavailable(f"the database refused a write: {exc}") from exc
+        raise
+
+
+class PostgresDialect:
+    error = psycopg.Error
+    row_lock = " FOR UPDATE"
+
+    def joined(self, expression: str) -> str:
+        return f"string_agg(CAST({expression} AS TEXT), ',')"
+
+    def named_lock(self) -> str | None:
+        # Transaction-scoped: a session lock would stay with a PgBouncer server connection.
+        return "SELECT pg_advisory_xact_lock(hashtext(?))"
+
+    def migration(self, statement: str) -> list[str]:
+        return migration_statements(statement)
+
+
+class _PostgresSession:
+    def __init__(self, owner: PostgresConnection, conn: psycopg.AsyncConnection) -> None:
+        self._owner = owner
+        self._conn = conn
+
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        cursor = await self._owner._send(self._conn, sql, params)
+        return cursor.rowcount
+
+    async def executemany(self, sql: str, rows: Iterable[Params]) -> int:
+        return await self._owner._send_many(self._conn, sql, rows)
+
+    async def fetchone(self, sql: str, params: Params = ()) -> Row | None:
+        cursor = await self._owner._send(self._conn, sql, params)
+        return await cursor.fetchone()
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
+        cursor = await self._owner._send(self._conn, sql, params)
+        return await cursor.fetchall()
+
+
+class PostgresConnection:
+    """A pool of autocommitting psycopg connections; each scope holds one of them."""
+
+    dialect: Dialect = PostgresDialect()
+    engine = "postgresql"
+
+    def __init__(self, pool: AsyncConnectionPool, *, readonly: bool = False) -> None:
+        self._pool = pool
+        self._readonly = readonly
+        self.lock_timeout_ms = _LOCK_TIMEOUT_MS
+
+    @classmethod
+    async def open(cls, url: str, *, readonly: bool = False, min_size: int = 1,
+                   max_size: int = 10) -> PostgresConnection:
+        """A pool on the database at ``url``. NoDatabase if the server refuses it for good (no
+        such database or role, a wrong password), StoreUnavailable if it may pass (no answer,
+        starting up); ``readonly``: every scope is a read-only transaction."""
+        await _probe(url)
+        pool = AsyncConnectionPool(
+            url, min_size=min_size, max_size=max_size, open=False, timeout=_CONNECT_TIMEOUT_S,
+            kwargs={"autocommit": True, "prepare_threshold": None},
+            # A connection the server dropped (a restart, PgBouncer's reconnect) is replaced
+            # before a scope gets it, not found broken half-way through a transaction.
+            check=AsyncConnectionPool.check_connection)
+        with _refusals():
+            await pool.open(wait=True, timeout=_CONNECT_TIMEOUT_S)
+        return cls(pool, readonly=readonly)
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+    async def _send(self, conn: psycopg.AsyncConnection, sql: str,
+                    params: Params | None = ()) -> psycopg.AsyncCursor:
+        """One statement; ``params`` None: SQL sent as it is, in one simple query (several
+        statements may go at once), with no placeholders read."""
+        if params is None:
+            return await conn.execute(sql)
+        return await conn.execute(to_pyformat(sql), tuple(params))
+
+    async def _send_many(self, conn: psycopg.AsyncConnection, sql: str,
+                         rows: Iterable[Params]) -> int:
+        rows = [tuple(row) for row in rows]
+        if not rows:
+            return 0
+        async with conn.cursor() as cursor:
+            await cursor.executemany(to_pyformat(sql), rows)
+            return cursor.rowcount
+
+    @asynccontextmanager
+    async def _scope(self, begin: str | None) -> AsyncIterator[Session]:
+        """A pooled connection for one scope; ``begin``: the transaction it runs in (None:
+        each statement commits on its own)."""
+        with _refusals():
+            async with self._pool.connection() as conn:
+                if begin is None:
+                    yield _PostgresSession(self, conn)
+                    return
+                # Sent as one simple query (no parameters): BEGIN and its settings in one trip.
+                await self._send(conn, begin, None)
+                try:
+                    yield _PostgresSession(self, conn)
+                    await self._send(conn, "COMMIT", None)
+                except BaseException:
+                    # A connection cancelled mid-query cannot take the ROLLBACK; the pool then
+                    # drops it (a transaction left open is rolled back by the server).
+                    with suppress(psycopg.Error):
+                        await self._send(conn, "ROLLBACK", None)
+                    raise
+
+    def transaction(self) -> AbstractAsyncContextManager[Session]:
+        return self._scope(self._begin("READ COMMITTED"))
+
+    def statement(self) -> AbstractAsyncContextManager[Session]:
+        return self._scope(self._begin("READ COMMITTED") if self._readonly else None)
+
+    def reading(self, *, consistent: bool = False) -> AbstractAsyncContextManager[Session]:
+        if consistent:
+            return self._scope("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        return self._scope(self._begin("READ COMMITTED") if self._readonly else None)
+
+    def _begin(self, isolation: str) -> str:
+        access = " READ ONLY" if self._readonly else ""
+        return (f"BEGIN ISOLATION LEVEL {isolation}{access};"
+                f" SET LOCAL lock_timeout = {int(self.lock_timeout_ms)}")
+
+    async def integrity_problems(self) -> list[str]:
+        """What PostgreSQL's catalog says is broken (empty: nothing): an index left invalid (a
+        failed concurrent build), a constraint never validated, an id sequence behind its
+        table's largest id (a copy that did not move it: the next insert would clash)."""
+        async with self.reading(consistent=True) as db:
+            problems = [f"index {name} is invalid" for (name,) in await db.fetchall(_INVALID)]
+            problems += [f"constraint {name} of {table} is not validated"
+                         for table, name in await db.fetchall(_UNVALIDATED)]
+            problems += [f"trigger {name} of {table} is disabled"
+                         for table, name in await db.fetchall(_DISABLED)]
+            for table, column, sequence, last in await db.fetchall(_SEQUENCES):
+                (largest,) = await db.fetchone(f'SELECT MAX("{column}") FROM "{table}"')
+                if largest is not None and largest > (last or 0):
+                    problems.append(f"sequence {sequence} is at {last or 0}, behind the largest"
+                                    f" {table}.{column} {largest}")
+        return problems
+
+
+async def _probe(url: str) -> None:
+    """One connection, to tell the caller why the server refuses, before a pool retries."""
+    try:
+        conn = await psycopg.AsyncConnection.connect(url, connect_timeout=_CONNECT_TIMEOUT_S)
+    except psycopg.OperationalError as exc:
+        text = str(exc).strip()
+        if "FATAL" in text and not _PASSING.search(text):
+            raise NoDatabase(f"PostgreSQL refused the connection: {text}") from exc
+        raise StoreUnavailable(f"cannot reach PostgreSQL: {text}") from exc
+    except psycopg.ProgrammingError as exc:   # a malformed address
+        raise NoDatabase(f"not a PostgreSQL address: {exc}") from exc
+    await conn.close()
