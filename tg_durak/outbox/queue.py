@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import NamedTuple
 
-from tg_durak.outbox.budgets import Budget, ChatBudget
+from tg_durak.outbox.budgets import Budget, ChatBudget, LocalBudgets
 from tg_durak.render.screen import Screen
 
 # Seconds of waiting worth one priority class: a player's screen that waited this much longer
@@ -34,9 +34,8 @@ AGING = 2.0
 # After network or server failures a key waits its chat's interval, doubling up to this cap:
 # after a long outage a screen is at most this late once Telegram answers again.
 MAX_BACKOFF = 8.0
-# Forgetting an idle key or an idle chat costs at most one redundant request later.
+# Forgetting an idle key costs at most one redundant request later.
 MAX_SLOTS = 10_000
-MAX_CHATS = 10_000
 
 
 class Priority(IntEnum):
@@ -93,15 +92,11 @@ class Outbox:
 
     def __init__(self, private_interval: float, group_per_minute: int,
                  global_per_second: int) -> None:
-        self._private = (1, private_interval)
-        self._group = (group_per_minute, 60.0)
-        self._global = Budget(global_per_second, 1.0)
-        self._global_blocked_until = 0.0
-        self._last_flood: tuple[int, float] | None = None  # (chat_id, blocked until)
+        self.budgets = LocalBudgets((1, private_interval), (group_per_minute, 60.0),
+                                    Budget(global_per_second, 1.0))
         self._slots: dict[Hashable, Slot] = {}  # least recently shown first
         self._queue: dict[Hashable, Slot] = {}  # keys with a pending screen
         self._bars = 0  # queued slots whose pending screen is a bar
-        self._chats: dict[int, ChatBudget] = {}
         self._numbers = itertools.count(1)
         self.counts: Counter[str] = Counter()
         self.max_wait: dict[Priority, float] = {}
@@ -170,8 +165,7 @@ class Outbox:
         return requests, _delay(delay)
 
     def _start(self, slot: Slot, chat: ChatBudget, now: float) -> Request:
-        chat.budget.take(now)
-        self._global.take(now)
+        self.budgets.take(chat, now)
         screen, priority, since = slot.pending, slot.priority, slot.since
         assert screen is not None
         self.unqueue(slot)
@@ -186,8 +180,7 @@ class Outbox:
 
     def finished(self, request: Request, now: float) -> None:
         """A request's answer came, whatever it was."""
-        request.chat.budget.release(now)
-        self._global.release(now)
+        self.budgets.release(request.chat, now)
         slot = request.slot
         slot.busy = False
         if slot.one_off and slot.pending is None:
@@ -217,15 +210,7 @@ class Outbox:
         """A 429: pause the chat, and the whole bot when another chat was flooded meanwhile
         (True: the bot is paused)."""
         self.counts["errors_429"] += 1
-        until = now + retry_after
-        chat = self.chat(chat_id, now)
-        chat.blocked_until = max(chat.blocked_until, until)
-        everywhere = bool(self._last_flood and self._last_flood[0] != chat_id
-                          and self._last_flood[1] > now)
-        if everywhere:
-            self._global_blocked_until = max(self._global_blocked_until, until)
-        self._last_flood = (chat_id, until)
-        return everywhere
+        return self.budgets.flooded(chat_id, retry_after, now)
 
     def moved(self, slot: Slot, new_chat_id: int) -> None:
         """The group became a supergroup: the message goes afresh to the new chat."""
@@ -278,22 +263,10 @@ class Outbox:
                 self.unqueue(slot)
 
     def _global_wait(self, now: float) -> float:
-        return max(self._global_blocked_until - now, self._global.wait(now), 0.0)
+        return self.budgets.bot_wait(now)
 
     def chat(self, chat_id: int, now: float) -> ChatBudget:
-        chat = self._chats.get(chat_id)
-        if chat is None:
-            if len(self._chats) >= MAX_CHATS:
-                self._evict_chats(now)
-            limit, seconds = self._private if chat_id > 0 else self._group
-            chat = self._chats[chat_id] = ChatBudget(Budget(limit, seconds))
-        return chat
-
-    def _evict_chats(self, now: float) -> None:
-        # A rested, unblocked chat is indistinguishable from a new one.
-        for chat_id, chat in list(self._chats.items()):
-            if chat.blocked_until <= now and chat.budget.rested(now):
-                del self._chats[chat_id]
+        return self.budgets.chat(chat_id, now)
 
     def _evict_slots(self) -> None:
         excess = len(self._slots) - MAX_SLOTS
