@@ -149,14 +149,14 @@ class LocalBudgets:
         chat.budget.release(now)
         self.bot.release(now)
 
-    def give_back(self, chat: ChatBudget, now: float, wait: float, bot_wide: bool) -> None:
-        """A request taken here that another authority (the shared budgets) held back for
-        ``wait`` seconds: it never went, and its chat (or the bot) pauses for that long."""
+    def give_back(self, chat: ChatBudget, now: float, wait: float, held_by: str) -> None:
+        """A request taken here that the shared budgets (outbox.gate) held back for ``wait``
+        seconds: it never went, and its chat (or the bot) pauses for that long."""
         chat.budget.give_back()
         self.bot.give_back()
-        if bot_wide:
+        if held_by == "bot":
             self._bot_blocked_until = max(self._bot_blocked_until, now + wait)
-        else:
+        elif held_by == "chat":
             chat.blocked_until = max(chat.blocked_until, now + wait)
 
     def flooded(self, chat_id: int, retry_after: float, now: float) -> bool:

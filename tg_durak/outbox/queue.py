@@ -60,6 +60,7 @@ class Slot:
     owns_id: bool = False
     shown: Screen | None = None  # what Telegram last confirmed
     pending: Screen | None = None
+    stamp: object = None  # the pending screen's place among every process's (outbox.gate)
     priority: Priority = Priority.PLAYER  # the pending screen's
     since: float = 0.0  # when the message began to wait for its pending screen
     busy: bool = False  # a request for this key is in flight
@@ -78,6 +79,7 @@ class Request(NamedTuple):
     priority: Priority
     since: float
     chat: ChatBudget
+    stamp: object = None
 
 
 class OneOff(NamedTuple):
@@ -105,8 +107,10 @@ class Outbox:
     # -- what to send -----------------------------------------------------------------------
 
     def put(self, key: Hashable, chat_id: int, message_id: int | None, screen: Screen,
-            priority: Priority, now: float, thread_id: int | None = None) -> None:
-        """The message ``key`` should show ``screen``."""
+            priority: Priority, now: float, thread_id: int | None = None,
+            stamp: object = None) -> None:
+        """The message ``key`` should show ``screen`` (``stamp``: its place among the screens
+        of every process, carried along for outbox.gate)."""
         slot = self._slots.pop(key, None)
         if slot is None or slot.chat_id != chat_id:
             slot = Slot(key, chat_id, message_id, thread_id)
@@ -118,7 +122,7 @@ class Outbox:
             self.counts["coalesced"] += 1
             # The newest text goes, as urgently as any screen it replaces.
             priority = min(priority, slot.priority)
-        self._enqueue(slot, screen, priority, now)
+        self._enqueue(slot, screen, priority, now, stamp)
         self._evict_slots()
 
     def put_one_off(self, chat_id: int, screen: Screen, priority: Priority, now: float,
@@ -166,7 +170,7 @@ class Outbox:
 
     def _start(self, slot: Slot, chat: ChatBudget, now: float) -> Request:
         self.budgets.take(chat, now)
-        screen, priority, since = slot.pending, slot.priority, slot.since
+        screen, priority, since, stamp = slot.pending, slot.priority, slot.since, slot.stamp
         assert screen is not None
         self.unqueue(slot)
         slot.busy = True
@@ -176,7 +180,7 @@ class Outbox:
         self.max_wait[priority] = max(self.max_wait.get(priority, 0.0), waited)
         self.total_wait[priority] += waited
         self.counts[f"sent_{priority.name.lower()}"] += 1
-        return Request(slot, screen, priority, since, chat)
+        return Request(slot, screen, priority, since, chat, stamp)
 
     def finished(self, request: Request, now: float) -> None:
         """A request's answer came, whatever it was."""
@@ -194,7 +198,22 @@ class Outbox:
         slot = request.slot
         if self._slots.get(slot.key) is slot and slot.pending is None:
             priority = Priority.PLAYER if request.priority is Priority.BAR else request.priority
-            self._enqueue(slot, request.screen, priority, request.since)
+            self._enqueue(slot, request.screen, priority, request.since, request.stamp)
+
+    def held_back(self, request: Request, now: float, wait: float, held_by: str) -> None:
+        """The shared budgets (outbox.gate) held a started request back for ``wait`` seconds:
+        it never went, and waits with its chat, the bot or its message (``held_by``) unless it
+        is "stale" (a newer screen went from another process: dropped)."""
+        self.budgets.give_back(request.chat, now, wait, held_by)
+        slot = request.slot
+        slot.busy = False
+        if held_by == "stale" or request.priority is Priority.BAR:
+            # A bar uses only spare budget, and there was none.
+            self.counts["stale" if held_by == "stale" else "dropped"] += 1
+            return
+        if held_by == "message":
+            slot.not_before = max(slot.not_before, now + wait)
+        self.retry(request)
 
     def back_off(self, slot: Slot, now: float) -> float:
         """After a network or server failure: the key waits, longer each time in a row, and by
@@ -239,7 +258,9 @@ class Outbox:
     def queued(self) -> int:
         return len(self._queue)
 
-    def _enqueue(self, slot: Slot, screen: Screen, priority: Priority, since: float) -> None:
+    def _enqueue(self, slot: Slot, screen: Screen, priority: Priority, since: float,
+                 stamp: object = None) -> None:
+        slot.stamp = stamp
         if slot.pending is None:
             slot.since = since
         elif slot.priority is Priority.BAR:
