@@ -52,7 +52,10 @@ class RedisGate:
         if version is not None:
             return version
         # Taken now, while the screen is queued: its place among every process's screens.
-        return asyncio.ensure_future(self.leases.next_stamp(key))
+        stamp = asyncio.ensure_future(self.leases.next_stamp(key))
+        # A screen coalesced away never awaits its stamp: its failure is nobody's to report.
+        stamp.add_done_callback(lambda task: task.cancelled() or task.exception())
+        return stamp
 
     async def admit(self, key: Hashable, chat_id: int, stamp: object) -> Verdict:
         try:
