@@ -26,6 +26,7 @@ from tg_durak.config import Settings
 from tg_durak.i18n.translate import DEFAULT_LOCALE, LOCALES, translator
 from tg_durak.ops.gc_tuning import settle_after_start
 from tg_durak.ops.stats import final_report, keep_writing, report_on_signal
+from tg_durak.outbox.gate import SharedGate
 from tg_durak.outbox.publisher import Publisher
 from tg_durak.play.ratings import rate
 from tg_durak.storage import NoDatabase, Store, StoreUnavailable, is_postgres
@@ -213,7 +214,8 @@ class BotApp:
         later.push_async_callback(self.store.close)
         self.computers = ComputerPlayers()
         later.push_async_callback(self.computers.close)
-        self.publisher = Publisher(self.bot, private_interval=self.settings.edit_interval)
+        self.publisher = Publisher(self.bot, private_interval=self.settings.edit_interval,
+                                   gate=self._shared_gate())
         self.tables = TableService(self.store, self.publisher, self.computers,
                                    time_scale=self.settings.time_scale)
         self.publisher.report_to(self.tables.chats)
@@ -332,6 +334,23 @@ class BotApp:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _shared_gate(self) -> SharedGate | None:
+        """With DURAK_REDIS, the budgets this process shares with the others on its token."""
+        if self.settings.redis_url is None:
+            return None
+        # Here, not at the top: one process needs nothing of Redis, not even the package.
+        try:
+            from tg_durak.outbox.redis_gate import connect
+        except ImportError as exc:
+            raise SettingRefused("DURAK_REDIS needs the redis package: "
+                                 "pip install 'tg-durak[scale]'") from exc
+        # The bot's id names its budgets: several bots may share one Redis.
+        gate = connect(self.settings.redis_url, f"durak:{self.bot.id}:",
+                       private_interval=self.settings.edit_interval,
+                       timeout=self.settings.request_timeout)
+        self._stack.push_async_callback(gate.close)
+        return gate
 
     async def _flush_publisher(self) -> None:
         with contextlib.suppress(TimeoutError):

@@ -15,6 +15,7 @@ class ConfigError(Exception):
 
 # What Telegram accepts as a webhook's secret_token.
 WEBHOOK_SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
 def _number(env: dict[str, str], name: str, most: float, what: str,
@@ -50,6 +51,8 @@ class Settings:
     # web_host:web_port) and the secret it sends in each request's header.
     webhook_url: str | None = None
     webhook_secret: str | None = None
+    # Where several processes on one token share Telegram's budgets (None: this process's own).
+    redis_url: str | None = None
 
     def require_webhook(self) -> tuple[str, str]:
         """The webhook's URL and secret, which `webhook` and `set-webhook` cannot do without."""
@@ -100,6 +103,10 @@ class Settings:
         if secret is not None and not WEBHOOK_SECRET.fullmatch(secret):
             raise ConfigError("DURAK_WEBHOOK_SECRET must be 1-256 characters of A-Z a-z 0-9 _ - "
                               "(Telegram's rule for a webhook's secret token)")
+        redis_url = env.get("DURAK_REDIS") or None
+        if redis_url is not None and not redis_url.startswith(REDIS_SCHEMES):
+            raise ConfigError("DURAK_REDIS must be a redis://, rediss:// or unix:// address, "
+                              f"not {redis_url!r}")
         return cls(
             token=token,
             edit_interval=interval,
@@ -115,4 +122,5 @@ class Settings:
             webapp_name=env.get("DURAK_WEBAPP_NAME") or None,
             webhook_url=webhook_url,
             webhook_secret=secret,
+            redis_url=redis_url,
         )

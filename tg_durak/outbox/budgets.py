@@ -1,5 +1,8 @@
 """Budgets as pure bookkeeping: Telegram's (so many requests in any window, paced evenly) and a
 person's taps (the throttle's bucket). Time is passed in; nothing here sleeps or sends.
+
+These are one process's: with several processes on one bot token, each keeps its own as a
+pre-filter and the shared windows in Redis (outbox.redis_budgets) have the last word.
 """
 
 from __future__ import annotations
@@ -37,6 +40,10 @@ class TokenBucket:
         if free:
             self._tokens -= 1
         return free
+
+    def give_back(self) -> None:
+        """Undo a take whose request never went."""
+        self._tokens = min(self.capacity, self._tokens + 1)
 
     def full(self, now: float) -> bool:
         self._refill(now)
@@ -83,6 +90,11 @@ class Budget:
         # Answers may come out of order; a later stamp only keeps the request a little longer.
         self._ends.append(max(now, self._ends[-1]) if self._ends else now)
 
+    def give_back(self) -> None:
+        """A request taken that never went: it counts in no window."""
+        self._open -= 1
+        self.pace.give_back()
+
     def rested(self, now: float) -> bool:
         """Nothing open and nothing counted: the same as a new budget."""
         return not self._open and not self._expire(now) and self.pace.full(now)
@@ -106,3 +118,71 @@ class ChatBudget:
 
     def wait(self, now: float) -> float:
         return max(self.blocked_until - now, self.budget.wait(now), 0.0)
+
+
+# Forgetting an idle chat costs at most one redundant request later.
+MAX_CHATS = 10_000
+
+
+class LocalBudgets:
+    """Telegram's budgets as one process sees them: each chat's (private ``private`` = (limit,
+    seconds), groups ``group``) and the bot's, and the pauses 429s asked for."""
+
+    def __init__(self, private: tuple[int, float], group: tuple[int, float],
+                 bot: Budget) -> None:
+        self._private = private
+        self._group = group
+        self.bot = bot
+        self._bot_blocked_until = 0.0
+        self._last_flood: tuple[int, float] | None = None  # (chat_id, blocked until)
+        self._chats: dict[int, ChatBudget] = {}
+
+    def bot_wait(self, now: float) -> float:
+        """Seconds until the bot may start a request."""
+        return max(self._bot_blocked_until - now, self.bot.wait(now), 0.0)
+
+    def take(self, chat: ChatBudget, now: float) -> None:
+        chat.budget.take(now)
+        self.bot.take(now)
+
+    def release(self, chat: ChatBudget, now: float) -> None:
+        chat.budget.release(now)
+        self.bot.release(now)
+
+    def give_back(self, chat: ChatBudget, now: float, wait: float, held_by: str) -> None:
+        """A request taken here that the shared budgets (outbox.gate) held back for ``wait``
+        seconds: it never went, and its chat (or the bot) pauses for that long."""
+        chat.budget.give_back()
+        self.bot.give_back()
+        if held_by == "bot":
+            self._bot_blocked_until = max(self._bot_blocked_until, now + wait)
+        elif held_by == "chat":
+            chat.blocked_until = max(chat.blocked_until, now + wait)
+
+    def flooded(self, chat_id: int, retry_after: float, now: float) -> bool:
+        """A 429: pause the chat, and the whole bot when another chat was flooded meanwhile
+        (True: the bot is paused)."""
+        until = now + retry_after
+        chat = self.chat(chat_id, now)
+        chat.blocked_until = max(chat.blocked_until, until)
+        everywhere = bool(self._last_flood and self._last_flood[0] != chat_id
+                          and self._last_flood[1] > now)
+        if everywhere:
+            self._bot_blocked_until = max(self._bot_blocked_until, until)
+        self._last_flood = (chat_id, until)
+        return everywhere
+
+    def chat(self, chat_id: int, now: float) -> ChatBudget:
+        chat = self._chats.get(chat_id)
+        if chat is None:
+            if len(self._chats) >= MAX_CHATS:
+                self._evict_chats(now)
+            limit, seconds = self._private if chat_id > 0 else self._group
+            chat = self._chats[chat_id] = ChatBudget(Budget(limit, seconds))
+        return chat
+
+    def _evict_chats(self, now: float) -> None:
+        # A rested, unblocked chat is indistinguishable from a new one.
+        for chat_id, chat in list(self._chats.items()):
+            if chat.blocked_until <= now and chat.budget.rested(now):
+                del self._chats[chat_id]

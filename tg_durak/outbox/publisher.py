@@ -19,6 +19,10 @@ Telegram:
 
 A key names one message. Once the publisher has sent a message for a key it trusts its own
 message id over the caller's (which may be a stale copy from the store).
+
+Several processes on one bot token share a ``gate`` (outbox.gate; Redis: outbox.redis_gate):
+before each request it takes a place in the shared budgets and the message's lease, and drops
+a screen older than one another process sent. Without one, this process's budgets are all.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from aiogram.exceptions import (
 )
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, ReplyParameters, WebAppInfo
 
+from tg_durak.outbox.gate import SharedGate
 from tg_durak.outbox.queue import Outbox, Priority, Request
 from tg_durak.render.screen import Screen
 
@@ -88,8 +93,10 @@ class Publisher:
         global_per_second: int = 30,
         parse_mode: str = "HTML",
         clock: Callable[[], float] = time.monotonic,
+        gate: SharedGate | None = None,
     ) -> None:
         self._bot = bot
+        self._gate = gate
         self._listener: OutboxListener | None = None
         self._parse_mode = parse_mode
         self._clock = clock
@@ -116,13 +123,18 @@ class Publisher:
         *,
         priority: Priority = Priority.PLAYER,
         thread_id: int | None = None,
+        version: int | None = None,
     ) -> None:
         """Make the message ``key`` show ``screen`` soon; returns at once.
 
         ``message_id`` None sends a new message (then the listener hears its id), into the
         forum topic ``thread_id`` if one is given. ``priority`` says who waits for it.
+        ``version`` (the table's, growing with each change) orders the screens of one key
+        across processes; without it they go in the order they are shown.
         """
-        self._outbox.put(key, chat_id, message_id, screen, priority, self._clock(), thread_id)
+        stamp = None if self._gate is None else self._gate.stamp(key, version)
+        self._outbox.put(key, chat_id, message_id, screen, priority, self._clock(), thread_id,
+                         stamp)
         self._queued()
 
     def send(
@@ -210,9 +222,7 @@ class Publisher:
                     await asyncio.wait_for(self._wake.wait(), delay)
 
     def _start(self, request: Request) -> None:
-        method = "sends" if request.slot.message_id is None else "edits"
-        self._outbox.counts[method] += 1
-        task = asyncio.create_task(self._deliver(request))
+        task = asyncio.create_task(self._admitted(request))
         self._sending.add(task)
         task.add_done_callback(self._delivered)
 
@@ -220,9 +230,27 @@ class Publisher:
         self._sending.discard(task)
         self._wake.set()
 
+    async def _admitted(self, request: Request) -> None:
+        """Deliver the request if the gate (if any) lets it go now."""
+        if self._gate is None:
+            await self._deliver(request)
+            return
+        slot = request.slot
+        verdict = await self._gate.admit(slot.key, slot.chat_id,
+                                         None if slot.one_off else request.stamp)
+        if not verdict.go:
+            assert verdict.held_by is not None
+            self._outbox.held_back(request, self._clock(), verdict.wait, verdict.held_by)
+            return
+        try:
+            await self._deliver(request)
+        finally:
+            await asyncio.shield(self._gate.done(verdict))
+
     async def _deliver(self, request: Request) -> None:
         slot, screen = request.slot, request.screen
         message_id = slot.message_id
+        self._outbox.counts["sends" if message_id is None else "edits"] += 1
         try:
             if message_id is None:
                 await self._send(request)
@@ -237,7 +265,7 @@ class Publisher:
                 slot.shown = screen
             slot.failures = 0
         except TelegramRetryAfter as exc:
-            self._flooded(slot.chat_id, exc.retry_after)
+            await self._flooded(slot.chat_id, exc.retry_after)
             if request.priority is not Priority.BAR:
                 self._outbox.retry(request)
         except TelegramMigrateToChat as exc:
@@ -318,11 +346,14 @@ class Publisher:
         else:
             log.error("publisher: Telegram refused a screen for %r: %s", slot.key, exc.message)
 
-    def _flooded(self, chat_id: int, retry_after: float) -> None:
-        if self._outbox.flooded(chat_id, retry_after, self._clock()):
+    async def _flooded(self, chat_id: int, retry_after: float) -> None:
+        everywhere = self._outbox.flooded(chat_id, retry_after, self._clock())
+        if everywhere:
             log.warning("publisher: flood control in several chats, pausing %ss", retry_after)
         else:
             log.warning("publisher: flood control in chat %s, pausing %ss", chat_id, retry_after)
+        if self._gate is not None:
+            await self._gate.flooded(None if everywhere else chat_id, retry_after)
 
     # -- bookkeeping ------------------------------------------------------------------------
 
@@ -335,4 +366,4 @@ class Publisher:
 
 
 _COUNTS = ("sends", "edits", "replies", "coalesced", "unchanged", "dropped", "errors_429",
-           "failures")
+           "failures", "stale")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import NamedTuple
 
-from tg_durak.outbox.budgets import Budget, ChatBudget
+from tg_durak.outbox.budgets import Budget, ChatBudget, LocalBudgets
 from tg_durak.render.screen import Screen
 
 # Seconds of waiting worth one priority class: a player's screen that waited this much longer
@@ -34,9 +34,8 @@ AGING = 2.0
 # After network or server failures a key waits its chat's interval, doubling up to this cap:
 # after a long outage a screen is at most this late once Telegram answers again.
 MAX_BACKOFF = 8.0
-# Forgetting an idle key or an idle chat costs at most one redundant request later.
+# Forgetting an idle key costs at most one redundant request later.
 MAX_SLOTS = 10_000
-MAX_CHATS = 10_000
 
 
 class Priority(IntEnum):
@@ -61,6 +60,7 @@ class Slot:
     owns_id: bool = False
     shown: Screen | None = None  # what Telegram last confirmed
     pending: Screen | None = None
+    stamp: object = None  # the pending screen's place among every process's (outbox.gate)
     priority: Priority = Priority.PLAYER  # the pending screen's
     since: float = 0.0  # when the message began to wait for its pending screen
     busy: bool = False  # a request for this key is in flight
@@ -79,6 +79,7 @@ class Request(NamedTuple):
     priority: Priority
     since: float
     chat: ChatBudget
+    stamp: object = None
 
 
 class OneOff(NamedTuple):
@@ -93,15 +94,11 @@ class Outbox:
 
     def __init__(self, private_interval: float, group_per_minute: int,
                  global_per_second: int) -> None:
-        self._private = (1, private_interval)
-        self._group = (group_per_minute, 60.0)
-        self._global = Budget(global_per_second, 1.0)
-        self._global_blocked_until = 0.0
-        self._last_flood: tuple[int, float] | None = None  # (chat_id, blocked until)
+        self.budgets = LocalBudgets((1, private_interval), (group_per_minute, 60.0),
+                                    Budget(global_per_second, 1.0))
         self._slots: dict[Hashable, Slot] = {}  # least recently shown first
         self._queue: dict[Hashable, Slot] = {}  # keys with a pending screen
         self._bars = 0  # queued slots whose pending screen is a bar
-        self._chats: dict[int, ChatBudget] = {}
         self._numbers = itertools.count(1)
         self.counts: Counter[str] = Counter()
         self.max_wait: dict[Priority, float] = {}
@@ -110,8 +107,10 @@ class Outbox:
     # -- what to send -----------------------------------------------------------------------
 
     def put(self, key: Hashable, chat_id: int, message_id: int | None, screen: Screen,
-            priority: Priority, now: float, thread_id: int | None = None) -> None:
-        """The message ``key`` should show ``screen``."""
+            priority: Priority, now: float, thread_id: int | None = None,
+            stamp: object = None) -> None:
+        """The message ``key`` should show ``screen`` (``stamp``: its place among the screens
+        of every process, carried along for outbox.gate)."""
         slot = self._slots.pop(key, None)
         if slot is None or slot.chat_id != chat_id:
             slot = Slot(key, chat_id, message_id, thread_id)
@@ -123,7 +122,7 @@ class Outbox:
             self.counts["coalesced"] += 1
             # The newest text goes, as urgently as any screen it replaces.
             priority = min(priority, slot.priority)
-        self._enqueue(slot, screen, priority, now)
+        self._enqueue(slot, screen, priority, now, stamp)
         self._evict_slots()
 
     def put_one_off(self, chat_id: int, screen: Screen, priority: Priority, now: float,
@@ -170,9 +169,8 @@ class Outbox:
         return requests, _delay(delay)
 
     def _start(self, slot: Slot, chat: ChatBudget, now: float) -> Request:
-        chat.budget.take(now)
-        self._global.take(now)
-        screen, priority, since = slot.pending, slot.priority, slot.since
+        self.budgets.take(chat, now)
+        screen, priority, since, stamp = slot.pending, slot.priority, slot.since, slot.stamp
         assert screen is not None
         self.unqueue(slot)
         slot.busy = True
@@ -182,12 +180,11 @@ class Outbox:
         self.max_wait[priority] = max(self.max_wait.get(priority, 0.0), waited)
         self.total_wait[priority] += waited
         self.counts[f"sent_{priority.name.lower()}"] += 1
-        return Request(slot, screen, priority, since, chat)
+        return Request(slot, screen, priority, since, chat, stamp)
 
     def finished(self, request: Request, now: float) -> None:
         """A request's answer came, whatever it was."""
-        request.chat.budget.release(now)
-        self._global.release(now)
+        self.budgets.release(request.chat, now)
         slot = request.slot
         slot.busy = False
         if slot.one_off and slot.pending is None:
@@ -201,7 +198,22 @@ class Outbox:
         slot = request.slot
         if self._slots.get(slot.key) is slot and slot.pending is None:
             priority = Priority.PLAYER if request.priority is Priority.BAR else request.priority
-            self._enqueue(slot, request.screen, priority, request.since)
+            self._enqueue(slot, request.screen, priority, request.since, request.stamp)
+
+    def held_back(self, request: Request, now: float, wait: float, held_by: str) -> None:
+        """The shared budgets (outbox.gate) held a started request back for ``wait`` seconds:
+        it never went, and waits with its chat, the bot or its message (``held_by``) unless it
+        is "stale" (a newer screen went from another process: dropped)."""
+        self.budgets.give_back(request.chat, now, wait, held_by)
+        slot = request.slot
+        slot.busy = False
+        if held_by == "stale" or request.priority is Priority.BAR:
+            # A bar uses only spare budget, and there was none.
+            self.counts["stale" if held_by == "stale" else "dropped"] += 1
+            return
+        if held_by == "message":
+            slot.not_before = max(slot.not_before, now + wait)
+        self.retry(request)
 
     def back_off(self, slot: Slot, now: float) -> float:
         """After a network or server failure: the key waits, longer each time in a row, and by
@@ -217,15 +229,7 @@ class Outbox:
         """A 429: pause the chat, and the whole bot when another chat was flooded meanwhile
         (True: the bot is paused)."""
         self.counts["errors_429"] += 1
-        until = now + retry_after
-        chat = self.chat(chat_id, now)
-        chat.blocked_until = max(chat.blocked_until, until)
-        everywhere = bool(self._last_flood and self._last_flood[0] != chat_id
-                          and self._last_flood[1] > now)
-        if everywhere:
-            self._global_blocked_until = max(self._global_blocked_until, until)
-        self._last_flood = (chat_id, until)
-        return everywhere
+        return self.budgets.flooded(chat_id, retry_after, now)
 
     def moved(self, slot: Slot, new_chat_id: int) -> None:
         """The group became a supergroup: the message goes afresh to the new chat."""
@@ -254,7 +258,9 @@ class Outbox:
     def queued(self) -> int:
         return len(self._queue)
 
-    def _enqueue(self, slot: Slot, screen: Screen, priority: Priority, since: float) -> None:
+    def _enqueue(self, slot: Slot, screen: Screen, priority: Priority, since: float,
+                 stamp: object = None) -> None:
+        slot.stamp = stamp
         if slot.pending is None:
             slot.since = since
         elif slot.priority is Priority.BAR:
@@ -278,22 +284,10 @@ class Outbox:
                 self.unqueue(slot)
 
     def _global_wait(self, now: float) -> float:
-        return max(self._global_blocked_until - now, self._global.wait(now), 0.0)
+        return self.budgets.bot_wait(now)
 
     def chat(self, chat_id: int, now: float) -> ChatBudget:
-        chat = self._chats.get(chat_id)
-        if chat is None:
-            if len(self._chats) >= MAX_CHATS:
-                self._evict_chats(now)
-            limit, seconds = self._private if chat_id > 0 else self._group
-            chat = self._chats[chat_id] = ChatBudget(Budget(limit, seconds))
-        return chat
-
-    def _evict_chats(self, now: float) -> None:
-        # A rested, unblocked chat is indistinguishable from a new one.
-        for chat_id, chat in list(self._chats.items()):
-            if chat.blocked_until <= now and chat.budget.rested(now):
-                del self._chats[chat_id]
+        return self.budgets.chat(chat_id, now)
 
     def _evict_slots(self) -> None:
         excess = len(self._slots) - MAX_SLOTS
