@@ -113,8 +113,10 @@ async def test_changes_that_come_together_share_a_commit_and_a_stale_one_is_refu
     for t in tables[1:]:
         assert await store.tables.log(t) == [{"t": t}]
     assert await store.tables.log(tables[0]) == [{"n": 1}]
-    # The eight came before the first could be written: one transaction for them all.
+    # The eight came before the first could be written: one transaction for them all, and in
+    # it one reading of their versions, one update and one insert for the seven that fit.
     assert sent.count("COMMIT") == 1, sent
+    assert sent[:sent.index("COMMIT") + 1] == ["BEGIN", "SELECT", "UPDATE", "INSERT", "COMMIT"]
 
 
 async def test_finished_tables_take_no_more_moves(store: Store) -> None:

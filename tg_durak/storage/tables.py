@@ -52,6 +52,22 @@ async def _log(db: Session, table_id: int) -> list[dict]:
     return [loads(entry, f"action {seq} of table {table_id}") for seq, entry in rows]
 
 
+# A change's own condition is the version it was made on (and a running table).
+_RECORD_UPDATE = (
+    "UPDATE tables SET snapshot = ?, version = ?, status = ?, updated_at = ?,"
+    " finished_at = CASE WHEN ? = 'running' THEN NULL ELSE ? END"
+    " WHERE id = ? AND version = ? AND status = 'running'")
+
+
+def _record_params(change: TableChange, now: float) -> tuple:
+    return (dumps(change.snapshot), change.expected_version + len(change.entries),
+            change.status, now, change.status, now, change.table_id, change.expected_version)
+
+
+class _MovedMeanwhile(Exception):
+    """A table of a group commit changed between its reading and its update."""
+
+
 class Tables:
     """Tables and their logs; a table's end writes its results through ``results``."""
 
@@ -114,9 +130,14 @@ class Tables:
         try:
             while self._queued:
                 batch, self._queued = self._queued, []
+                changes = [change for change, _ in batch]
                 try:
-                    async with self._connection.transaction() as db:
-                        outcomes = [await self._write_one(db, change) for change, _ in batch]
+                    try:
+                        async with self._connection.transaction() as db:
+                            outcomes = await self._write_together(db, changes)
+                    except _MovedMeanwhile:   # rolled back; each on its own then
+                        async with self._connection.transaction() as db:
+                            outcomes = [await self._write_one(db, c) for c in changes]
                 except Exception as exc:   # the transaction rolled back: none of them stands
                     outcomes = [exc] * len(batch)
                 for (_, written), outcome in zip(batch, outcomes, strict=True):
@@ -129,6 +150,44 @@ class Tables:
         finally:
             self._writer = None
 
+    async def _write_together(self, db: Session, changes: list[TableChange]
+                              ) -> list[int | StaleVersion]:
+        """Many tables' changes in a few statements whatever their number: their versions read
+        at once, then one UPDATE and one INSERT for all that still fit (each statement is a trip
+        to SQLite's thread, and under load these trips were the move's wait)."""
+        ids = [c.table_id for c in changes]
+        if len(changes) == 1 or len(set(ids)) != len(ids):
+            return [await self._write_one(db, c) for c in changes]
+        rows = await db.fetchall(
+            f"SELECT id, version, status FROM tables WHERE id IN ({placeholders(ids)})", ids)
+        stored = {table_id: (version, status) for table_id, version, status in rows}
+        outcomes: list[int | StaleVersion] = []
+        fit = []
+        for c in changes:
+            version, status = stored.get(c.table_id, (None, "gone"))
+            if version != c.expected_version:
+                outcomes.append(StaleVersion(
+                    f"table {c.table_id} is at version {version}, not {c.expected_version}"))
+            elif status != "running":
+                outcomes.append(StaleVersion(f"table {c.table_id} is {status}, not running"))
+            else:
+                outcomes.append(c.expected_version + len(c.entries))
+                fit.append(c)
+        if not fit:
+            return outcomes
+        now = time.time()
+        changed = await db.executemany(_RECORD_UPDATE, [_record_params(c, now) for c in fit])
+        if changed != len(fit):
+            raise _MovedMeanwhile()   # another connection's transaction (PostgreSQL's pool)
+        await db.executemany(
+            "INSERT INTO actions (table_id, seq, entry, at) VALUES (?, ?, ?, ?)",
+            [(c.table_id, c.expected_version + i, dumps(entry), now)
+             for c in fit for i, entry in enumerate(c.entries, 1)])
+        for c in fit:
+            if c.results:
+                await self._results.write(db, c.table_id, c.results, now)
+        return outcomes
+
     async def _write_one(self, db: Session, change: TableChange) -> int | StaleVersion:
         """One change inside the group's transaction: the new version, or why it was refused
         (nothing of it written)."""
@@ -138,13 +197,7 @@ class Tables:
         new_version = expected_version + len(change.entries)
         # Every move comes here: the version check is the update's own condition, and results
         # are written only when there are some (each statement is a trip to SQLite's thread).
-        changed = await db.execute(
-            "UPDATE tables SET snapshot = ?, version = ?, status = ?, updated_at = ?,"
-            " finished_at = CASE WHEN ? = 'running' THEN NULL ELSE ? END"
-            " WHERE id = ? AND version = ? AND status = 'running'",
-            (dumps(change.snapshot), new_version, change.status, now, change.status, now,
-             table_id, expected_version),
-        )
+        changed = await db.execute(_RECORD_UPDATE, _record_params(change, now))
         if changed != 1:
             version, current_status = await self._version_and_status(db, table_id)
             if version != expected_version:
