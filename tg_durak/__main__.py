@@ -83,7 +83,8 @@ WEBHOOK_DOC = """\
 Runs the bot as `python -m tg_durak` does, but takes the updates Telegram posts to
 DURAK_WEBHOOK_URL (served at its path on DURAK_WEB_HOST:DURAK_WEB_PORT, behind your TLS proxy)
 instead of polling; each post must carry DURAK_WEBHOOK_SECRET. It never sets or deletes the
-webhook: run set-webhook once, from a deploy step. Any number of such processes may run."""
+webhook: run set-webhook once, from a deploy step. Run one such process for now: tables are not
+yet shared between processes."""
 
 SET_WEBHOOK_DOC = """\
 Registers DURAK_WEBHOOK_URL and DURAK_WEBHOOK_SECRET with Telegram (with the update types the
