@@ -61,6 +61,7 @@ from load import (
     _requests,
     _workdir,
     load_run,
+    report,
 )
 
 from tg_durak.emulator import FakeTelegram
@@ -446,11 +447,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--app-tables must be above 0")
     result = asyncio.run(run_both(args.app_tables, args.seconds, args.chat_seconds, args.seed,
                                   args.keep))
-    line = json.dumps(result, separators=(",", ":"))
-    if args.keep is not None:
-        (Path(args.keep) / "result.json").write_text(line + "\n")
-    print(_summary(result))
-    print(line)
+    report(result, _summary(result), args.keep)
     return 0
 
 

@@ -865,6 +865,15 @@ def _summary(result: dict) -> str:
             f"{result['kb_per_table']} KB a table, 429s {result['errors_429']}")
 
 
+def report(result: dict, summary: str, keep: str | None) -> None:
+    """The run for people (`summary`), then the JSON line other tools read (kept in `keep`)."""
+    line = json.dumps(result, separators=(",", ":"))
+    if keep is not None:
+        (Path(keep) / "result.json").write_text(line + "\n")
+    print(summary)
+    print(line)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=0, help="private tables (one person each)")
@@ -888,11 +897,7 @@ def main(argv: list[str] | None = None) -> int:
                                       args.keep, args.profile))
     else:
         parser.error("give --tables and/or --group-tables, or --restart-tables")
-    line = json.dumps(result, separators=(",", ":"))
-    if args.keep is not None:
-        (Path(args.keep) / "result.json").write_text(line + "\n")
-    print(_summary(result))
-    print(line)
+    report(result, _summary(result), args.keep)
     return 0
 
 

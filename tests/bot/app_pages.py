@@ -4,15 +4,35 @@ open (the emulator signs it), every frame kept."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
+from collections.abc import AsyncIterator
+from dataclasses import replace
 from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
 
+from tg_durak.app import BotApp
+from tg_durak.config import Settings
+from tg_durak.emulator import FakeTelegram
 from tg_durak.webapp.server import origin_of
 
 FRAME_TIMEOUT = 60.0   # a hang bound, not a speed target: the bot may share a busy machine
+
+
+@contextlib.asynccontextmanager
+async def serving_app(tg: FakeTelegram, settings: Settings) -> AsyncIterator[BotApp]:
+    """The bot with its Mini App served on 127.0.0.1 (and registered with the emulator)."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    tg.set_web_app(url)
+    app = BotApp(replace(settings, webapp_url=url, web_port=port))
+    await app.start()
+    try:
+        yield app
+    finally:
+        await app.stop()
 
 
 def free_port() -> int:

@@ -8,12 +8,11 @@ import random
 import subprocess
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import replace
 
 import aiohttp
 import pytest
 
-from tests.bot.app_pages import free_port
+from tests.bot.app_pages import serving_app
 from tests.processes import START_TIMEOUT
 from tg_durak.app import BotApp
 from tg_durak.config import Settings
@@ -167,13 +166,8 @@ async def play_to_end(tg: FakeTelegram, user_id: int, seed: int = 1, timeout: fl
 @pytest.fixture
 async def app_bot(tg: FakeTelegram, db_path: str) -> AsyncIterator[BotApp]:
     """The bot with its Mini App served on 127.0.0.1 (and registered with the emulator)."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/"
-    tg.set_web_app(url)
-    app = BotApp(replace(settings_for(tg, db_path), webapp_url=url, web_port=port))
-    await app.start()
-    yield app
-    await app.stop()
+    async with serving_app(tg, settings_for(tg, db_path)) as app:
+        yield app
 
 
 @pytest.fixture

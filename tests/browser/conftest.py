@@ -16,7 +16,7 @@ import json
 import os
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import pytest
 import pytest_asyncio
@@ -31,7 +31,7 @@ from playwright.async_api import (
     expect,
 )
 
-from tests.bot.app_pages import free_port
+from tests.bot.app_pages import serving_app
 from tests.bot.conftest import ALICE, BOB, CALLBACK_TTL, settings_for
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
@@ -101,13 +101,8 @@ async def tg() -> AsyncIterator[FakeTelegram]:
 @pytest_asyncio.fixture(loop_scope="session")
 async def app_bot(tg: FakeTelegram, db_path: str) -> AsyncIterator[BotApp]:
     """The bot with its Mini App served on 127.0.0.1 (and registered with the emulator)."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/"
-    tg.set_web_app(url)
-    app = BotApp(replace(settings_for(tg, db_path), webapp_url=url, web_port=port))
-    await app.start()
-    yield app
-    await app.stop()
+    async with serving_app(tg, settings_for(tg, db_path)) as app:
+        yield app
 
 
 # ---- phones
