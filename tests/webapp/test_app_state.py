@@ -7,7 +7,7 @@ import json
 
 from engine import Game
 from engine.cards import CARDS
-from tests.helpers.deals import attack, deal
+from tests.helpers.deals import attack, deal, defend
 from tg_durak.i18n.translate import translator
 from tg_durak.play.history import History
 from tg_durak.render.app_state import code, plain, seat_state, spectator_state
@@ -102,3 +102,15 @@ def test_a_finished_table_offers_play_again_or_rematch() -> None:
     assert seat_state(closed, translator("en"), kind="private")["again"] == "again"
     group = seat_state(closed, translator("en"), kind="group")
     assert group["again"] == "rematch" and group["legal"] == [] and group["text"]["result"]
+
+
+def test_a_thrower_with_nothing_to_throw_reads_so_on_his_own_seat_as_in_the_chat() -> None:
+    game = game_with_a_lead()
+    game.apply(1, defend("8h", 0), 102.0)   # Alice holds no 7 or 8 now: nothing to throw in
+    t = translator("en")
+    alice = seat_state(seat_input(game, 0, now=103.0), t, kind="group")
+    assert not any(m["move"] == "attack" for m in alice["legal"])
+    assert alice["seats"][0]["role_text"] == t("role.throwing_nothing.you")
+    carol = seat_state(seat_input(game, 2, now=103.0), t, kind="group")
+    assert any(m["move"] == "attack" for m in carol["legal"])   # Carol holds an 8
+    assert carol["seats"][2]["role_text"] == t("role.throwing.you")

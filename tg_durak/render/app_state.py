@@ -77,13 +77,16 @@ def _clock(v: PublicFacts, now: float, window_due: float | None, closing: bool) 
 
 
 def _seats(v: PublicFacts, infos: tuple[SeatInfo, ...], name: Namer, t: Translator,
-           me: int | None, closed: bool, app_closed: Collection[int]) -> list[dict]:
+           me: int | None, closed: bool, app_closed: Collection[int], can_throw: bool
+           ) -> list[dict]:
+    """Each seat as all see it; the reader's own role says, as in the chat, when he has nothing
+    to throw in (`can_throw`)."""
     return [{
         "seat": seat, "name": plain(name(seat)), "bot": info.is_bot,
         "cards": v.hand_counts[seat],
         "cards_text": plain(t.plural("game.cards", v.hand_counts[seat], n=v.hand_counts[seat])),
         "role": seat_part(v, seat, closed),
-        "role_text": seat_role(v, seat, t, seat == me, closed, True),
+        "role_text": seat_role(v, seat, t, seat == me, closed, can_throw),
         "away": seat in v.away, "app_closed": seat in app_closed, "left": info.left,
         "known": [code(c) for c in v.known[seat]],
     } for seat, info in enumerate(infos)]
@@ -98,7 +101,7 @@ def _table(v: PublicFacts, played_by: tuple[int | None, ...]) -> list[dict]:
 def _common(v: PublicFacts, *, table_id: int, version: int, kind: str, view: str,
             me: int | None, infos: tuple[SeatInfo, ...], name: Namer, t: Translator,
             played_by: tuple[int | None, ...], now: float, closed: bool,
-            app_closed: Collection[int]) -> dict:
+            app_closed: Collection[int], can_throw: bool = True) -> dict:
     return {
         "type": "state", "table": table_id, "version": version, "kind": kind, "view": view,
         "me": me, "variant": str(v.rules.variant),
@@ -106,7 +109,7 @@ def _common(v: PublicFacts, *, table_id: int, version: int, kind: str, view: str
                   "card": None if v.trump_card is None else code(v.trump_card),
                   "holder": v.trump_holder},
         "stock": v.stock_count, "discard": v.discard_count,
-        "seats": _seats(v, infos, name, t, me, closed, app_closed),
+        "seats": _seats(v, infos, name, t, me, closed, app_closed, can_throw),
         "pairs": _table(v, played_by),
         "over": closed, "again": ("again" if kind == "private" else "rematch") if closed else None,
         "lobby": None,
@@ -123,7 +126,8 @@ def seat_state(inp: GameScreenInput, t: Translator, *, kind: str,
 
     state = _common(v, table_id=inp.table_id, version=inp.version, kind=kind, view="seat",
                     me=me, infos=inp.seats, name=name, t=t, played_by=inp.played_by,
-                    now=inp.now, closed=inp.closed, app_closed=app_closed)
+                    now=inp.now, closed=inp.closed, app_closed=app_closed,
+                    can_throw=any(a.kind == "attack" for a in inp.legal))
     due = v.next_deadline
     state.update(
         hand=[code(c) for c in in_hand_order(v.hand, v.trump_suit)],
