@@ -75,6 +75,13 @@ def public_input(live: LiveTable, now: float, app_link: str | None = None) -> Gr
     )
 
 
+def lobby_input(live: LiveLobby, app_link: str | None = None) -> LobbyScreenInput:
+    """An open lobby as its message (and the app) shows it."""
+    row = live.row
+    return LobbyScreenInput(row.id, live.host, live.lobby.settings, row.seats, live.editing,
+                            app_link)
+
+
 class ChatScreens:
     def __init__(self, outbox: ScreenOutbox, languages: PlayerLanguages,
                  clock: Callable[[], float]) -> None:
@@ -126,7 +133,7 @@ class ChatScreens:
     def _screen(self, live: LiveTable, seat: SeatRow, common: dict, redraw: bool) -> Screen:
         """The person's game screen, drawn anew only if what it shows changed (or `redraw`:
         the timer bar)."""
-        inp = seat_input(live, seat.seat, common, live.choosing.get(seat.seat, Choosing()))
+        inp = seat_input(live, seat.seat, common, live.choosing.get(seat.seat, NOT_CHOOSING))
         t = self.t(seat.user_id)
         drawn = live.drawn.get(seat.seat)
         if (not redraw and drawn is not None and drawn[1] is t
@@ -147,8 +154,7 @@ class ChatScreens:
 
     def show_lobby(self, live: LiveLobby) -> None:
         row = live.row
-        inp = LobbyScreenInput(row.id, live.host, live.lobby.settings, row.seats, live.editing,
-                               self.app_link(row))
+        inp = lobby_input(live, self.app_link(row))
         self.to_group(row, live.messages, lobby_screen(inp, self.group_t(row)))
 
     def note_privately(self, live: LiveLobby | LiveTable, user_id: int, key: str) -> None:

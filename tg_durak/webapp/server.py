@@ -8,7 +8,6 @@ the server cannot read is answered with an error and changes nothing.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -85,7 +84,7 @@ class MiniApp:
         await ws.prepare(request)
         try:
             await self._serve(ws)
-        except (ConnectionError, asyncio.CancelledError):
+        except ConnectionError:   # the phone went away mid-frame
             pass
         finally:
             if not ws.closed:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 from collections import defaultdict
 from collections.abc import Callable
 from contextlib import suppress
@@ -19,11 +18,8 @@ from aiohttp import web
 
 from tg_durak.i18n.translate import Translator
 from tg_durak.render.app_state import lobby_state, seat_state, spectator_state
-from tg_durak.render.group import LobbyScreenInput
 from tg_durak.tables.live import LiveLobby, LiveTable
-from tg_durak.tables.screens import common_input, public_input, seat_input
-
-log = logging.getLogger(__name__)
+from tg_durak.tables.screens import common_input, lobby_input, public_input, seat_input
 
 
 class Viewer:
@@ -36,7 +32,7 @@ class Viewer:
         self.table_id: int | None = None
         self._frames: list[str] = []    # answers and errors: each is sent, in order
         self._state: str | None = None  # the latest state not sent yet
-        self._sent_state: str | None = None
+        self._sent_state: dict | None = None   # the last one taken, but for the server's clock
         self._wake = asyncio.Event()
         self._writer = asyncio.create_task(self._write())
 
@@ -47,13 +43,10 @@ class Viewer:
     def send_state(self, state: dict) -> None:
         """The state, unless it is what the page has already (but for the server's clock)."""
         clock = state.get("clock")
-        now = clock.pop("now") if clock else None
-        same = json.dumps(state, ensure_ascii=False)
-        if same == self._sent_state:
+        timeless = {**state, "clock": {**clock, "now": None}} if clock else state
+        if timeless == self._sent_state:
             return
-        self._sent_state = same
-        if clock:
-            clock["now"] = now
+        self._sent_state = timeless
         self._state = json.dumps(state, ensure_ascii=False)
         self._wake.set()
 
@@ -117,9 +110,11 @@ class AppSockets:
         watching = self.viewers.get(live.id)
         if not watching:
             return
+        now = self.clock()
+        common = common_input(live, now)   # what every seat's state shares, drawn once
         for viewer in list(watching):
             if only is None or viewer.user_id == only:
-                viewer.send_state(self.state_of(live, viewer))
+                viewer.send_state(self.state_of(live, viewer, now, common))
 
     def show_lobby(self, live: LiveLobby) -> None:
         for viewer in list(self.viewers.get(live.id, ())):
@@ -127,18 +122,18 @@ class AppSockets:
 
     # ---- states ----------------------------------------------------------------------------
 
-    def state_of(self, live: LiveTable, viewer: Viewer) -> dict:
-        now = self.clock()
+    def state_of(self, live: LiveTable, viewer: Viewer, now: float | None = None,
+                 common: dict | None = None) -> dict:
+        """What `viewer` may see of the table; `now` and `common` when a show draws many."""
+        now = self.clock() if now is None else now
         closed = live.unreachable - live.in_app   # away while his app is closed
         seat = live.seat_of(viewer.user_id)
         if seat is None:
             return spectator_state(public_input(live, now), viewer.t,
                                    version=live.game.version, app_closed=closed)
-        inp = seat_input(live, seat, common_input(live, now))
+        inp = seat_input(live, seat, common_input(live, now) if common is None else common)
         return seat_state(inp, viewer.t, kind=live.row.kind, app_closed=closed)
 
     def lobby_state_of(self, live: LiveLobby, viewer: Viewer) -> dict:
-        row = live.row
-        inp = LobbyScreenInput(row.id, live.host, live.lobby.settings, row.seats, live.editing)
-        return lobby_state(inp, viewer.t, user_id=viewer.user_id,
+        return lobby_state(lobby_input(live), viewer.t, user_id=viewer.user_id,
                            may_join=live.lobby.join_refusal(viewer.user_id) is None)
