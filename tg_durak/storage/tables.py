@@ -64,6 +64,14 @@ def _record_params(change: TableChange, now: float) -> tuple:
             change.status, now, change.status, now, change.table_id, change.expected_version)
 
 
+async def _append(db: Session, changes: Sequence[TableChange], now: float) -> None:
+    """The changes' entries at the end of their tables' logs, in one statement."""
+    await db.executemany(
+        "INSERT INTO actions (table_id, seq, entry, at) VALUES (?, ?, ?, ?)",
+        [(c.table_id, c.expected_version + i, dumps(entry), now)
+         for c in changes for i, entry in enumerate(c.entries, 1)])
+
+
 class _MovedMeanwhile(Exception):
     """A table of a group commit changed between its reading and its update."""
 
@@ -179,10 +187,7 @@ class Tables:
         changed = await db.executemany(_RECORD_UPDATE, [_record_params(c, now) for c in fit])
         if changed != len(fit):
             raise _MovedMeanwhile()   # another connection's transaction (PostgreSQL's pool)
-        await db.executemany(
-            "INSERT INTO actions (table_id, seq, entry, at) VALUES (?, ?, ?, ?)",
-            [(c.table_id, c.expected_version + i, dumps(entry), now)
-             for c in fit for i, entry in enumerate(c.entries, 1)])
+        await _append(db, fit, now)
         for c in fit:
             if c.results:
                 await self._results.write(db, c.table_id, c.results, now)
@@ -192,9 +197,7 @@ class Tables:
         """One change inside the group's transaction: the new version, or why it was refused
         (nothing of it written)."""
         table_id, expected_version = change.table_id, change.expected_version
-        entries_json = [dumps(entry) for entry in change.entries]
         now = time.time()
-        new_version = expected_version + len(change.entries)
         # Every move comes here: the version check is the update's own condition, and results
         # are written only when there are some (each statement is a trip to SQLite's thread).
         changed = await db.execute(_RECORD_UPDATE, _record_params(change, now))
@@ -204,14 +207,10 @@ class Tables:
                 return StaleVersion(
                     f"table {table_id} is at version {version}, not {expected_version}")
             return StaleVersion(f"table {table_id} is {current_status}, not running")
-        await db.executemany(
-            "INSERT INTO actions (table_id, seq, entry, at) VALUES (?, ?, ?, ?)",
-            [(table_id, expected_version + i, text, now)
-             for i, text in enumerate(entries_json, 1)],
-        )
+        await _append(db, [change], now)
         if change.results:
             await self._results.write(db, table_id, change.results, now)
-        return new_version
+        return expected_version + len(change.entries)
 
     async def record_many(self, changes: Sequence[TableChange]) -> None:
         """`record` for many running tables in one transaction; the tables stay running.
@@ -222,19 +221,13 @@ class Tables:
         if any(c.status != "running" or c.results for c in changes):
             raise ValueError("record_many keeps tables running; record ends one")
         now = time.time()
-        updates = [(dumps(c.snapshot), c.expected_version + len(c.entries), now, c.table_id,
-                    c.expected_version) for c in changes]
-        actions = [(c.table_id, c.expected_version + i, dumps(entry), now)
-                   for c in changes for i, entry in enumerate(c.entries, 1)]
         async with self._connection.transaction() as db:
-            changed = await db.executemany(
-                "UPDATE tables SET snapshot = ?, version = ?, updated_at = ?"
-                " WHERE id = ? AND version = ? AND status = 'running'", updates)
-            if changed != len(updates):
-                raise StaleVersion(f"{len(updates) - changed} of {len(updates)} tables"
+            changed = await db.executemany(_RECORD_UPDATE,
+                                           [_record_params(c, now) for c in changes])
+            if changed != len(changes):
+                raise StaleVersion(f"{len(changes) - changed} of {len(changes)} tables"
                                    " moved or stopped meanwhile")
-            await db.executemany(
-                "INSERT INTO actions (table_id, seq, entry, at) VALUES (?, ?, ?, ?)", actions)
+            await _append(db, changes, now)
 
     async def finish(self, table_id: int, status: str, results: Sequence[Result]) -> None:
         """Close the table and store each person's (user_id, outcome, place).
