@@ -238,7 +238,7 @@ class BotApp:
             raise _telegram_failure(exc, self.settings) from exc
         if self.settings.webapp_url or self.by_webhook:
             await self._serve_web()
-        resumed = await self.tables.restart.resume()
+        resumed = await self.tables.resume()
         log.info("resumed %d running tables", resumed)
         report_on_signal(self.counted)
         self._tasks = [asyncio.create_task(self._heartbeat())]

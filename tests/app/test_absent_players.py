@@ -109,7 +109,7 @@ async def test_leaving_hands_the_seat_to_a_computer_for_good(world: World) -> No
     assert [s.status for s in row.seats] == ["left", "playing", "playing"]
     assert "no longer in this game" in last_text(world, ANN)
     shown = len(world.shown_to(ANN))
-    assert world.tables.running_table_of(ANN) is None, "free to play elsewhere"
+    assert await world.tables.running_table_of(ANN) is None, "free to play elsewhere"
     assert await world.tables.moves.tap(ANN, table_id, 0, Pass()) == Answer("tap.not_seated",
                                                                           alert=True)
     assert "left: a computer plays the seat" in last_text(world, BOB)
@@ -228,7 +228,7 @@ async def test_a_supergroup_keeps_its_table_and_gets_a_fresh_group_message(world
     assert (fresh.key, fresh.chat_id, fresh.message_id) == ((table_id, None), -1009, None)
     assert [(m.chat_id, m.message_id) for m in await world.store.messages.of_table(table_id)
             if m.user_id is None] == [(-1009, 7)], "until the fresh message replaces it"
-    assert world.tables.absences.group_table(-1009) is live(world, table_id)
+    assert await world.tables.absences.group_table(-1009) is live(world, table_id)
 
 
 async def test_a_removed_bot_plays_the_table_on_in_private(world: World) -> None:
@@ -251,4 +251,4 @@ async def test_a_removed_bot_closes_the_chats_lobby(world: World) -> None:
     await world.tables.chats.bot_removed(-200)
     assert (await world.store.tables.get(lobby.id)).status == "aborted"
     assert "removed from the group" in last_text(world, ANN)
-    assert world.tables.running_table_of(ANN) is None
+    assert await world.tables.running_table_of(ANN) is None

@@ -35,7 +35,7 @@ async def person(store: Store, user_id: int, name: str, reachable: bool) -> User
 async def lobby_of(world: World) -> int:
     ann = await person(world.store, ANN, "Ann", reachable=True)
     assert await world.tables.lobbies.open(GROUP, ann, "Ann") == Answer()
-    table_id = world.tables.running_table_of(ANN)
+    table_id = await world.tables.running_table_of(ANN)
     await world.tables.chats.message_sent((table_id, None), GROUP, 5)   # the lobby message
     await world.tables.chats.message_sent((table_id, ANN), ANN, 6)      # Ann's waiting message
     return table_id
@@ -69,10 +69,10 @@ async def test_a_lobby_expires_when_its_time_comes(world: World) -> None:
     table_id = await lobby_of(world)
     due = world.timer.armed[table_id]
     await world.timer.ring(table_id, due - 1)   # woken early: it waits on
-    assert world.tables.running_table_of(ANN) == table_id
+    assert await world.tables.running_table_of(ANN) == table_id
     assert world.timer.armed[table_id] == due
     await world.timer.ring(table_id, due)
-    assert world.tables.running_table_of(ANN) is None
+    assert await world.tables.running_table_of(ANN) is None
     assert (await world.store.tables.get(table_id)).status == "aborted"
     t = translator("en")
     last = {s.key: s.screen.text for s in world.publisher.shown}
@@ -86,7 +86,7 @@ async def test_a_lobby_lives_on_after_a_restart(store: Store) -> None:
     after = service(store, FakeClock(START + 60))   # a new process
     await after.tables.restart.resume()
     assert after.timer.armed[table_id] == START + LOBBY_SECONDS
-    assert after.tables.running_table_of(ANN) == table_id
+    assert await after.tables.running_table_of(ANN) == table_id
     bob = await person(store, BOB, "Bob", reachable=True)
     assert (await after.tables.lobbies.join(table_id, bob, "Bob")).key == "lobby.joined"
     group = [s for s in after.publisher.shown if s.key == (table_id, None)]

@@ -28,4 +28,4 @@ async def test_a_table_that_just_finished_shows_its_end_again(store: Store) -> N
     assert [s.key for s in shown] == [(just, ANN)]
     buttons = [b.callback_data for row in shown[0].screen.keyboard for b in row]
     assert "u:again:" in buttons, "the result, with its Play again button"
-    assert world.tables.running_table_of(ANN) is None, "shown, not resumed"
+    assert await world.tables.running_table_of(ANN) is None, "shown, not resumed"

@@ -107,7 +107,7 @@ async def test_a_refused_resignation_leaves_the_game_running(
     assert tries == [table_id]
     live = world.tables.core.tables[table_id]
     assert live.resigned is None and not live.finished, "memory is what the store holds"
-    assert world.tables.running_table_of(USER) == table_id
+    assert await world.tables.running_table_of(USER) == table_id
     assert world.timer.armed[table_id] == due, "its clock runs on"
     assert (await world.store.tables.get(table_id)).status == "running"
     card = live.game.legal_actions(0)[0].card
@@ -115,7 +115,7 @@ async def test_a_refused_resignation_leaves_the_game_running(
         "he plays on"
     assert await world.tables.absences.resign(USER) is True, "and may resign once the store is back"
     assert (await world.store.tables.get(table_id)).status == "aborted"
-    assert world.tables.running_table_of(USER) is None
+    assert await world.tables.running_table_of(USER) is None
 
 
 async def an_admin() -> bool:
@@ -140,7 +140,7 @@ async def test_a_refused_leave_or_kick_keeps_the_seat(
     assert tries == [table_id]
     assert [s.status for s in live.row.seats] == ["playing"] * 3
     assert [s.status for s in (await world.store.tables.get(table_id)).seats] == ["playing"] * 3
-    assert live.away == {1} and world.tables.running_table_of(BOB) == table_id
+    assert live.away == {1} and await world.tables.running_table_of(BOB) == table_id
     assert len(world.shown_to(BOB)) == shown, "no note that he is out"
     assert (await world.tables.absences.leave_game(BOB)).key == "leave.done", \
         "tried again, it works"
@@ -213,9 +213,9 @@ async def test_a_lobby_whose_closing_is_refused_expires_a_moment_later(
         await world.timer.ring(table_id, due)
         assert tries == [table_id]
         assert world.timer.armed[table_id] == due + SAVE_RETRY_SECONDS, "not forgotten"
-        assert world.tables.running_table_of(ANN) == table_id, "open, as stored"
+        assert await world.tables.running_table_of(ANN) == table_id, "open, as stored"
     await world.timer.ring(table_id, world.timer.armed[table_id])
-    assert world.tables.running_table_of(ANN) is None
+    assert await world.tables.running_table_of(ANN) is None
     assert (await world.store.tables.get(table_id)).status == "aborted"
 
 

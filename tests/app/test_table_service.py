@@ -188,7 +188,7 @@ async def test_start_private_stores_shows_and_arms_the_table(world: World) -> No
     buttons = {b.text.lstrip("•") for row in shown.screen.keyboard for b in row}
     assert hand <= buttons, "the hand is on the buttons"
     assert table_id in world.timer.armed
-    assert world.tables.running_table_of(USER) == table_id
+    assert await world.tables.running_table_of(USER) == table_id
 
     assert await world.tables.start_private(USER, "Ann", ONE_COMPUTER) is None, "one at a time"
 
@@ -373,7 +373,7 @@ async def test_resign_finishes_the_game_and_stores_the_result(world: World) -> N
     final = world.publisher.shown[-1].screen
     assert [b.callback_data for r in final.keyboard for b in r] == [again]
     assert table_id not in world.timer.armed
-    assert world.tables.running_table_of(USER) is None
+    assert await world.tables.running_table_of(USER) is None
 
     assert not await world.tables.absences.resign(USER)
     assert await world.tables.moves.tap(USER, table_id, 0, Take()) == Answer("tap.game_over")
@@ -401,7 +401,7 @@ async def test_resume_rearms_and_gives_back_the_downtime(store: Store) -> None:
     assert (shown.key, shown.chat_id, shown.message_id) == ((table_id, USER), USER, 42)
     assert after.tables.languages.of(USER) == "uk"
     assert after.timer.armed[table_id] > START + 110
-    assert after.tables.running_table_of(USER) == table_id
+    assert await after.tables.running_table_of(USER) == table_id
 
 
 async def test_a_new_message_is_remembered_for_later_edits(

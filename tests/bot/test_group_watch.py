@@ -76,7 +76,7 @@ async def test_a_whole_group_game_within_budget_and_without_a_hidden_card(
     await join(tg, BOB, lobby, "Bob")
     await join(tg, CAT, lobby, "Cat")
     await add_computer(tg, ALICE, lobby, "Normal")   # the last seat: the table starts
-    table_id = bot.tables.running_table_of(ALICE)
+    table_id = await bot.tables.running_table_of(ALICE)
     hidden.game = bot.tables.core.tables[table_id].game   # the truth the check compares with
     people = [ALICE, BOB, CAT]
     await wait_started(tg, lobby, people)

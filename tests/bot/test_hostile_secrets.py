@@ -78,7 +78,7 @@ async def careless(tg: FakeTelegram, user_id: int, rng: random.Random) -> None:
 async def group_game(tg: FakeTelegram, bot: BotApp, chat_id: int, host: int,
                      guests: list[int], computer: str, seed: int) -> None:
     lobby = await open_lobby(tg, host, chat_id)   # in the host's language: buttons by data
-    table = bot.tables.running_table_of(host)
+    table = await bot.tables.running_table_of(host)
     for guest in guests:
         assert not (await tg.press(guest, lobby, f"g:{table}:{LobbyVerb.JOIN}:")).show_alert
     tap = f"g:{table}:{LobbyVerb.COMPUTER}:{computer}"

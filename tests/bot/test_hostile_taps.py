@@ -149,7 +149,7 @@ class World:
         return token
 
     def _hand(self, user_id: int) -> list[int]:
-        live = self.app.tables.core.tables.get(self.app.tables.running_table_of(user_id))
+        live = self.app.tables.core.live_for(user_id)
         seat = None if live is None else live.seat_of(user_id)
         return [] if seat is None else [c.index for c in live.game.hand(seat)]
 
@@ -344,7 +344,7 @@ async def _open_world(tmp_path: Path) -> World:
 
     async def table() -> None:
         lobby = await open_lobby(tg, ALICE, TABLE_CHAT)
-        world.table = app.tables.running_table_of(ALICE)
+        world.table = await app.tables.running_table_of(ALICE)
         for person, button in ((BOB, "✋ Join"), (ALICE, "+🤖 Normal")):
             answer = await tg.press(person, lobby, button)   # seated once answered
             assert not answer.show_alert, answer.text
@@ -353,15 +353,15 @@ async def _open_world(tmp_path: Path) -> World:
     async def private() -> None:
         await tg.press(CAT, tg.last_message(CAT), "▶ Play")
         await tg.wait_for(lambda: game_message(tg, CAT) is not None)
-        world.private = app.tables.running_table_of(CAT)
+        world.private = await app.tables.running_table_of(CAT)
 
     async def lobbies() -> None:
         await open_lobby(tg, DAN, LOBBY_CHAT)
-        world.lobby = app.tables.running_table_of(DAN)
+        world.lobby = await app.tables.running_table_of(DAN)
         await open_lobby(tg, MAL, OWN_CHAT)
-        world.own = app.tables.running_table_of(MAL)
+        world.own = await app.tables.running_table_of(MAL)
         closed = await open_lobby(tg, EVE, CLOSED_CHAT)
-        world.closed = app.tables.running_table_of(EVE)
+        world.closed = await app.tables.running_table_of(EVE)
         await tg.press(EVE, closed, "✖ Cancel")
         await tg.wait_for(lambda: not tg.message(CLOSED_CHAT, closed.message_id).buttons)
 
@@ -483,5 +483,5 @@ async def test_resigning_at_a_group_table_leaves_the_game_to_the_others(
     assert [s.status for s in table.seats if s.user_id is not None] == ["playing", "left"]
     await tg.wait_for(lambda: tg.message(BOB, bobs.message_id).text.startswith(
         "You're no longer"))
-    assert bot.tables.running_table_of(ALICE) == table.id
+    assert await bot.tables.running_table_of(ALICE) == table.id
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []

@@ -56,7 +56,7 @@ async def test_double_taps_at_a_group_table_apply_once(
     for person in (ALICE, BOB):
         await tg.send_text(person, "/start")
     lobby = await open_lobby(tg, ALICE)
-    table_id = bot.tables.running_table_of(ALICE)
+    table_id = await bot.tables.running_table_of(ALICE)
 
     assert await _twice(tg, BOB, lobby, JOIN) == [T("lobby.already_in"), T("lobby.joined")]
     assert _count(db_path, "SELECT COUNT(*) FROM seats WHERE table_id = ? AND user_id = ?",

@@ -63,6 +63,9 @@ class Dialect(Protocol):
     # Appended to a SELECT whose rows the transaction goes on to change, so that a concurrent
     # transaction waits for this one ("" where a transaction already excludes all others).
     row_lock: str
+    # The same for rows that several processes claim at once: each takes the rows no other
+    # transaction holds ("" where a transaction already excludes all others).
+    skip_locked: str
 
     def joined(self, expression: str) -> str:
         """An aggregate: the group's values of ``expression`` as text, joined by commas."""
@@ -88,6 +91,7 @@ class Connection(Protocol):
 
     dialect: Dialect
     engine: str   # "sqlite", "postgresql": what the database is called in messages
+    shared: bool  # several bot processes may use it at once (see PostgresConnection.held)
 
     def transaction(self) -> AbstractAsyncContextManager[Session]:
         """A write transaction: committed at the end, rolled back on any error.
@@ -102,12 +106,16 @@ class Connection(Protocol):
     async def integrity_problems(self) -> list[str]:
         """What the database itself finds wrong (empty: nothing)."""
 
+    def holding(self) -> bool:
+        """Whether the calling task's scopes join a transaction it holds (never on SQLite)."""
+
     async def close(self) -> None: ...
 
 
 class SQLiteDialect:
     error = sqlite3.Error
     row_lock = ""   # BEGIN IMMEDIATE: one writer at a time
+    skip_locked = ""
 
     def joined(self, expression: str) -> str:
         return f"group_concat({expression})"
@@ -157,6 +165,10 @@ class SQLiteConnection:
 
     dialect: Dialect = SQLiteDialect()
     engine = "sqlite"
+    shared = False   # one process: its transactions run one at a time
+
+    def holding(self) -> bool:
+        return False
 
     def __init__(self, db: aiosqlite.Connection) -> None:
         self._db = db

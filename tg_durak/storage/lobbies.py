@@ -60,10 +60,10 @@ class Lobbies:
         async with self._connection.transaction() as db:
             (table_id,) = await db.fetchone(
                 "INSERT INTO tables (chat_id, kind, status, options, version, created_at,"
-                " updated_at, host_id, thread_id, invite, expires_at, language)"
-                " VALUES (?, 'group', 'lobby', ?, 0, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                " updated_at, host_id, thread_id, invite, expires_at, language, wake_at)"
+                " VALUES (?, 'group', 'lobby', ?, 0, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (chat_id, dumps(options), now, now, host_id, thread_id, invite, expires_at,
-                 language),
+                 language, expires_at),
             )
             table = await read_table(db, table_id)
         assert table is not None

@@ -14,13 +14,23 @@ transaction-scoped locks.
 
 Connections autocommit; a scope that is a transaction sends its own ``BEGIN`` (with the
 isolation it needs) and ``COMMIT``, so one scope is one round trip per statement, as on SQLite.
+
+Several processes share the database, so a table's change is serialised by it: `held` opens a
+transaction holding a transaction-scoped advisory lock, and every scope the same task opens until
+it ends joins that transaction (a transaction as a savepoint, so that its failure undoes itself
+alone): a change and everything it writes commit together, on one pooled connection, and a task
+never waits for a second connection while it holds one.
 """
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import re
 from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager, suppress
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
@@ -83,9 +93,32 @@ def _refusals() -> Iterator[None]:
         raise
 
 
+@dataclass
+class _Held:
+    """The transaction `held` opened: the task it belongs to joins it with each scope."""
+
+    task: asyncio.Task | None
+    session: _PostgresSession
+    savepoints: itertools.count = field(default_factory=itertools.count)
+    open: bool = True
+
+
+# Per task (a context variable is copied into the tasks a task creates, so the owner is checked
+# too: a task started under the lock runs on its own connection, after the lock if need be).
+_HELD: ContextVar[_Held | None] = ContextVar("tg_durak_held", default=None)
+
+
+def _held_here() -> _Held | None:
+    held = _HELD.get()
+    if held is None or not held.open or held.task is not asyncio.current_task():
+        return None
+    return held
+
+
 class PostgresDialect:
     error = psycopg.Error
     row_lock = " FOR UPDATE"
+    skip_locked = " FOR UPDATE SKIP LOCKED"
 
     def joined(self, expression: str) -> str:
         return f"string_agg(CAST({expression} AS TEXT), ',')"
@@ -124,6 +157,7 @@ class PostgresConnection:
 
     dialect: Dialect = PostgresDialect()
     engine = "postgresql"
+    shared = True   # several processes may use it at once
 
     def __init__(self, pool: AsyncConnectionPool, *, readonly: bool = False) -> None:
         self._pool = pool
@@ -168,9 +202,27 @@ class PostgresConnection:
             return cursor.rowcount
 
     @asynccontextmanager
-    async def _scope(self, begin: str | None) -> AsyncIterator[Session]:
+    async def _scope(self, begin: str | None, *, joined: bool = True) -> AsyncIterator[Session]:
         """A pooled connection for one scope; ``begin``: the transaction it runs in (None:
-        each statement commits on its own)."""
+        each statement commits on its own). Inside `held`, the held transaction instead (a
+        savepoint of it where ``joined`` says the scope may fail alone)."""
+        held = _held_here()
+        if held is not None:
+            if not joined:
+                yield held.session
+                return
+            name = f"s{next(held.savepoints)}"
+            with _refusals():
+                await self._send(held.session._conn, f"SAVEPOINT {name}", None)
+                try:
+                    yield held.session
+                except BaseException:
+                    with suppress(psycopg.Error):
+                        await self._send(held.session._conn, f"ROLLBACK TO SAVEPOINT {name}",
+                                         None)
+                    raise
+                await self._send(held.session._conn, f"RELEASE SAVEPOINT {name}", None)
+            return
         with _refusals():
             async with self._pool.connection() as conn:
                 if begin is None:
@@ -196,8 +248,33 @@ class PostgresConnection:
 
     def reading(self, *, consistent: bool = False) -> AbstractAsyncContextManager[Session]:
         if consistent:
-            return self._scope("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        return self._scope(self._begin("READ COMMITTED") if self._readonly else None)
+            return self._scope("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", joined=False)
+        return self._scope(self._begin("READ COMMITTED") if self._readonly else None,
+                           joined=False)
+
+    def holding(self) -> bool:
+        """Whether this task is inside `held` (its scopes join that transaction)."""
+        return _held_here() is not None
+
+    @asynccontextmanager
+    async def held(self, name: str) -> AsyncIterator[Session]:
+        """A transaction holding the lock ``name`` until it ends, committed at the end (rolled
+        back on an error); every scope this task opens meanwhile joins it. Inside another
+        `held`, the lock is taken in that one's transaction."""
+        outer = _held_here()
+        if outer is not None:
+            await outer.session.execute(self.dialect.named_lock(), (name,))
+            yield outer.session
+            return
+        async with self._scope(self._begin("READ COMMITTED")) as session:
+            await session.execute(self.dialect.named_lock(), (name,))
+            held = _Held(asyncio.current_task(), session)
+            token = _HELD.set(held)
+            try:
+                yield session
+            finally:
+                held.open = False
+                _HELD.reset(token)
 
     def _begin(self, isolation: str) -> str:
         access = " READ ONLY" if self._readonly else ""

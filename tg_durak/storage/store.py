@@ -2,10 +2,13 @@
 
 Callers reach each concern by name: ``store.users``, ``store.tables`` (and their logs),
 ``store.lobbies``, ``store.messages``, ``store.results`` (and ratings), ``store.updates``,
-``store.meta``. ``Store.open`` takes a SQLite file (the default) or a PostgreSQL address.
+``store.meta``, ``store.wakes``. ``Store.open`` takes a SQLite file (the default) or a
+PostgreSQL address.
 """
 
 from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
 
 from tg_durak.storage import migrations as schema
 from tg_durak.storage.connection import Connection, SQLiteConnection
@@ -16,6 +19,7 @@ from tg_durak.storage.results import RateTable, Results
 from tg_durak.storage.tables import Tables
 from tg_durak.storage.updates import Updates
 from tg_durak.storage.users import Users
+from tg_durak.storage.wakes import Wakes
 
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -78,6 +82,7 @@ class Store:
         self.messages = Messages(connection)
         self.updates = Updates(connection)
         self.meta = Meta(connection)
+        self.wakes = Wakes(connection)
 
     @classmethod
     async def open(
@@ -106,6 +111,18 @@ class Store:
 
     async def close(self) -> None:
         await self.connection.close()
+
+    @property
+    def shared(self) -> bool:
+        """Whether several bot processes may use this database at once (PostgreSQL)."""
+        return self.connection.shared
+
+    def held(self, name: str) -> AbstractAsyncContextManager[object]:
+        """On a shared database: a transaction that holds the lock ``name`` until it ends and
+        that every store call of this task joins meanwhile (`PostgresConnection.held`)."""
+        if not self.connection.shared:
+            raise NotImplementedError("one process owns a SQLite database: nothing to hold")
+        return self.connection.held(name)
 
     @property
     def engine(self) -> str:

@@ -105,8 +105,9 @@ class Tables:
         async with self._connection.transaction() as db:
             (table_id,) = await db.fetchone(
                 "INSERT INTO tables (chat_id, kind, status, options, snapshot, version,"
-                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?) RETURNING id",
-                (chat_id, kind, status, options_json, snapshot_json, now, now),
+                " created_at, updated_at, wake_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)"
+                " RETURNING id",
+                (chat_id, kind, status, options_json, snapshot_json, now, now, now),
             )
             await write_seats(db, table_id, seats)
             table = await read_table(db, table_id)
@@ -128,6 +129,12 @@ class Tables:
         """
         check(change.status, ("running", "finished", "aborted"), "status")
         check_results(change.results)
+        if self._connection.holding():   # the change commits with the transaction it is in
+            async with self._connection.transaction() as db:
+                outcome = await self._write_one(db, change)
+            if isinstance(outcome, StaleVersion):
+                raise outcome
+            return outcome
         written = asyncio.get_running_loop().create_future()
         self._queued.append((change, written))
         if self._writer is None:
@@ -248,6 +255,13 @@ class Tables:
                 raise LookupError(f"table {table_id} does not exist")
             await self._results.write(db, table_id, results, now)
 
+    async def state(self, table_id: int) -> tuple[int, str] | None:
+        """The table's stored version and status (None: no such table)."""
+        async with self._connection.reading() as db:
+            row = await db.fetchone("SELECT version, status FROM tables WHERE id = ?",
+                                    (table_id,))
+        return None if row is None else (row[0], row[1])
+
     async def get(self, table_id: int) -> TableRow | None:
         """The table, or None; CorruptRow if its stored JSON cannot be read."""
         async with self._connection.reading() as db:
@@ -268,6 +282,15 @@ class Tables:
                 (user_id, *statuses),
             )
             return None if row is None else await read_table(db, row[0])
+
+    async def seated_at(self, user_id: int) -> int | None:
+        """The open table (lobby or running) where the user still has his seat."""
+        async with self._connection.reading() as db:
+            row = await db.fetchone(
+                "SELECT t.id FROM tables t JOIN seats s ON s.table_id = t.id"
+                " WHERE s.user_id = ? AND s.status = 'playing'"
+                " AND t.status IN ('lobby', 'running') ORDER BY t.id DESC LIMIT 1", (user_id,))
+        return None if row is None else row[0]
 
     async def set_seat_status(self, table_id: int, seat: int, status: str) -> None:
         """A person left ("left") or was removed ("kicked"); his seat row stays, for the results."""

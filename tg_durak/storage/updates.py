@@ -29,6 +29,13 @@ class Updates:
                                  (update_id - _KEEP_UPDATES,))
             return True
 
+    async def handled(self, update_id: int) -> bool:
+        """Whether the update was claimed already (a look that claims nothing)."""
+        async with self._connection.reading() as db:
+            row = await db.fetchone("SELECT 1 FROM handled_updates WHERE update_id = ?",
+                                    (update_id,))
+        return row is not None
+
     async def release(self, update_id: int) -> None:
         """Forget a claim whose handling failed, so that the update, offered again, is taken."""
         async with self._connection.statement() as db:

@@ -18,7 +18,7 @@ from tg_durak.play.records import SeatRow
 from tg_durak.render.absent import unreachable_screen
 from tg_durak.storage import Store
 from tg_durak.tables.core import TableCore
-from tg_durak.tables.live import LiveTable
+from tg_durak.tables.live import LiveLobby, LiveTable
 from tg_durak.tables.lobbies import Admin, GroupLobbies
 from tg_durak.tables.screens import ChatScreens
 
@@ -33,10 +33,10 @@ class Absences:
         self.store = store
         self.lobbies = lobbies
 
-    def group_table(self, chat_id: int) -> LiveTable | None:
-        """The group chat's running table, if one is running here."""
-        return next((t for t in self.core.tables.values()
-                     if t.row.kind == "group" and t.row.chat_id == chat_id and not t.finished),
+    async def group_table(self, chat_id: int) -> LiveTable | None:
+        """The group chat's running table, if one is running there."""
+        return next((t for t in await self.core.find_in_chat(chat_id)
+                     if isinstance(t, LiveTable) and t.row.kind == "group" and not t.finished),
                     None)
 
     async def _kick_refusal(self, live: LiveTable | None, by: int, admin: Admin
@@ -51,7 +51,7 @@ class Absences:
                            ) -> Answer | tuple[int, list[SeatRow]]:
         """/kick without a reply: the chat's running table and the people a computer plays
         for now (whom the host or an admin may remove), or why not."""
-        live = self.group_table(chat_id)
+        live = await self.group_table(chat_id)
         refusal = await self._kick_refusal(live, by, admin)
         if refusal is not None:
             return refusal
@@ -62,14 +62,15 @@ class Absences:
     async def leave_game(self, user_id: int, chat_id: int | None = None) -> Answer:
         """The person's seat at his group table (in `chat_id`, if given) goes to a computer;
         in a lobby he just leaves it."""
-        live = self.core.live_for(user_id)
-        lobby = self.core.lobby_for(user_id) if live is None else None
-        if lobby is not None and chat_id in (None, lobby.row.chat_id):
-            return await self.lobbies.leave(lobby.id, user_id)
+        live = await self.core.find_for(user_id)
+        if isinstance(live, LiveLobby):
+            if chat_id in (None, live.row.chat_id):
+                return await self.lobbies.leave(live.id, user_id)
+            return refused("leave.none")
         if live is None or live.row.kind != "group" or chat_id not in (None, live.row.chat_id):
             return refused("leave.none")
         async with self.core.lock(live.id):
-            seat = live.seat_of(user_id)
+            seat = live.seat_of(user_id) if self.core.live(live.id) is live else None
             if seat is None or live.finished:
                 return refused("leave.none")
             if seat not in live.game.active_seats:
@@ -82,14 +83,14 @@ class Absences:
                    table_id: int | None = None) -> Answer:
         """The host or a chat admin removes a person who is away; a computer plays on.
         `table_id`: the table a list of away players was drawn for."""
-        live = self.group_table(chat_id)
+        live = await self.group_table(chat_id)
         if live is not None and table_id not in (None, live.id):
             live = None
         refusal = await self._kick_refusal(live, by, admin)
         if refusal is not None:
             return refusal
         async with self.core.lock(live.id):
-            seat = live.seat_of(user_id)
+            seat = live.seat_of(user_id) if self.core.live(live.id) is live else None
             if seat is None or live.finished or seat not in live.game.active_seats:
                 return refused("kick.not_playing")
             name = escape(live.row.seats[seat].name)
@@ -113,13 +114,13 @@ class Absences:
         """He gives up his game: a private one ends; at a group's table the others play on,
         a computer in his seat (as after /leave), or one person could end everyone's game."""
         core = self.core
-        live = core.live_for(user_id)
-        if live is None:
+        live = await core.find_for(user_id)
+        if not isinstance(live, LiveTable):
             return False
         if live.row.kind == "group":
             return not (await self.leave_game(user_id)).alert
         async with core.lock(live.id):
-            if live.finished:
+            if live.finished or core.live(live.id) is not live:
                 return False
             seat = live.seat_of(user_id)
             results = [(s.user_id, "resigned" if s.seat == seat else "safe", 0)
@@ -128,7 +129,7 @@ class Absences:
             # leaves the game running in memory as in the store.
             await self.store.tables.finish(live.id, "aborted", results)
             live.resigned = seat
-            core.timer.arm(live.id, None)
+            core.arm(live.id, None)
             core.display.show(live)
             core.forget(live)
         return True
@@ -140,11 +141,11 @@ class Absences:
         and a group is told once, with a button that opens the bot."""
         await self.store.users.set_reachable(user_id, False)
         core = self.core
-        live = core.live_for(user_id)
-        if live is None:
+        live = await core.find_for(user_id)
+        if not isinstance(live, LiveTable):
             return
         async with core.lock(live.id):
-            seat = live.seat_of(user_id)
+            seat = live.seat_of(user_id) if core.live(live.id) is live else None
             if seat is None or live.finished or seat in live.unreachable:
                 return
             live.unreachable.add(seat)
@@ -161,11 +162,11 @@ class Absences:
     async def mark_reachable(self, user_id: int) -> None:
         """He opened the bot again (unblocked it): he plays his seat himself."""
         await self.store.users.set_reachable(user_id, True)
-        live = self.core.live_for(user_id)
-        if live is None:
+        live = await self.core.find_for(user_id)
+        if not isinstance(live, LiveTable):
             return
         async with self.core.lock(live.id):
-            seat = live.seat_of(user_id)
+            seat = live.seat_of(user_id) if self.core.live(live.id) is live else None
             if seat is not None and seat in live.away and not live.finished:
                 await self.come_back(live, seat)
 

@@ -15,7 +15,6 @@ from dataclasses import replace
 from tg_durak.storage import Store
 from tg_durak.tables.absences import Absences
 from tg_durak.tables.core import TableCore
-from tg_durak.tables.live import LiveLobby, LiveTable
 from tg_durak.tables.lobbies import GroupLobbies
 from tg_durak.tables.screens import ChatScreens
 
@@ -28,11 +27,6 @@ class ChatLifecycle:
         self.store = store
         self.lobbies = lobbies
         self.absences = absences
-
-    def _in_chat(self, chat_id: int) -> list[LiveLobby | LiveTable]:
-        core = self.core
-        return [holder for holder in (*core.lobbies.values(), *core.tables.values())
-                if holder.row.chat_id == chat_id]
 
     async def message_sent(self, key: Hashable, chat_id: int, message_id: int) -> None:
         """The outbox sent a fresh message for a player (or the group): remember it for later
@@ -58,9 +52,10 @@ class ChatLifecycle:
     async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
         """A group became a supergroup: its lobby or table follows it, and the group message is
         sent afresh in the new chat (the old one cannot be edited under the new id)."""
-        await self.store.tables.migrate_chat(old_chat_id, new_chat_id)
         core = self.core
-        for holder in self._in_chat(old_chat_id):
+        holders = await core.find_in_chat(old_chat_id)
+        await self.store.tables.migrate_chat(old_chat_id, new_chat_id)
+        for holder in holders:
             async with core.lock(holder.id):
                 holder.row = replace(holder.row, chat_id=new_chat_id)
                 holder.messages.pop(None, None)
@@ -73,7 +68,7 @@ class ChatLifecycle:
         """The bot left or was removed: the chat's open lobby closes; a running table plays on
         from the private messages alone."""
         core = self.core
-        for holder in self._in_chat(chat_id):
+        for holder in await core.find_in_chat(chat_id):
             async with core.lock(holder.id):
                 if core.lobbies.get(holder.id) is holder:
                     await self.lobbies.close(holder, "removed")

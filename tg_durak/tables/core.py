@@ -4,6 +4,12 @@ way to store a change, then plan, schedule and show what follows from it.
 Each change runs under its table's lock: the engine applies (or refuses) it, `commit` writes the
 new state and its log entries in one transaction, plans the computers' reactions, re-arms the
 table's timer and hands the table to whatever shows it (`TableDisplay`).
+
+On a database several processes share (`Store.shared`: PostgreSQL), a table's lock is the
+database's: the lock's transaction takes it, the process then brings what it holds of the table
+up to what is stored (memory is a cache the stored version validates, `tables.cache`), and every
+write of the change joins that transaction, along with the table's next wake (`store.wakes`),
+which any live process claims when its time has passed and its last process did not act.
 """
 
 from __future__ import annotations
@@ -11,12 +17,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Hashable
+from contextlib import asynccontextmanager
 from typing import Protocol
 
 from engine import Event, EventKind, Game
 from tg_durak.play.records import TableChange
 from tg_durak.storage import Store
+from tg_durak.tables.cache import StoredTables
+from tg_durak.tables.claims import claim_with_change
 from tg_durak.tables.live import LiveLobby, LiveTable, snapshot
 from tg_durak.tables.reactions import next_bar_redraw, next_reaction, plan_reactions
 
@@ -24,6 +33,9 @@ log = logging.getLogger(__name__)
 
 SAVE_RETRY_SECONDS = 1.0   # after the store refused a change, the table's next try
 ROUND_ENDS = frozenset({EventKind.BEATEN, EventKind.TAKEN})
+# A computer thinks at most about a second (tables.computers.ANSWER_WITHIN): if its process dies
+# meanwhile, another process takes the table up this long after the move was due.
+THINKING_LEASE_SECONDS = 2.0
 
 
 class TableDisplay(Protocol):
@@ -39,7 +51,17 @@ class TableDisplay(Protocol):
 class Timer(Protocol):
     """Wakes the table service at each table's next due time (tables.scheduler)."""
 
+    def process_lock(self, key: Hashable) -> asyncio.Lock:
+        """The lock of `key` within this process alone (a start holds the tables it resumes
+        before any tap or timer can know them; one process only)."""
+        return self._locks[key]
+
     def arm(self, table_id: int, at: float | None) -> None: ...
+
+
+def lock_name(key: Hashable) -> str:
+    """The database lock of a table (an int) or another key (a group chat's one open table)."""
+    return f"tg_durak table {key}" if isinstance(key, int) else f"tg_durak {key!r}"
 
 
 class TableCore:
@@ -57,9 +79,96 @@ class TableCore:
         self.counts: Counter[str] = Counter()   # taps by outcome, resume times (stats)
         # The seats of a table whose Mini App is open already (a lobby's, as it starts).
         self.open_apps: Callable[[LiveTable], set[int]] = lambda live: set()
+        self.shared = store.shared
+        self.stored = StoredTables(self, store)
+        self._armed: set[int] = set()   # tables armed under their lock: their wake is stored
+        # Called after a change's transaction committed (the Mini App's other processes).
+        self.committed: list[Callable[[int], None]] = []
 
-    def lock(self, key: object) -> asyncio.Lock:
+    @asynccontextmanager
+    async def lock(self, key: Hashable) -> AsyncIterator[None]:
+        """Hold the table `key` (or a chat's key) for one change. On a shared database also
+        the database's lock, in a transaction that the change's writes join: what this process
+        holds of the table is brought up to the stored version first, its next wake is stored
+        last, and the update being handled is claimed in it (`tables.claims`)."""
+        async with self._locks[key]:
+            if not self.shared:
+                yield
+                return
+            async with self.store.held(lock_name(key)):
+                await claim_with_change(self.store)
+                if isinstance(key, int):
+                    await self.stored.refresh(key)
+                try:
+                    yield
+                finally:
+                    self.stored.moved.discard(key)
+                if isinstance(key, int) and key in self._armed:
+                    self._armed.discard(key)
+                    await self.store.wakes.set(key, self.wake_of(key))
+        if isinstance(key, int):
+            for listener in self.committed:
+                listener(key)
+
+    def process_lock(self, key: Hashable) -> asyncio.Lock:
+        """The lock of `key` within this process alone (a start holds the tables it resumes
+        before any tap or timer can know them; one process only)."""
         return self._locks[key]
+
+    def arm(self, table_id: int, at: float | None) -> None:
+        """The table's timer in this process; on a shared database its wake is stored too, at
+        the end of the lock (the time any process takes it up if this one does not)."""
+        self.timer.arm(table_id, at)
+        if self.shared:
+            self._armed.add(table_id)
+
+    def wake_of(self, table_id: int) -> float | None:
+        """When another process should take the table up if this one has not acted by then: a
+        lobby's expiry; a table's deadline or computer move (or a retry of a refused save),
+        and a thinking computer's move a lease later; None once it is over."""
+        lobby = self.lobbies.get(table_id)
+        if lobby is not None:
+            return lobby.row.expires_at
+        live = self.tables.get(table_id)
+        return None if live is None else live.wake_at
+
+    def taken_over(self, live: LiveTable) -> bool:
+        """Another process changed the table since this one last did (found under its lock):
+        its timers are that process's now."""
+        return live.id in self.stored.moved
+
+    def disown(self, live: LiveTable) -> None:
+        """Leave the table's timers to the process that changed it last: this one's timer is
+        cancelled, and its stored wake stays as that process wrote it."""
+        self.timer.arm(live.id, None)
+        self._armed.discard(live.id)
+
+    # ---- finding tables, on any process ---------------------------------------------------
+
+    async def find(self, table_id: int) -> LiveTable | LiveLobby | None:
+        """The running table or open lobby; on a shared database read from the store when
+        this process does not hold it yet (its lock validates it)."""
+        holder = self.holder(table_id)
+        if holder is None and self.shared:
+            holder = await self.stored.load(table_id)
+        return holder
+
+    async def find_for(self, user_id: int) -> LiveTable | LiveLobby | None:
+        """The running table where the user still plays, or the lobby where he sits."""
+        if self.shared:
+            table_id = await self.store.tables.seated_at(user_id)
+            if table_id is not None:
+                await self.find(table_id)
+        return self.live_for(user_id) or self.lobby_for(user_id)
+
+    async def find_in_chat(self, chat_id: int) -> list[LiveTable | LiveLobby]:
+        """The chat's open lobby and running tables."""
+        if self.shared:
+            row = await self.store.lobbies.open_in_chat(chat_id)
+            if row is not None:
+                await self.find(row.id)
+        return [holder for holder in (*self.lobbies.values(), *self.tables.values())
+                if holder.row.chat_id == chat_id]
 
     # ---- finding tables --------------------------------------------------------------------
 
@@ -76,16 +185,17 @@ class TableCore:
         return next((lobby for lobby in self.lobbies.values()
                      if lobby.lobby.seat_of(user_id) is not None), None)
 
-    def running_table_of(self, user_id: int) -> int | None:
+    async def running_table_of(self, user_id: int) -> int | None:
         """The table (a lobby too) where the user has a seat, if any."""
-        holder = self.live_for(user_id) or self.lobby_for(user_id)
+        holder = await self.find_for(user_id)
         return None if holder is None else holder.id
 
     def holder(self, table_id: int) -> LiveTable | LiveLobby | None:
         return self.tables.get(table_id) or self.lobbies.get(table_id)
 
     def add(self, live: LiveTable) -> None:
-        """A table starts running here: its computers planned, shown, its timer armed."""
+        """A table starts running here: its computers planned, shown, its timer armed. Under
+        its lock (on a shared database that stores its first wake)."""
         live.in_app = self.open_apps(live)
         self.plan(live, [])
         self.tables[live.id] = live
@@ -97,7 +207,8 @@ class TableCore:
         the store."""
         self.tables.pop(live.id, None)
         self.lobbies.pop(live.id, None)
-        self._locks.pop(live.id, None)
+        if not self.shared:   # a lock still held stores the table's last wake (none) with it
+            self._locks.pop(live.id, None)
 
     # ---- changing a table ------------------------------------------------------------------
 
@@ -122,7 +233,8 @@ class TableCore:
             # computers' reactions (one that was refused is tried again).
             live.game = game.rewound(old_version)
             self.display.show(live)
-            self.timer.arm(live.id, self.clock() + SAVE_RETRY_SECONDS)
+            live.wake_at = self.clock() + SAVE_RETRY_SECONDS
+            self.arm(live.id, live.wake_at)
             return False
         self.plan(live, events)
         live.note(events)
@@ -167,12 +279,16 @@ class TableCore:
         """Arm the table's timer at its earliest due time: a deadline, a computer's move, a
         timer bar's redraw."""
         if live.finished:
-            self.timer.arm(live.id, None)
+            live.wake_at = None
+            self.arm(live.id, None)
             return
         times = [live.game.next_deadline]
         reaction = next_reaction(live.reactions, live.thinking)
         if reaction is not None:
             times.append(reaction.at)
+        leases = [live.reactions[seat].at + THINKING_LEASE_SECONDS
+                  for seat in live.thinking if seat in live.reactions]
+        live.wake_at = min((t for t in (*times, *leases) if t is not None), default=None)
         live.bar_at = next_bar_redraw(live.game, self.clock())
         times.append(live.bar_at)
-        self.timer.arm(live.id, min((t for t in times if t is not None), default=None))
+        self.arm(live.id, min((t for t in times if t is not None), default=None))

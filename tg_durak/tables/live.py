@@ -31,6 +31,9 @@ class LiveTable:
     planned_at: dict[int, float] = field(default_factory=dict)  # when each was planned (R10.3)
     thinking: set[int] = field(default_factory=set)  # seats whose decision is under way
     bar_at: float | None = None
+    # When the table next needs someone besides a timer bar (core.wake_of): what a shared
+    # database keeps as its wake.
+    wake_at: float | None = None
     resigned: int | None = None
     # The version the current round began at (stale taps); None: not known yet (after a
     # restart or the round's end), found from the log when a stale tap first needs it.
@@ -53,6 +56,18 @@ class LiveTable:
     def __post_init__(self) -> None:
         # The live game is the table's state: the stored snapshot is not kept beside it.
         self.row = replace(self.row, snapshot=None)
+
+    def catch_up(self, fresh: LiveTable) -> None:
+        """Another process changed the table: its stored state (`fresh`) taken in here. What
+        this process knows alone stays (who is choosing is asked afresh; the computers' plans
+        are made again by the caller)."""
+        self.row, self.game = fresh.row, fresh.game
+        for user_id, message in fresh.messages.items():
+            self.messages.setdefault(user_id, message)
+        self._history = None
+        self.choosing.clear()
+        self.round_from = None
+        self.drawn.clear()
 
     @property
     def history(self) -> History:
@@ -169,6 +184,9 @@ def revived(row: TableRow, entries: list, messages: list[MessageRow]) -> LiveTab
     return live
 
 
-def remember(into: Messages, messages: list[MessageRow]) -> None:
+def remember(into: Messages, messages: list[MessageRow], keep: bool = False) -> None:
+    """`messages` as stored into `into`; `keep`: those `into` has already stay (one this
+    process just sent may not be stored yet)."""
     for m in messages:
-        into[m.user_id] = (m.chat_id, m.message_id)
+        if not (keep and m.user_id in into):
+            into[m.user_id] = (m.chat_id, m.message_id)

@@ -46,7 +46,13 @@ class GroupLobbies:
         self.languages = languages
 
     def _open(self, table_id: int) -> LiveLobby | None:
+        """The open lobby as this process holds it (under its lock: as stored)."""
         return self.core.lobbies.get(table_id)
+
+    async def _find(self, table_id: int) -> LiveLobby | None:
+        """The open lobby, read from the store if another process opened it."""
+        holder = await self.core.find(table_id)
+        return holder if isinstance(holder, LiveLobby) else None
 
     # ---- opening a lobby -----------------------------------------------------------------
 
@@ -83,7 +89,7 @@ class GroupLobbies:
             language=language or host.language or DEFAULT_LOCALE, thread_id=thread_id)
         live = LiveLobby(row, host.name)
         core.lobbies[row.id] = live
-        core.timer.arm(row.id, row.expires_at)
+        core.arm(row.id, row.expires_at)
         return live
 
     async def _chat_busy(self, chat_id: int) -> Answer | None:
@@ -137,7 +143,7 @@ class GroupLobbies:
         (whose /start seats him, see join_by_invite). From the Mini App (`in_app`) he sits at
         once: he plays in the app, and is away while it is closed if the bot cannot write to
         him."""
-        live = self._open(table_id)
+        live = await self._find(table_id)
         if live is None:
             return await self._gone(table_id)
         async with self.core.lock(table_id):
@@ -161,7 +167,7 @@ class GroupLobbies:
         row = await self.store.lobbies.by_invite(invite)
         if row is None:
             return Answer("lobby.invite_unknown")
-        live = self._open(row.id)
+        live = await self._find(row.id)
         if live is None:
             return Answer("lobby.invite_stale")
         async with self.core.lock(row.id):
@@ -193,7 +199,7 @@ class GroupLobbies:
         return None
 
     async def leave(self, table_id: int, user_id: int) -> Answer:
-        live = self._open(table_id)
+        live = await self._find(table_id)
         if live is None:
             return await self._gone(table_id)
         async with self.core.lock(table_id):
@@ -206,7 +212,7 @@ class GroupLobbies:
         return Answer("lobby.left")
 
     async def add_computer(self, table_id: int, level: str) -> Answer:
-        live = self._open(table_id)
+        live = await self._find(table_id)
         if live is None:
             return await self._gone(table_id)
         async with self.core.lock(table_id):
@@ -237,7 +243,7 @@ class GroupLobbies:
     async def _managed(self, table_id: int, user_id: int, admin: Admin,
                        change: Callable[[LiveLobby], Awaitable[Answer]]) -> Answer:
         """Run a host's change under the lobby's lock once the tapper may make it."""
-        live = self._open(table_id)
+        live = await self._find(table_id)
         if live is None:
             return await self._gone(table_id)
         if user_id != live.row.host_id and not await admin():
@@ -277,7 +283,7 @@ class GroupLobbies:
     async def start(self, table_id: int, user_id: int, admin: Admin) -> Answer:
         """Start: also when the last seat was taken a moment before and the table started by
         itself, the tap is the start it meant (answered as one)."""
-        live = self._open(table_id)
+        live = await self._find(table_id)
         if live is None:
             return await self._started_or_gone(table_id)
         is_admin = user_id != live.row.host_id and await admin()
@@ -299,26 +305,26 @@ class GroupLobbies:
     async def expire(self, table_id: int) -> None:
         """The scheduler's call for a lobby: nobody started it in time."""
         core = self.core
-        live = self._open(table_id)
+        live = await self._find(table_id)
         if live is None:
             return
         async with core.lock(table_id):
             if self._open(table_id) is not live:
                 return
             if live.row.expires_at is not None and live.row.expires_at > core.clock():
-                core.timer.arm(table_id, live.row.expires_at)   # woken early
+                core.arm(table_id, live.row.expires_at)   # woken early
                 return
             try:
                 await self.close(live, "expired")
             except StoreUnavailable as exc:   # still open, as stored: its timer tries again
                 log.warning("lobby %s: closing it failed (%s); trying again", table_id, exc)
-                core.timer.arm(table_id, core.clock() + SAVE_RETRY_SECONDS)
+                core.arm(table_id, core.clock() + SAVE_RETRY_SECONDS)
 
     async def close(self, live: LiveLobby, reason: str) -> None:
         """The lobby closes unstarted (cancelled, expired, the bot removed); under its lock."""
         await self.store.lobbies.close(live.id)
         self.core.forget(live)
-        self.core.timer.arm(live.id, None)
+        self.core.arm(live.id, None)
         screens = self.screens
         screens.to_group(live.row, live.messages,
                          lobby_closed_screen(reason, screens.group_t(live.row)))
@@ -326,12 +332,15 @@ class GroupLobbies:
             screens.note_privately(live, user_id, f"lobby.{reason}.private")
 
     async def _gone(self, table_id: int) -> Answer:
-        if self.core.live(table_id) is not None:
+        if await self._running(table_id):
             return refused("lobby.started")
         return refused("lobby.gone")
 
     async def _started_or_gone(self, table_id: int) -> Answer:
-        return OK if self.core.live(table_id) is not None else await self._gone(table_id)
+        return OK if await self._running(table_id) else await self._gone(table_id)
+
+    async def _running(self, table_id: int) -> bool:
+        return isinstance(await self.core.find(table_id), LiveTable)
 
     # ---- the start -------------------------------------------------------------------------
 
@@ -393,4 +402,4 @@ class GroupLobbies:
             remember(live.messages, await self.store.messages.of_table(row.id))
             await self.languages.load(live.lobby.people)
             self.core.lobbies[row.id] = live
-            self.core.timer.arm(row.id, row.expires_at)
+            self.core.arm(row.id, row.expires_at)

@@ -54,14 +54,18 @@ class Moves:
 
     async def _tap(self, user_id: int, table_id: int, version: int, pressed: Tap) -> Answer:
         core = self.core
-        live = core.live(table_id)
-        if live is None:
+        live = await core.find(table_id)
+        if not isinstance(live, LiveTable):
             return await self._answer_for_closed(table_id)
-        seat = live.seat_of(user_id)
-        if seat is None:
+        if live.seat_of(user_id) is None:
             return Answer("tap.not_seated", alert=True)
         async with core.lock(live.id):
+            if core.live(live.id) is not live:   # it ended meanwhile (in another process)
+                return await self._answer_for_closed(table_id)
             game = live.game
+            seat = live.seat_of(user_id)
+            if seat is None:   # he left meanwhile
+                return Answer("tap.not_seated", alert=True)
             if live.finished:
                 core.display.show(live, only=user_id)
                 return Answer("tap.game_over")
@@ -111,24 +115,28 @@ class Moves:
 
     # ---- the clock and the computer players ---------------------------------------------
 
-    async def wake(self, live: LiveTable) -> None:
-        """A deadline, a computer's move or a timer-bar redraw is due at this table.
+    async def wake(self, live: LiveTable, claimed: bool = False) -> None:
+        """A deadline, a computer's move or a timer-bar redraw is due at this table: by this
+        process's timer, or `claimed` from the store when its time passed with nobody acting
+        (the process that changed it last died, on a shared database).
 
         Each computer seat thinks on its own (one decision in flight per seat, several seats
         at once), out of the lock, so others may move meanwhile; `_react` then re-checks it.
         """
         core = self.core
-        lock = core.lock(live.id)
-        if live.finished:   # the end the last person's leaving brought was refused: again
-            async with lock:
-                if core.live(live.id) is live:
-                    await core.commit(live, live.game.version, [])
-            return
-        async with lock:
+        async with core.lock(live.id):
+            if core.live(live.id) is not live:
+                return
+            if core.taken_over(live) and not claimed:
+                core.disown(live)   # changed by another process since: its timer now
+                return
+            if live.finished:   # the end the last person's leaving brought was refused: again
+                await core.commit(live, live.game.version, [])
+                return
             reaction = await self._catch_up(live)
         while reaction is not None:
             action = await self._think(live, reaction)
-            async with lock:
+            async with core.lock(live.id):
                 reaction = await self._react(live, reaction, action)
 
     async def _catch_up(self, live: LiveTable) -> Reaction | None:
@@ -176,6 +184,9 @@ class Moves:
         seat = reaction.seat
         live.thinking.discard(seat)
         if live.finished or core.live(live.id) is not live:
+            return None
+        if core.taken_over(live):   # another process moved meanwhile and plans anew
+            core.disown(live)
             return None
         game, now = live.game, core.clock()
         if live.reactions.get(seat) is not reaction:

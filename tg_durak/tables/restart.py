@@ -1,6 +1,11 @@
 """A bot that starts again: every running table and open lobby back in memory, the downtime
 given back to the people (R10.4), every timer re-armed, every screen shown again; and the
 heartbeat the downtime is counted from.
+
+On a database several processes share, a starting process holds no table: each is read when
+first needed, and the due ones are claimed from the store (tables.wake_claims). The others kept
+the tables going meanwhile, so there is no downtime to give back, unless every process was down:
+then the first to start gives it back, once, under a lock the others wait for.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ ENDS_SHOWN_AGAIN_SECONDS = 60.0   # tables finished this long before the last he
 # How long the screens drawn after a start may hold the loop before taps get their turn again:
 # a table's first drawing replays its log for its history (about 0.4 ms for 120 moves).
 REFRESH_SLICE_SECONDS = 0.01
+# On a shared database: no process wrote the heartbeat for this long, so every one was down.
+OUTAGE_SECONDS = 15.0
+RESUME_LOCK = "tg_durak resume"
 
 
 class Restart:
@@ -45,6 +53,8 @@ class Restart:
         table's lock is held (a tap or a timer on it waits, nothing else stores it first) and
         the heartbeat waits, so a crash meanwhile gives the whole downtime back next time."""
         core = self.core
+        if core.shared:
+            return await self._resume_shared()
         started = time.perf_counter()
         now = core.clock()
         alive_at = await self.store.meta.get(HEARTBEAT_KEY)
@@ -53,7 +63,7 @@ class Restart:
         with paused():
             lives = await self._load_running()
             moved = _postpone(lives, downtime)
-            held = [core.lock(live.id) for live, _ in moved]
+            held = [core.process_lock(live.id) for live, _ in moved]
             for lock in held:
                 await lock.acquire()   # free: no tap or timer knows the table yet
             for live in lives:
@@ -72,6 +82,25 @@ class Restart:
         if isinstance(alive_at, int | float):
             await self._show_ends(alive_at - ENDS_SHOWN_AGAIN_SECONDS)
         return len(lives)
+
+    async def _resume_shared(self) -> int:
+        """On a shared database: the downtime given back after an outage of every process
+        (R10.4), by the first to start; how many tables it moved."""
+        core = self.core
+        async with self.store.held(RESUME_LOCK):
+            alive_at = await self.store.meta.get(HEARTBEAT_KEY)
+            now = core.clock()
+            downtime = now - alive_at if isinstance(alive_at, int | float) else 0.0
+            moved = []
+            if downtime > OUTAGE_SECONDS:
+                moved = _postpone(await self._load_running(), downtime)
+                await self.store.tables.record_many([
+                    TableChange(live.id, old, [Game.entry_to_json(e)
+                                               for e in live.game.log[old:]],
+                                snapshot(live.game)) for live, old in moved])
+            await self.store.meta.set(HEARTBEAT_KEY, now)
+        core.counts["resumed"] = len(moved)
+        return len(moved)
 
     async def _show_ends(self, since: float) -> None:
         """Tables that finished just before the bot stopped: a crash right after the last move

@@ -15,6 +15,7 @@ Handlers and the scheduler reach a table only through these parts, each given wh
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections.abc import Callable
@@ -28,12 +29,15 @@ from tg_durak.tables.chats import ChatLifecycle
 from tg_durak.tables.core import TableCore
 from tg_durak.tables.displays import Displays
 from tg_durak.tables.languages import PlayerLanguages
-from tg_durak.tables.live import LiveTable, snapshot
+from tg_durak.tables.live import LiveLobby, LiveTable, snapshot
 from tg_durak.tables.lobbies import GroupLobbies
 from tg_durak.tables.moves import Computers, Moves
 from tg_durak.tables.restart import Restart
 from tg_durak.tables.scheduler import Scheduler
 from tg_durak.tables.screens import ChatScreens, ScreenOutbox
+from tg_durak.tables.wake_claims import LATE_SECONDS, WakeClaims
+
+log = logging.getLogger(__name__)
 
 
 class TableService:
@@ -60,26 +64,46 @@ class TableService:
         self.moves = Moves(self.core, store, computers, self.absences)
         self.chats = ChatLifecycle(self.core, self.screens, store, self.lobbies, self.absences)
         self.restart = Restart(self.core, store, self.languages, self.lobbies)
+        # Several processes on one database: the due tables nobody acted on, claimed from it.
+        self.wake_claims = WakeClaims(store, self.wake_claimed, clock) if store.shared else None
+
+    async def resume(self) -> int:
+        """After a start: the tables resumed (tables.restart), then the due ones claimed from a
+        shared database as long as the service runs."""
+        resumed = await self.restart.resume()
+        if self.wake_claims is not None:
+            self.wake_claims.start()
+        return resumed
 
     def stats(self) -> dict[str, float]:
         """What the service counted (ops/stats.py): taps by outcome, tables, timers."""
         core = self.core
-        return {**core.counts, "running": len(core.tables), "timers": self.scheduler.armed}
+        claimed = {} if self.wake_claims is None else {"claimed": self.wake_claims.claimed}
+        return {**core.counts, "running": len(core.tables), "timers": self.scheduler.armed,
+                **claimed}
 
-    def running_table_of(self, user_id: int) -> int | None:
-        return self.core.running_table_of(user_id)
+    async def running_table_of(self, user_id: int) -> int | None:
+        return await self.core.running_table_of(user_id)
 
     def live(self, table_id: int) -> LiveTable | None:
         return self.core.live(table_id)
 
     async def _wake(self, table_id: int) -> None:
         """The scheduler's call: a lobby's expiry, or a table's deadline, computer or bar."""
-        if table_id in self.core.lobbies:
+        holder = self.core.holder(table_id)
+        if isinstance(holder, LiveLobby):
             await self.lobbies.expire(table_id)
-            return
-        live = self.core.live(table_id)
-        if live is not None:
-            await self.moves.wake(live)
+        elif holder is not None:
+            await self.moves.wake(holder)
+
+    async def wake_claimed(self, table_id: int) -> None:
+        """A table this process claimed from the store (tables.wake_claims): its time passed
+        and the process that changed it last did not act, so this one does."""
+        holder = await self.core.find(table_id)
+        if isinstance(holder, LiveLobby):
+            await self.lobbies.expire(table_id)
+        elif holder is not None:
+            await self.moves.wake(holder, claimed=True)
 
     async def start_private(
         self, user_id: int, name: str, settings: PlaySettings,
@@ -90,7 +114,7 @@ class TableService:
         `message` (chat, message id) is edited into the game; otherwise a new one is sent.
         """
         core = self.core
-        if core.running_table_of(user_id) is not None:
+        if await core.running_table_of(user_id) is not None:
             return None
         game = Game.new(settings.to_rules(core.time_scale), secrets.randbits(63), core.clock())
         seats = [SeatRow(0, user_id, name, None)] + [
@@ -98,19 +122,32 @@ class TableService:
         ]
         row = await self.store.tables.create(
             user_id, "private", "running", settings.to_dict(), seats, snapshot(game))
-        live = LiveTable(row, game)
-        if message is not None:
-            await self.store.messages.set(row.id, user_id, *message)
-            live.messages[user_id] = message
-        core.add(live)
+        live = core.tables[row.id] = LiveTable(row, game)   # the lock finds it current
+        async with core.lock(row.id):   # on a shared database: stored with its first wake
+            if message is not None:
+                await self.store.messages.set(row.id, user_id, *message)
+                live.messages[user_id] = message
+            core.add(live)
         return row.id
 
     async def change_locale(self, user_id: int) -> None:
         """A player switched language (stored already): his game message follows at once."""
-        live = self.core.live_for(user_id)
-        if live is not None:
+        live = await self.core.find_for(user_id)
+        if isinstance(live, LiveTable):
             self.displays.show(live, only=user_id)
 
     async def close(self) -> None:
+        if self.wake_claims is not None:
+            await self.wake_claims.close()
+            await self._hand_over()
         await self.restart.close()
         await self.scheduler.close()
+
+    async def _hand_over(self) -> None:
+        """A stopping process's timers die with it: the tables it holds are made due for the
+        others at their own time, not LATE_SECONDS after it."""
+        held = [*self.core.tables, *self.core.lobbies]
+        try:
+            await self.store.wakes.hand_over(held, LATE_SECONDS)
+        except Exception:   # then they are taken up that much later
+            log.warning("could not hand %d tables over to the other processes", len(held))

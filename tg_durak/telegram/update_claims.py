@@ -12,12 +12,18 @@ raises NotHandled, which the webhook answers with a 503, and its claim is releas
 next offer is taken. Nobody is told "not saved": the offer that succeeds answers him. An update
 whose claim cannot even be written is not handled at all (503, nothing recorded).
 
-The claim is its own transaction, before the handler's, not part of them: the windows that
-leaves are (1) a handler that committed one change and then failed on a later one has the first
-applied again by the next offer (taps carry the table's version, so a move is not doubled);
-(2) a release that the store refuses too is remembered in this process only: an offer reaching
-another process then is skipped, as in polling. A handler cancelled by a stop keeps its claim:
-lost rather than doubled.
+On SQLite (one process) the claim is its own transaction, before the handler's, not part of
+them: the windows that leaves are (1) a handler that committed one change and then failed on a
+later one has the first applied again by the next offer (taps carry the table's version, so a
+move is not doubled); (2) a release that the store refuses too is remembered in this process
+only. A handler cancelled by a stop keeps its claim: lost rather than doubled.
+
+On a shared database (several webhook processes, any of which may die) the claim is written in
+the transaction of the first table change the update makes (tables.claims): a process killed
+before that commits leaves neither, and Telegram's next offer, on another process, applies it;
+two offers handled at once meet under the table's lock, and the second changes nothing. An
+update that changes no table is claimed once its handler is done; one already claimed is
+skipped before its handler runs.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Update
 
 from tg_durak.storage import Store, StoreUnavailable
+from tg_durak.tables.claims import AlreadyHandled, handling
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +61,7 @@ class Delivery(BaseMiddleware):
     def __init__(self, store: Store, *, offered_again: bool = False) -> None:
         self._store = store
         self._offered_again = offered_again
+        self._with_change = offered_again and store.shared
         # Claims of failed updates the store refused to release: still ours to take again.
         self._unreleased: set[int] = set()
         self._under_way: set[asyncio.Task] = set()   # each update is handled in its own task
@@ -67,6 +75,8 @@ class Delivery(BaseMiddleware):
         self._under_way.add(task)
         self._idle.clear()
         try:
+            if self._with_change:
+                return await self._claim_with_change(handler, event, data)
             if not await self._first_time(event.update_id):
                 log.info("update %s was taken on before; skipped", event.update_id)
                 return UNHANDLED
@@ -77,6 +87,41 @@ class Delivery(BaseMiddleware):
             self._under_way.discard(task)
             if not self._under_way:
                 self._idle.set()
+
+    async def _claim_with_change(self, handler: Callable[[Update, dict[str, Any]],
+                                                         Awaitable[Any]],
+                                 event: Update, data: dict[str, Any]) -> Any:
+        update_id = event.update_id
+        try:
+            if await self._store.updates.handled(update_id):
+                log.info("update %s was taken on before; skipped", update_id)
+                return UNHANDLED
+        except StoreUnavailable as exc:
+            raise NotHandled(f"update {update_id}: cannot tell whether it was handled") from exc
+        with handling(update_id) as pending:
+            try:
+                result = await handler(event, data)
+            except AlreadyHandled:
+                log.info("update %s was applied by another offer meanwhile", update_id)
+                return UNHANDLED
+            except TelegramAPIError:
+                await self._claim_after(update_id, pending.claimed)
+                raise   # Telegram refused the handler's own request: what it did stands
+            except Exception as exc:   # nothing of it was committed with its claim
+                if not isinstance(exc, StoreUnavailable):
+                    log.exception("update %s failed; Telegram is to offer it again", update_id)
+                raise NotHandled(f"update {update_id}: {exc}") from exc
+            await self._claim_after(update_id, pending.claimed)
+        return result
+
+    async def _claim_after(self, update_id: int, claimed: bool) -> None:
+        """An update handled without a table change (or before its claim): claimed now."""
+        if claimed:
+            return
+        try:
+            await self._store.updates.claim(update_id)
+        except StoreUnavailable:   # handled all the same; only a rare second offer repeats it
+            log.warning("update %s: handled, but its claim was not stored", update_id)
 
     async def _first_time(self, update_id: int) -> bool:
         if update_id in self._unreleased:

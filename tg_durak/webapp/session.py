@@ -47,14 +47,14 @@ class AppSessions:
     async def _table_of(self, launch: Launch) -> int | None:
         if launch.start_param:
             row = await self.tables.store.lobbies.by_invite(launch.start_param)
-            holder = None if row is None else self.tables.core.holder(row.id)
+            holder = None if row is None else await self.tables.core.find(row.id)
             return None if holder is None else holder.id
-        return self.tables.running_table_of(launch.user_id)
+        return await self.tables.running_table_of(launch.user_id)
 
     async def _watch(self, viewer: Viewer, table_id: int) -> None:
         core = self.tables.core
         self.sockets.watch(viewer, table_id)
-        holder = core.holder(table_id)
+        holder = await core.find(table_id)
         if isinstance(holder, LiveLobby):
             viewer.send_state(self.sockets.lobby_state_of(holder, viewer))
         elif isinstance(holder, LiveTable):
@@ -80,7 +80,7 @@ class AppSessions:
         table_id = viewer.table_id
         self.sockets.unwatch(viewer)
         live = None if table_id is None else self.tables.core.live(table_id)
-        if live is not None:
+        if isinstance(live, LiveTable):
             await self._seats_changed(live)
             seat = live.seat_of(viewer.user_id)
             if seat is not None and seat not in live.in_app:
@@ -96,7 +96,7 @@ class AppSessions:
         self._answer(viewer, frame.id, answer)
 
     async def join(self, viewer: Viewer, frame: Join, user: UserRow) -> None:
-        holder = None if viewer.table_id is None else self.tables.core.holder(viewer.table_id)
+        holder = None if viewer.table_id is None else await self.tables.core.find(viewer.table_id)
         if not isinstance(holder, LiveLobby):
             return self._answer(viewer, frame.id, Answer("lobby.invite_stale"))
         answer = await self.tables.lobbies.join(holder.id, user, user.name, in_app=True)
@@ -111,13 +111,14 @@ class AppSessions:
             return self._answer(viewer, frame.id, Answer("tap.unknown_table"))
         if row.kind == "group":
             answer = await tables.lobbies.rematch(row.id, user, user.name)
-            lobby = tables.core.lobby_for(user.id)
+            found = await tables.core.find_for(user.id)
+            lobby = found if isinstance(found, LiveLobby) else None
         else:
             started = await tables.start_private(user.id, user.name,
                                                  PlaySettings.from_dict(user.settings))
             answer = Answer() if started else Answer("play.already")
             lobby = None
-        table_id = tables.running_table_of(user.id) if lobby is None else lobby.id
+        table_id = await tables.running_table_of(user.id) if lobby is None else lobby.id
         self._answer(viewer, frame.id, answer)
         if table_id is not None and table_id != viewer.table_id:
             await self._watch(viewer, table_id)

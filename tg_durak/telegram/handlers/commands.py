@@ -74,7 +74,7 @@ async def rules(message: Message, t: Translator, user: UserRow, publisher: Publi
 
 async def play(message: Message, t: Translator, user: UserRow, tables: TableService,
                publisher: Publisher, menus: LastMenus) -> None:
-    if tables.running_table_of(user.id) is not None:
+    if await tables.running_table_of(user.id) is not None:
         respond(publisher, message, t("play.already"))
         return
     settings = PlaySettings.from_dict(user.settings)
@@ -83,7 +83,7 @@ async def play(message: Message, t: Translator, user: UserRow, tables: TableServ
 
 async def quit_(message: Message, t: Translator, user: UserRow, tables: TableService,
                 publisher: Publisher, menus: LastMenus) -> None:
-    if tables.running_table_of(user.id) is None:
+    if await tables.running_table_of(user.id) is None:
         respond(publisher, message, t("quit.none"))
         return
     show_menu(publisher, menus, message, user.id, quit_screen, t)

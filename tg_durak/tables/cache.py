@@ -1,0 +1,95 @@
+"""On a database several processes share, what one process holds of a table is a cache: a
+table's lock brings it up to the stored version before anything is read from it.
+
+A table another process changed is read again whole (its row, its log replayed to the game, its
+messages) and taken into the object the process already holds, so that whoever waited for the
+lock with it in hand finds it current; a table it does not hold yet is read on first need. A
+table that finished, or a lobby that closed, elsewhere leaves memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from tg_durak.play.records import TableRow
+from tg_durak.storage import Store
+from tg_durak.tables.languages import PlayerLanguages
+from tg_durak.tables.live import LiveLobby, LiveTable, remember, revived
+
+if TYPE_CHECKING:
+    from tg_durak.tables.core import TableCore
+
+OPEN = ("lobby", "running")
+
+
+class StoredTables:
+    def __init__(self, core: TableCore, store: Store) -> None:
+        self.core = core
+        self.store = store
+        self.languages = PlayerLanguages(store.users)
+        # Tables found changed by another process under the lock being held (TableCore.lock
+        # forgets each as its lock ends): their timers are that process's.
+        self.moved: set[int] = set()
+
+    async def load(self, table_id: int) -> LiveTable | LiveLobby | None:
+        """The open table as stored, now held by this process too (None: not open). Read
+        without the lock, as one consistent reading: the lock validates it before any use."""
+        record = await self.store.tables.whole(table_id)
+        held = self.core.holder(table_id)
+        if held is not None:   # another task of this process read it meanwhile
+            return held
+        if record is None or record.row.status not in OPEN:
+            return None
+        return await self._take(record.row, None, record.log)
+
+    async def refresh(self, table_id: int) -> None:
+        """Under the table's lock: what this process holds of it as stored now."""
+        core = self.core
+        row = await self.store.tables.get(table_id)
+        held = core.holder(table_id)
+        if row is None or row.status not in OPEN:
+            if held is not None:
+                core.timer.arm(table_id, None)
+                core.forget(held)
+            return
+        if isinstance(held, LiveTable) and row.status == "running":
+            if held.game.version == row.version:
+                held.row = replace(row, snapshot=None)   # the game is the state
+                remember(held.messages, await self.store.messages.of_table(table_id), keep=True)
+                return
+            self.moved.add(table_id)
+        await self._take(row, held)
+
+    async def _take(self, row: TableRow, held: LiveTable | LiveLobby | None,
+                    entries: list | None = None) -> LiveTable | LiveLobby:
+        core = self.core
+        messages = await self.store.messages.of_table(row.id)
+        if row.status == "lobby":
+            if isinstance(held, LiveLobby):
+                held.row = row
+                remember(held.messages, messages, keep=True)
+                return held
+            host = None if row.host_id is None else await self.store.users.get(row.host_id)
+            lobby = LiveLobby(row, "" if host is None else host.name)
+            remember(lobby.messages, messages)
+            await self.languages.load(lobby.lobby.people)
+            return core.lobbies.setdefault(row.id, lobby)
+        if isinstance(held, LiveLobby):   # it started in another process
+            core.lobbies.pop(row.id, None)
+            held = None
+        if entries is None:
+            entries = await self.store.tables.log(row.id)
+        fresh = revived(row, entries, messages)
+        await self.languages.load(s.user_id for s in fresh.humans)
+        if isinstance(held, LiveTable):
+            held.catch_up(fresh)
+            core.plan(held, [])
+            return held
+        existing = core.tables.get(row.id)
+        if existing is not None:   # another task of this process read it meanwhile
+            return existing
+        fresh.in_app = core.open_apps(fresh)
+        core.plan(fresh, [])
+        core.tables[row.id] = fresh
+        return fresh
