@@ -1,1 +1,2 @@
-"""Helpers shared by the test folders: explicit deals, random-game drivers, AI positions."""
+"""Helpers shared by the test folders: explicit deals, random-game drivers, AI positions, the
+load balancer in front of several webhook processes."""

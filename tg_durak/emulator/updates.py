@@ -22,6 +22,22 @@ CONFIRMED_KEPT = 1000   # confirmed updates kept for offer_again
 OPT_IN_UPDATES = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
 
 
+def order_key(update: dict[str, Any]) -> int | None:
+    """The chat an update belongs to, or its sender when it has none (a callback query of an
+    inline message): a chat's updates reach the bot in order, different chats side by side.
+    None for an update of nobody's (a poll's state)."""
+    payload = next((value for name, value in update.items() if name != "update_id"), None)
+    if not isinstance(payload, dict):
+        return None
+    for holder in (payload, payload.get("message")):
+        if isinstance(holder, dict) and isinstance(holder.get("chat"), dict):
+            return holder["chat"]["id"]
+    for sender in ("from", "user"):
+        if isinstance(payload.get(sender), dict):
+            return payload[sender]["id"]
+    return None
+
+
 @dataclass
 class Webhook:
     """What setWebhook registered, and how its last delivery went (getWebhookInfo's fields)."""
@@ -83,10 +99,31 @@ class UpdateQueue:
         """The earliest unconfirmed updates; they stay queued until an offset confirms them."""
         return [self._queue[i] for i in range(min(limit, len(self._queue)))]
 
+    def heads(self, busy: set[int | None], limit: int) -> list[dict[str, Any]]:
+        """The earliest unconfirmed update of each chat (see order_key) not in `busy`, oldest
+        first, at most `limit`: what a webhook may be sent without overtaking one of its chat."""
+        seen, ready = set(busy), []
+        for update in self._queue:
+            if len(ready) >= limit:
+                break
+            key = order_key(update)
+            if key not in seen:
+                seen.add(key)
+                ready.append(update)
+        return ready
+
+    def holds(self, update_id: int) -> bool:
+        """Whether this update is still unconfirmed (a drop_pending_updates drops it too)."""
+        return any(update["update_id"] == update_id for update in self._queue)
+
     def confirm(self, update_id: int) -> None:
-        """The webhook took this update (a 2xx): it leaves the queue, as an offset confirms."""
-        if self._queue and self._queue[0]["update_id"] == update_id:
-            self._confirmed.append(self._queue.popleft())
+        """The webhook took this update (a 2xx): it leaves the queue, as an offset confirms.
+        With several connections it need not be the oldest."""
+        for index, update in enumerate(self._queue):
+            if update["update_id"] == update_id:
+                del self._queue[index]
+                self._confirmed.append(update)
+                return
 
     def clear(self) -> None:
         self._queue.clear()
@@ -95,5 +132,7 @@ class UpdateQueue:
         """Queue the last `count` confirmed updates again, ahead of the rest: what a bot sees
         after a crash when the getUpdates that confirmed them never reached Telegram."""
         again = [self._confirmed.pop() for _ in range(min(count, len(self._confirmed)))]
-        self._queue.extendleft(again)   # popped newest first, so they go back in order
-        return again[::-1]
+        # A webhook with several connections confirms out of order; they go back in order.
+        again.sort(key=lambda update: update["update_id"])
+        self._queue.extendleft(reversed(again))
+        return again

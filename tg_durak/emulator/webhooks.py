@@ -1,7 +1,7 @@
 """Delivery by webhook: once setWebhook has a url, each queued update is POSTed to it as JSON.
 
-Like Telegram: one update at a time and in order (the emulator keeps max_connections at one, so
-a test sees the order Telegram would mostly give), with the secret in the
+Like Telegram: up to setWebhook's max_connections posts at once (40 unless set), but a chat's
+updates one at a time and in order (see updates.order_key), with the secret in the
 X-Telegram-Bot-Api-Secret-Token header when one was set, and the same update again after any
 answer but a 2xx or a failed connection, after a back-off, until a 2xx takes it: at least once.
 Each failure is what getWebhookInfo reports as last_error_date / last_error_message.
@@ -10,13 +10,12 @@ Each failure is what getWebhookInfo reports as last_error_date / last_error_mess
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import aiohttp
 
-from tg_durak.emulator.updates import UpdateQueue, Webhook
+from tg_durak.emulator.updates import UpdateQueue, Webhook, order_key
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 FIRST_BACKOFF = 0.05   # seconds; doubled after each failure of one update, up to LAST_BACKOFF
@@ -42,22 +41,30 @@ class Post:
 class WebhookPoster:
     """Posts the queue's updates to its webhook while one is set; `posts` records each try.
 
-    `changed(timeout)` returns when the world changed (a new update, a setWebhook);
-    `reachable()` returns when the network is up (an outage holds the posts back).
+    `changed(timeout)` returns when the world changed (a new update, a setWebhook, a `wake`);
+    `reachable()` returns when the network is up (an outage holds the posts back); `wake()`
+    tells the waiters that a post was recorded or a connection freed.
     """
 
     def __init__(self, updates: UpdateQueue, clock: Callable[[], float],
                  changed: Callable[[float], Awaitable[None]],
                  reachable: Callable[[], Awaitable[None]],
-                 recorded: Callable[[], None]) -> None:
+                 wake: Callable[[], None]) -> None:
         self._updates = updates
         self._clock = clock
         self._changed = changed
         self._reachable = reachable
-        self._recorded = recorded
+        self._wake = wake
         self.posts: list[Post] = []
         self._task: asyncio.Task | None = None
+        # Each update being delivered: its chat (see order_key) and the task posting it.
+        self._in_flight: dict[int, tuple[int | None, asyncio.Task]] = {}
         self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def in_flight(self) -> list[int]:
+        """The update ids being delivered now (posted, or waiting out a back-off)."""
+        return list(self._in_flight)
 
     def follow(self) -> None:
         """Start posting if a webhook is set and nobody posts yet (after a setWebhook)."""
@@ -65,35 +72,54 @@ class WebhookPoster:
             self._task = asyncio.create_task(self._post_while_set())
 
     async def close(self) -> None:
+        tasks = [task for _, task in self._in_flight.values()]
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            tasks.append(self._task)
             self._task = None
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._in_flight.clear()
         if self._session is not None:
             await self._session.close()
             self._session = None
 
     async def _post_while_set(self) -> None:
-        backoff = FIRST_BACKOFF
         while (hook := self._updates.webhook) is not None:
-            pending = self._updates.take(1)
-            if not pending:
-                await self._changed(LAST_BACKOFF)
-                continue
-            await self._reachable()
-            post = await self._post(hook, pending[0])
-            self.posts.append(post)
-            if post.taken:
-                self._updates.confirm(post.update_id)
-                backoff = FIRST_BACKOFF
-            else:
+            room = hook.max_connections - len(self._in_flight)
+            if room > 0:
+                busy = {chat for chat, _ in self._in_flight.values()}
+                for update in self._updates.heads(busy, room):
+                    task = asyncio.create_task(self._deliver(update))
+                    self._in_flight[update["update_id"]] = (order_key(update), task)
+            await self._changed(LAST_BACKOFF)   # a delivery's end wakes it, a new update too
+
+    async def _deliver(self, update: dict) -> None:
+        """Post one update until a 2xx takes it, the webhook goes or the update is dropped.
+
+        It keeps its connection through the back-off, so that with max_connections=1 nothing
+        overtakes an update being refused, as Telegram's single connection would not.
+        """
+        update_id, backoff = update["update_id"], FIRST_BACKOFF
+        try:
+            while True:
+                await self._reachable()
+                hook = self._updates.webhook
+                if hook is None or not self._updates.holds(update_id):
+                    return
+                post = await self._post(hook, update)
+                self.posts.append(post)
+                if post.taken:
+                    self._updates.confirm(update_id)
+                    return
                 hook.last_error_date = int(post.time)
                 hook.last_error_message = post.error
-            self._recorded()
-            if not post.taken:
+                self._wake()
                 await asyncio.sleep(backoff)   # a back-off, as Telegram's, not a synchronisation
                 backoff = min(backoff * 2, LAST_BACKOFF)
+        finally:
+            self._in_flight.pop(update_id, None)
+            self._wake()
 
     async def _post(self, hook: Webhook, update: dict) -> Post:
         if self._session is None:
