@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.app.test_table_service import START, FakeClock, World, service
+from tests.store.helpers import ONE_PROCESS
 from tg_durak.i18n.translate import translator
 from tg_durak.play.answers import Answer
 from tg_durak.play.lobby_rules import LOBBY_SECONDS
@@ -80,6 +81,7 @@ async def test_a_lobby_expires_when_its_time_comes(world: World) -> None:
     assert last[(table_id, ANN)] == t("lobby.expired.private")
 
 
+@ONE_PROCESS
 async def test_a_lobby_lives_on_after_a_restart(store: Store) -> None:
     before = service(store, FakeClock(START))
     table_id = await lobby_of(before)

@@ -14,9 +14,13 @@ from pathlib import Path
 import pytest
 
 from engine import Game, Rules
+from tests.store.helpers import SQLITE_ONLY
 from tg_durak.ops.check import check
 from tg_durak.play.records import SeatRow, TableChange
 from tg_durak.storage import Store, StoreUnavailable
+
+# The damage is done to the file behind the store's back (the check on PostgreSQL: tests/store).
+pytestmark = SQLITE_ONLY
 
 ANN, BOB = 7, 8
 START = 1_700_000_000.0

@@ -7,12 +7,12 @@ the store and taken up by `resume`, as after a restart.
 from __future__ import annotations
 
 import secrets
-import sqlite3
 
 import pytest
 
 from engine import Game, Rules
-from tests.app.test_table_service import START, FakeClock, World, service
+from tests.app.test_table_service import START, FakeClock, World, service, take_up
+from tests.store.helpers import raw
 from tg_durak.play.ratings import rate
 from tg_durak.play.records import SeatRow
 from tg_durak.storage import Store
@@ -31,7 +31,7 @@ async def table_of_people(world: World, computers: int = 0, kind: str = "group")
     seats += [SeatRow(2 + i, None, "", "easy") for i in range(computers)]
     row = await world.store.tables.create(-5, kind, "running", {}, seats,
                                          game.to_dict(log=False))
-    assert await world.tables.restart.resume() == 1
+    await take_up(world, row.id)
     return row.id
 
 
@@ -44,9 +44,8 @@ async def test_a_resignation_rates_the_table(world: World, db_path: str) -> None
     ratings = await world.store.results.ratings([ANN, BOB])
     assert ratings == rate([(ANN, "resigned", 0), (BOB, "safe", 0)], {})
     assert ratings[BOB].shown > ratings[ANN].shown
-    with sqlite3.connect(db_path) as conn:
-        rated = conn.execute("SELECT user_id FROM rating_history WHERE table_id = ?"
-                             " ORDER BY user_id", (table_id,)).fetchall()
+    rated = raw(db_path, "SELECT user_id FROM rating_history WHERE table_id = ?"
+                         " ORDER BY user_id", (table_id,))
     assert rated == [(ANN,), (BOB,)]
     assert (await world.store.results.player_record(ANN)).people.resigned == 1
 

@@ -7,8 +7,13 @@ import time
 
 from tests.app.test_maintenance import played
 from tests.app.test_table_service import START, FakeClock, service
+from tests.store.helpers import ONE_PROCESS
 from tg_durak.storage import Store
 from tg_durak.tables.restart import ENDS_SHOWN_AGAIN_SECONDS, HEARTBEAT_KEY
+
+# A start that takes up every table at once is one process's (tests/app/test_shared_tables.py
+# shows how several processes take them up).
+pytestmark = ONE_PROCESS
 
 ANN, BOB = 7, 8
 

@@ -16,12 +16,16 @@ from tests.app.test_table_service import (
     screens_out,
     service,
 )
-from tests.store.helpers import statements_sent
+from tests.store.helpers import ONE_PROCESS, statements_sent
 from tg_durak.play.answers import Answer
 from tg_durak.play.taps import PlayCard
 from tg_durak.storage import Store, StoreUnavailable
 from tg_durak.tables import restart, screens
 from tg_durak.tables.restart import HEARTBEAT_KEY
+
+# A start that takes up every table at once is one process's (tests/app/test_shared_tables.py
+# shows how several processes take them up).
+pytestmark = ONE_PROCESS
 
 TABLES = 30
 

@@ -28,6 +28,7 @@ from tests.app.test_table_service import (
     stored,
     three_people,
 )
+from tests.store.helpers import ONE_PROCESS
 from tg_durak.play.answers import OK, Answer
 from tg_durak.play.records import TableChange
 from tg_durak.play.taps import Pass, PlayCard
@@ -169,6 +170,7 @@ async def test_when_the_end_the_last_leaver_brings_is_refused_the_timer_tries_ag
         assert (await world.store.results.stats(user)).resigned == 1
 
 
+@ONE_PROCESS
 async def test_an_end_still_refused_at_a_stop_is_stored_after_the_restart(
         world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     table_id = await three_people(world)

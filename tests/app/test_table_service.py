@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from engine import Action, Card, Game, PlayerView, Rules
+from tests.store.helpers import ONE_PROCESS
 from tg_durak.i18n.translate import translator
 from tg_durak.outbox.queue import Priority
 from tg_durak.play.answers import Answer
@@ -143,6 +144,18 @@ def service(store: Store, clock: FakeClock, computers: FakeComputers | None = No
 @pytest.fixture
 def world(store: Store) -> World:
     return service(store, FakeClock(START))
+
+
+async def take_up(world: World, table_id: int) -> None:
+    """The stored table in the service's hands, as after a start: resumed with every other on
+    SQLite (one process), read when first needed on a database several processes share."""
+    if world.store.shared:   # as when its wake is claimed from the store
+        await world.tables.wake_claimed(table_id)
+        live = world.tables.core.live(table_id)
+        assert live is not None
+        world.tables.displays.show(live)   # as a start shows the tables it resumes
+    else:
+        assert await world.tables.restart.resume() == 1
 
 
 def deal_where(monkeypatch: pytest.MonkeyPatch, wanted: Callable[[Game], bool],
@@ -379,6 +392,7 @@ async def test_resign_finishes_the_game_and_stores_the_result(world: World) -> N
     assert await world.tables.moves.tap(USER, table_id, 0, Take()) == Answer("tap.game_over")
 
 
+@ONE_PROCESS
 async def test_resume_rearms_and_gives_back_the_downtime(store: Store) -> None:
     before = service(store, FakeClock(START))
     table_id = await before.tables.start_private(USER, "Ann", ONE_COMPUTER, message=(USER, 42))
@@ -433,7 +447,7 @@ async def three_people(world: World) -> int:
     seats = [SeatRow(i, user, name) for i, (user, name) in enumerate(PEOPLE)]
     row = await world.store.tables.create(-100, "group", "running", {}, seats,
                                          game.to_dict(log=False))
-    assert await world.tables.restart.resume() == 1
+    await take_up(world, row.id)
     await screens_out(world, len(PEOPLE))
     return row.id
 
@@ -490,7 +504,7 @@ async def test_the_round_start_is_found_again_after_a_restart(store: Store) -> N
                                                      PlayCard(lead.index)) == Answer()
 
     after = service(store, FakeClock(before.clock.now))
-    assert await after.tables.restart.resume() == 1
+    await take_up(after, table_id)
     tapped = await after.tables.moves.tap(CID, table_id, 1, Pass())
     assert tapped == Answer("tap.stale"), "old round"
     # Bob pressed Pass on the screen that showed the round begin, before Cid led: it stands.

@@ -16,6 +16,9 @@ CPU = SeatRow(seat=1, user_id=None, name="Computer", level="strong")
 
 # For a test of what only SQLite has (its file, WAL, PRAGMAs, locks, backup).
 SQLITE_ONLY = pytest.mark.parametrize("db_path", ["sqlite"], indirect=True)
+# For a test of what one process alone does (a start that takes up every table at once; on a
+# database several processes share, each is taken up as it is needed: tests/app/test_shared_*).
+ONE_PROCESS = SQLITE_ONLY
 
 
 async def running_table(store: Store, chat_id: int = 10) -> int:
