@@ -95,8 +95,10 @@ def _refusals() -> Iterator[None]:
 
 @dataclass
 class _Held:
-    """The transaction `held` opened: the task it belongs to joins it with each scope."""
+    """The transaction `held` opened: the task it belongs to joins it with each scope of the
+    same connection (pool)."""
 
+    owner: PostgresConnection
     task: asyncio.Task | None
     session: _PostgresSession
     savepoints: itertools.count = field(default_factory=itertools.count)
@@ -108,9 +110,10 @@ class _Held:
 _HELD: ContextVar[_Held | None] = ContextVar("tg_durak_held", default=None)
 
 
-def _held_here() -> _Held | None:
+def _held_here(owner: PostgresConnection) -> _Held | None:
     held = _HELD.get()
-    if held is None or not held.open or held.task is not asyncio.current_task():
+    if (held is None or not held.open or held.owner is not owner
+            or held.task is not asyncio.current_task()):
         return None
     return held
 
@@ -206,7 +209,7 @@ class PostgresConnection:
         """A pooled connection for one scope; ``begin``: the transaction it runs in (None:
         each statement commits on its own). Inside `held`, the held transaction instead (a
         savepoint of it where ``joined`` says the scope may fail alone)."""
-        held = _held_here()
+        held = _held_here(self)
         if held is not None:
             if not joined:
                 yield held.session
@@ -254,21 +257,21 @@ class PostgresConnection:
 
     def holding(self) -> bool:
         """Whether this task is inside `held` (its scopes join that transaction)."""
-        return _held_here() is not None
+        return _held_here(self) is not None
 
     @asynccontextmanager
     async def held(self, name: str) -> AsyncIterator[Session]:
         """A transaction holding the lock ``name`` until it ends, committed at the end (rolled
         back on an error); every scope this task opens meanwhile joins it. Inside another
         `held`, the lock is taken in that one's transaction."""
-        outer = _held_here()
+        outer = _held_here(self)
         if outer is not None:
             await outer.session.execute(self.dialect.named_lock(), (name,))
             yield outer.session
             return
         async with self._scope(self._begin("READ COMMITTED")) as session:
             await session.execute(self.dialect.named_lock(), (name,))
-            held = _Held(asyncio.current_task(), session)
+            held = _Held(self, asyncio.current_task(), session)
             token = _HELD.set(held)
             try:
                 yield session

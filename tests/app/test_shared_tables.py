@@ -1,0 +1,125 @@
+"""Several processes on one PostgreSQL database, each a table service with a store of its own:
+a table started in one is played from another, taps reaching one table through two processes
+at once are each applied once, a dead process's due tables are taken up by another, and an
+update offered to two processes at once changes the table once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import pytest
+
+from engine import Card
+from tests.app.test_table_service import (
+    ANN,
+    BOB,
+    CID,
+    ONE_COMPUTER,
+    START,
+    USER,
+    FakeClock,
+    World,
+    card,
+    computer_leads,
+    deal_where,
+    person_leads,
+    service,
+    stored,
+    three_people,
+)
+from tg_durak.play.answers import Answer
+from tg_durak.play.ratings import rate
+from tg_durak.play.taps import PlayCard
+from tg_durak.storage import Store
+from tg_durak.tables.claims import AlreadyHandled, handling
+from tg_durak.tables.wake_claims import LATE_SECONDS
+
+
+@pytest.fixture
+async def two(pg_url: str) -> AsyncIterator[tuple[World, World]]:
+    """Two processes on one database, on one clock."""
+    clock = FakeClock(START)
+    stores = [await Store.open(pg_url, rate=rate) for _ in range(2)]
+    yield tuple(service(store, clock) for store in stores)
+    for store in stores:
+        await store.close()
+
+
+async def test_a_table_started_in_one_process_is_played_from_another(
+        two: tuple[World, World], monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second = two
+    deal_where(monkeypatch, person_leads)
+    table_id = await first.tables.start_private(USER, "Ann", ONE_COMPUTER)
+    assert await second.tables.running_table_of(USER) == table_id, "found in the store"
+    _, game = await stored(first.store, table_id)
+    lead = game.legal_actions(0)[0].card
+    assert await second.tables.moves.tap(USER, table_id, 0, PlayCard(lead.index)) == Answer()
+
+    # The first process's timer meets a table the second changed: the second's now.
+    await first.timer.ring(table_id, first.timer.armed[table_id])
+    assert table_id not in first.timer.armed
+    assert (await stored(first.store, table_id))[0].version == 1
+
+    # The second plays the computer's answer by its own timer.
+    await second.timer.ring(table_id, second.timer.armed[table_id])
+    row, game = await stored(first.store, table_id)
+    assert row.version == 2 and game.table[0][1] is not None, "the computer beat the card"
+    # The first process's copy is brought up to the store before its next tap counts.
+    taken = await first.tables.moves.tap(USER, table_id, 2, PlayCard(lead.index))
+    assert taken != Answer() and (await stored(first.store, table_id))[0].version == 2
+    assert first.tables.core.live(table_id).game.version == 2
+
+
+async def test_taps_through_two_processes_at_once_are_each_applied_once(
+        two: tuple[World, World]) -> None:
+    first, second = two
+    table_id = await three_people(first)
+    assert await second.tables.moves.tap(ANN, table_id, 0, PlayCard(card("6s"))) == Answer()
+    taps = [(first, BOB, PlayCard(card("7s"))), (second, ANN, PlayCard(card("6c"))),
+            (first, CID, PlayCard(card("6d")))]
+    replies = await asyncio.gather(*(w.tables.moves.tap(u, table_id, 1, t) for w, u, t in taps))
+    assert replies == [Answer()] * 3
+    row, game = await stored(first.store, table_id)
+    assert row.version == 4
+    assert sorted(a for a, _ in game.table) == sorted(map(Card.parse, ("6s", "6c", "6d")))
+    again = await asyncio.gather(*(w.tables.moves.tap(u, table_id, 1, t) for w, u, t in taps))
+    assert again == [Answer("tap.stale")] * 3, "each tap moves once"
+    assert (await first.store.tables.get(table_id)).version == 4
+
+
+async def test_a_dead_process_s_due_table_is_taken_up_by_another(
+        two: tuple[World, World], monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second = two
+    deal_where(monkeypatch, computer_leads)
+    table_id = await first.tables.start_private(USER, "Ann", ONE_COMPUTER)
+    due = first.timer.armed[table_id]   # the computer's lead; then the first process dies
+    assert second.tables.wake_claims is not None
+
+    second.clock.now = due + LATE_SECONDS / 2
+    assert await second.tables.wake_claims.claim_once() == [], "its own process may be late"
+    second.clock.now = due + LATE_SECONDS
+    assert await second.tables.wake_claims.claim_once() == [table_id]
+    await asyncio.gather(*second.tables.wake_claims._waking)
+    # Taken up, the table is planned afresh in the second process, whose timer plays it.
+    await second.timer.ring(table_id, second.timer.armed[table_id])
+    row, game = await stored(second.store, table_id)
+    assert row.version == 1 and len(game.table) == 1, "the computer led"
+    assert await second.tables.wake_claims.claim_once() == [], "its wake is stored anew"
+
+
+async def test_an_update_offered_to_two_processes_at_once_changes_the_table_once(
+        two: tuple[World, World]) -> None:
+    first, second = two
+    table_id = await three_people(first)
+
+    async def offer(world: World) -> Answer | str:
+        with handling(4242), contextlib.suppress(AlreadyHandled):
+            return await world.tables.moves.tap(ANN, table_id, 0, PlayCard(card("6s")))
+        return "already handled"
+
+    replies = await asyncio.gather(offer(first), offer(second))
+    assert sorted(map(str, replies)) == sorted(map(str, [Answer(), "already handled"]))
+    assert (await first.store.tables.get(table_id)).version == 1
+    assert await first.store.updates.handled(4242)
