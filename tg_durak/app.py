@@ -264,6 +264,8 @@ class BotApp:
             self.web_app = MiniApp(self.tables, settings.token, settings.webapp_url)
             self.web_app.add_to(self.web.app)
             self.counted["mini_app"] = self.web_app.sockets
+            if self.store.shared and settings.redis_url is not None:
+                self._relay_tables()
         if self.by_webhook:
             self.webhook = WebhookRoute(self.dp, self.bot, *settings.require_webhook())
             self.webhook.add_to(self.web.app)
@@ -274,6 +276,17 @@ class BotApp:
                                  f"{settings.web_port} ({exc}): check DURAK_WEB_HOST and "
                                  "DURAK_WEB_PORT") from exc
         self._stack.push_async_callback(self.web.stop)
+
+    def _relay_tables(self) -> None:
+        """Several processes: the changes each makes reach the open apps of all of them."""
+        from tg_durak.webapp.relay import connect  # Redis: not needed by one process
+
+        relay = connect(self.settings.redis_url, f"durak:{self.bot.id}:", self.tables.core,
+                        self.web_app.sockets)
+        self.tables.displays.add(relay)
+        relay.start()
+        self._stack.push_async_callback(relay.close)
+        self.counted["relay"] = relay
 
     def _polling_refused(self, error: TelegramAPIError) -> None:
         self.refused = error

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tg_durak.play.records import TableRow
+from tg_durak.play.records import MessageRow, TableRow
 from tg_durak.storage import Store
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.live import LiveLobby, LiveTable, remember, revived
@@ -43,6 +43,21 @@ class StoredTables:
             return None
         return await self._take(record.row, None, record.log)
 
+    async def read(self, table_id: int) -> LiveTable | LiveLobby | None:
+        """The table as stored (a finished one too), as one consistent reading, not kept: for
+        showing it where another process changed it (webapp.relay)."""
+        record = await self.store.tables.whole(table_id)
+        if record is None:
+            return None
+        row = record.row
+        if row.status == "lobby":
+            return await self._lobby(row, [])
+        if row.snapshot is None:   # a lobby that closed unstarted
+            return None
+        live = revived(row, record.log, [])
+        await self.languages.load(s.user_id for s in live.humans)
+        return live
+
     async def refresh(self, table_id: int) -> None:
         """Under the table's lock: what this process holds of it as stored now."""
         core = self.core
@@ -61,6 +76,13 @@ class StoredTables:
             self.moved.add(table_id)
         await self._take(row, held)
 
+    async def _lobby(self, row: TableRow, messages: list[MessageRow]) -> LiveLobby:
+        host = None if row.host_id is None else await self.store.users.get(row.host_id)
+        lobby = LiveLobby(row, "" if host is None else host.name)
+        remember(lobby.messages, messages)
+        await self.languages.load(lobby.lobby.people)
+        return lobby
+
     async def _take(self, row: TableRow, held: LiveTable | LiveLobby | None,
                     entries: list | None = None) -> LiveTable | LiveLobby:
         core = self.core
@@ -70,11 +92,7 @@ class StoredTables:
                 held.row = row
                 remember(held.messages, messages, keep=True)
                 return held
-            host = None if row.host_id is None else await self.store.users.get(row.host_id)
-            lobby = LiveLobby(row, "" if host is None else host.name)
-            remember(lobby.messages, messages)
-            await self.languages.load(lobby.lobby.people)
-            return core.lobbies.setdefault(row.id, lobby)
+            return core.lobbies.setdefault(row.id, await self._lobby(row, messages))
         if isinstance(held, LiveLobby):   # it started in another process
             core.lobbies.pop(row.id, None)
             held = None

@@ -17,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator, Callable, Hashable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Hashable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
 from typing import Protocol
 
 from engine import Event, EventKind, Game
@@ -59,6 +60,46 @@ class Timer(Protocol):
     def arm(self, table_id: int, at: float | None) -> None: ...
 
 
+class _AfterCommit:
+    """The display a core shows through: on a shared database, what a change shows under its
+    lock is shown once the lock's transaction has committed (no screen or socket shows a state
+    the database may yet refuse, and a reader who acts on it finds it stored). Outside a lock,
+    and on SQLite (whose change is stored before it is shown), at once."""
+
+    def __init__(self, display: TableDisplay) -> None:
+        self._display = display
+        self._held: ContextVar[tuple[asyncio.Task | None, list] | None] = ContextVar(
+            "tg_durak_shown", default=None)
+
+    @contextmanager
+    def holding(self) -> Iterator[list[Callable[[], None]]]:
+        """While the current task holds a lock: what it shows waits in the list it yields (an
+        empty one inside another lock of the task's: that lock's commit shows it all)."""
+        held = self._held.get()
+        if held is not None and held[0] is asyncio.current_task():
+            yield []
+            return
+        waiting: list[Callable[[], None]] = []
+        token = self._held.set((asyncio.current_task(), waiting))
+        try:
+            yield waiting
+        finally:
+            self._held.reset(token)
+
+    def _now_or_later(self, show: Callable[[], None]) -> None:
+        held = self._held.get()
+        if held is not None and held[0] is asyncio.current_task():
+            held[1].append(show)
+        else:
+            show()
+
+    def show(self, live: LiveTable, only: int | None = None, bar: bool = False) -> None:
+        self._now_or_later(lambda: self._display.show(live, only, bar))
+
+    def show_lobby(self, live: LiveLobby) -> None:
+        self._now_or_later(lambda: self._display.show_lobby(live))
+
+
 def lock_name(key: Hashable) -> str:
     """The database lock of a table (an int) or another key (a group chat's one open table)."""
     return f"tg_durak table {key}" if isinstance(key, int) else f"tg_durak {key!r}"
@@ -69,7 +110,7 @@ class TableCore:
                  clock: Callable[[], float], time_scale: float) -> None:
         self.store = store
         self.timer = timer
-        self.display = display
+        self.display = _AfterCommit(display)
         self.clock = clock
         self.time_scale = time_scale
         self.tables: dict[int, LiveTable] = {}
@@ -95,17 +136,20 @@ class TableCore:
             if not self.shared:
                 yield
                 return
-            async with self.store.held(lock_name(key)):
-                await claim_with_change(self.store)
-                if isinstance(key, int):
-                    await self.stored.refresh(key)
-                try:
-                    yield
-                finally:
-                    self.stored.moved.discard(key)
-                if isinstance(key, int) and key in self._armed:
-                    self._armed.discard(key)
-                    await self.store.wakes.set(key, self.wake_of(key))
+            with self.display.holding() as shown:
+                async with self.store.held(lock_name(key)):
+                    await claim_with_change(self.store)
+                    if isinstance(key, int):
+                        await self.stored.refresh(key)
+                    try:
+                        yield
+                    finally:
+                        self.stored.moved.discard(key)
+                    if isinstance(key, int) and key in self._armed:
+                        self._armed.discard(key)
+                        await self.store.wakes.set(key, self.wake_of(key))
+        for show in shown:
+            show()
         if isinstance(key, int):
             for listener in self.committed:
                 listener(key)
