@@ -45,8 +45,7 @@ async def group_table(tg: FakeTelegram, app_bot: BotApp) -> tuple[Message, LiveT
 
 
 def running(app_bot: BotApp, user_id: int) -> LiveTable:
-    table_id = await app_bot.tables.running_table_of(user_id)
-    live = None if table_id is None else app_bot.tables.live(table_id)
+    live = app_bot.tables.core.live_for(user_id)   # one process: it holds every table
     assert live is not None, f"{user_id} has no running table"
     return live
 

@@ -205,13 +205,13 @@ class PostgresConnection:
             return cursor.rowcount
 
     @asynccontextmanager
-    async def _scope(self, begin: str | None, *, joined: bool = True) -> AsyncIterator[Session]:
+    async def _scope(self, begin: str | None, *, savepoint: bool = True) -> AsyncIterator[Session]:
         """A pooled connection for one scope; ``begin``: the transaction it runs in (None:
         each statement commits on its own). Inside `held`, the held transaction instead (a
-        savepoint of it where ``joined`` says the scope may fail alone)."""
+        savepoint of it where ``savepoint`` says the scope's statements may fail alone)."""
         held = _held_here(self)
         if held is not None:
-            if not joined:
+            if not savepoint:
                 yield held.session
                 return
             name = f"s{next(held.savepoints)}"
@@ -247,13 +247,16 @@ class PostgresConnection:
         return self._scope(self._begin("READ COMMITTED"))
 
     def statement(self) -> AbstractAsyncContextManager[Session]:
-        return self._scope(self._begin("READ COMMITTED") if self._readonly else None)
+        # Inside `held` without a savepoint: one statement stands or falls alone anyway, and a
+        # failed one fails the held change with it.
+        return self._scope(self._begin("READ COMMITTED") if self._readonly else None,
+                           savepoint=False)
 
     def reading(self, *, consistent: bool = False) -> AbstractAsyncContextManager[Session]:
         if consistent:
-            return self._scope("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", joined=False)
+            return self._scope("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", savepoint=False)
         return self._scope(self._begin("READ COMMITTED") if self._readonly else None,
-                           joined=False)
+                           savepoint=False)
 
     def holding(self) -> bool:
         """Whether this task is inside `held` (its scopes join that transaction)."""

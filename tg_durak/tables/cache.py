@@ -9,22 +9,37 @@ table that finished, or a lobby that closed, elsewhere leaves memory.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from engine import Event
 from tg_durak.play.records import MessageRow, TableRow
 from tg_durak.storage import Store
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.live import LiveLobby, LiveTable, remember, revived
 
-if TYPE_CHECKING:
-    from tg_durak.tables.core import TableCore
+
+class Holder(Protocol):
+    """What this process holds (tables.core.TableCore): the tables it reads are put there."""
+
+    tables: dict[int, LiveTable]
+    lobbies: dict[int, LiveLobby]
+    open_apps: Callable[[LiveTable], set[int]]
+
+    def holder(self, table_id: int) -> LiveTable | LiveLobby | None: ...
+
+    def forget(self, live: LiveTable | LiveLobby) -> None: ...
+
+    def disarm(self, table_id: int) -> None: ...
+
+    def plan(self, live: LiveTable, events: list[Event]) -> None: ...
 
 OPEN = ("lobby", "running")
 
 
 class StoredTables:
-    def __init__(self, core: TableCore, store: Store) -> None:
+    def __init__(self, core: Holder, store: Store) -> None:
         self.core = core
         self.store = store
         self.languages = PlayerLanguages(store.users)
@@ -65,7 +80,7 @@ class StoredTables:
         held = core.holder(table_id)
         if row is None or row.status not in OPEN:
             if held is not None:
-                core.timer.arm(table_id, None)
+                core.disarm(table_id)
                 core.forget(held)
             return
         if isinstance(held, LiveTable) and row.status == "running":

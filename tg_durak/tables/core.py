@@ -184,8 +184,12 @@ class TableCore:
     def disown(self, live: LiveTable) -> None:
         """Leave the table's timers to the process that changed it last: this one's timer is
         cancelled, and its stored wake stays as that process wrote it."""
-        self.timer.arm(live.id, None)
-        self._armed.discard(live.id)
+        self.disarm(live.id)
+
+    def disarm(self, table_id: int) -> None:
+        """This process's timer of the table cancelled, its stored wake left as it is."""
+        self.timer.arm(table_id, None)
+        self._armed.discard(table_id)
 
     # ---- finding tables, on any process ---------------------------------------------------
 
