@@ -118,7 +118,8 @@ async def test_due_tables_are_claimed_by_one_process_each(two: tuple[Store, Stor
     tables = [await running(first) for _ in range(6)]
     for n, table_id in enumerate(tables):
         await first.wakes.set(table_id, 100.0 + n)
-    await first.wakes.set(tables[5], None)   # unknown: due
+    idle = await running(first)
+    await first.wakes.set(idle, None)   # nothing due until someone acts
 
     now = 110.0
     claims = await asyncio.gather(

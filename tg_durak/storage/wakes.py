@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tg_durak.storage.connection import Connection, placeholders
 
-_DUE = "status IN ('lobby', 'running') AND (wake_at IS NULL OR wake_at <= ?)"
+_DUE = "status IN ('lobby', 'running') AND wake_at <= ?"
 
 
 class Wakes:
@@ -15,14 +15,14 @@ class Wakes:
 
     async def claim_due(self, now: float, *, late_by: float, lease: float,
                         limit: int) -> list[int]:
-        """The tables due `late_by` seconds before `now` (or of unknown time), at most `limit`
+        """The tables due `late_by` seconds before `now`, at most `limit`
         of them, the most overdue first; each is put off for `lease` seconds, so that nobody
         else claims it meanwhile (its wake then stores its next time). Rows another transaction
         holds are passed over, not waited for."""
         skip = self._connection.dialect.skip_locked
         async with self._connection.transaction() as db:
             rows = await db.fetchall(
-                f"SELECT id FROM tables WHERE {_DUE} ORDER BY wake_at NULLS FIRST, id"
+                f"SELECT id FROM tables WHERE {_DUE} ORDER BY wake_at, id"
                 f" LIMIT ?{skip}", (now - late_by, limit))
             ids = [table_id for (table_id,) in rows]
             await db.executemany("UPDATE tables SET wake_at = ? WHERE id = ?",
@@ -30,7 +30,7 @@ class Wakes:
         return ids
 
     async def set(self, table_id: int, at: float | None) -> None:
-        """The table's next time (None: it needs nobody until someone acts on it)."""
+        """The table's next time (None: nothing is due until someone acts on it)."""
         async with self._connection.statement() as db:
             await db.execute("UPDATE tables SET wake_at = ? WHERE id = ?", (at, table_id))
 
