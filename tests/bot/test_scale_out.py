@@ -22,6 +22,7 @@ from tests.bot.groups import join, open_lobby, start
 from tests.helpers.fleet import EDIT_INTERVAL, Fleet, forget_redis, unique_token
 from tests.store.conftest import pg_database, pg_url  # noqa: F401  (fixtures)
 from tg_durak.emulator import FakeTelegram, RateLimits
+from tg_durak.i18n.translate import translator
 from tg_durak.storage import Store
 
 REDIS = os.environ.get("DURAK_TEST_REDIS", "redis://127.0.0.1:6379/0")
@@ -31,6 +32,7 @@ TELEGRAM = RateLimits(private_per_second=round(1 / EDIT_INTERVAL), group_per_min
 PRIVATE = [801, 802, 803, 804]   # each against a computer
 GROUPS = {-1002000000001: [811, 812, 813], -1002000000002: [821, 822, 823]}
 PEOPLE = [*PRIVATE, *(p for people in GROUPS.values() for p in people)]
+GAME_OVER = translator("en")("tap.game_over")
 # What the issue allows a table to stand still after a process dies.
 GOES_ON_SECONDS = 5.0
 
@@ -158,6 +160,15 @@ async def finish(tg: FakeTelegram, fleet: Fleet, crowd: Crowd, store: Store, db_
     assert all(posts[t.update_id][-1].taken for t in crowd.taps), "every tap's update taken"
     for tap in crowd.taps:   # claimed: applied, or found stale, once
         assert await store.updates.handled(tap.update_id), tap
+    # A game is over when it is: a tap answered so came after its table's last change.
+    answered_at = {c.params["callback_query_id"]: c.time
+                   for c in tg.calls_to("answerCallbackQuery") if c.ok}
+    for tap in crowd.taps:
+        answer = tap.query.answer
+        if answer is not None and answer.text == GAME_OVER:
+            row = await store.tables.get(int(tap.query.data.split(":")[1]))
+            assert row.status == "finished" and row.updated_at <= answered_at[tap.query.id], \
+                (tap, row.status, row.updated_at)
     assert set(fleet.balancer.dropped) <= died, "only a killed process drops posts"
     for i in range(fleet.size):
         if fleet.running(i):
@@ -175,7 +186,11 @@ async def test_a_kill_mid_burst_stops_no_table_and_loses_or_doubles_no_tap(
     crowd = Crowd(tg, PEOPLE, again=PRIVATE)
     crowd.start()
     await crowd.until_taps(40)
-    fleet.kill(1)   # in the middle of it all
+    victim = fleet.balancer.upstreams[1]
+    while not fleet.balancer.busy[victim]:   # in the middle of it all: a post under way
+        crowd.check()
+        await asyncio.sleep(0.002)
+    fleet.kill(1)
     killed_at = asyncio.get_running_loop().time()
     await goes_on(store, killed_at, fleet)
     # People play on until every private game and both group games have ended once.
@@ -185,7 +200,7 @@ async def test_a_kill_mid_burst_stops_no_table_and_loses_or_doubles_no_tap(
     finished = [tid for tid, (_, status) in (await versions(store)).items()
                 if status == "finished"]
     assert len(finished) >= len(PRIVATE) + len(GROUPS)
-    await finish(tg, fleet, crowd, store, pg_url, died={fleet.balancer.upstreams[1]})
+    await finish(tg, fleet, crowd, store, pg_url, died={victim})
 
 
 async def test_a_rolling_restart_while_people_play_stops_no_table_and_loses_no_tap(

@@ -13,12 +13,14 @@ Each slot keeps its port across restarts, so the balancer's upstreams never chan
 whose process is down refuses connections and the balancer passes it over. The webhook is
 registered once, by `python -m tg_durak set-webhook` as a deploy step would, after every process
 is up. Each slot's output (stdout and stderr, every process it had, in turn) is kept in a file:
-`log(i)` reads it back for a failure's report.
+`log(i)` reads it back for a failure's report. Each process rewrites its counters
+(DURAK_STATS_FILE, tg_durak/ops/stats.py) every 2 s and as it stops: `stats(i)` reads the last.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import signal
@@ -189,6 +191,7 @@ class Fleet:
             log = self._logs[i] = open(self.workdir / f"process-{i}.log", "ab")  # noqa: SIM115
         log.write(f"=== started on port {self.ports[i]}\n".encode())
         log.flush()
+        self._stats_path(i).unlink(missing_ok=True)   # the last process's
         proc = subprocess.Popen([sys.executable, "-m", "tg_durak", "webhook"],
                                 env=self._env(i), stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL)
@@ -220,6 +223,15 @@ class Fleet:
         if code != 0:
             raise FleetError(f"process {i} exited {code} on SIGTERM:\n{self.log(i)}")
 
+    def stats(self, i: int) -> dict:
+        """The counters slot `i`'s process wrote last ({} before its first write); a fresh
+        process starts from zero."""
+        path = self._stats_path(i)
+        return json.loads(path.read_text()) if path.exists() else {}
+
+    def _stats_path(self, i: int) -> Path:
+        return self.workdir / f"process-{i}.stats.json"
+
     def log(self, i: int) -> str:
         """What slot `i`'s processes wrote so far."""
         path = self.workdir / f"process-{i}.log"
@@ -243,6 +255,7 @@ class Fleet:
             env["DURAK_REDIS"] = self.redis_url
         if i is not None:
             env["DURAK_WEB_PORT"] = str(self.ports[i])
+            env["DURAK_STATS_FILE"] = str(self._stats_path(i))
         return env
 
     async def _until_up(self, i: int, proc: subprocess.Popen) -> None:
