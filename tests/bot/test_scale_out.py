@@ -136,7 +136,8 @@ async def checked(db_url: str) -> tuple[int, str]:
         sys.executable, "-m", "tg_durak", "check", stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT, env={**os.environ, "DURAK_DB": db_url})
     out, _ = await asyncio.wait_for(proc.communicate(), HANG)
-    return proc.returncode or 0, out.decode()
+    assert proc.returncode is not None   # communicate() returns once it has ended
+    return proc.returncode, out.decode()
 
 
 async def finish(tg: FakeTelegram, fleet: Fleet, crowd: Crowd, store: Store, db_url: str,
