@@ -31,7 +31,8 @@ class Balancer:
     """Round robin over `upstreams` (base URLs such as http://127.0.0.1:8081) on 127.0.0.1.
 
     `forwarded[url]` counts the requests that reached an upstream (refusals not counted),
-    `dropped[url]` those of them whose connection dropped before the answer.
+    `dropped[url]` those of them whose connection dropped before the answer, `busy[url]` those
+    under way now (sent, not yet answered).
     """
 
     def __init__(self, upstreams: Sequence[str], timeout: float = 60.0) -> None:
@@ -40,6 +41,7 @@ class Balancer:
         self._timeout = timeout
         self.forwarded: Counter[str] = Counter()
         self.dropped: Counter[str] = Counter()
+        self.busy: Counter[str] = Counter()
         self._runner: web.AppRunner | None = None
         self._session: aiohttp.ClientSession | None = None
         self._url: str | None = None
@@ -101,6 +103,7 @@ class Balancer:
         first = next(self._turns) % len(upstreams)
         for upstream in upstreams[first:] + upstreams[:first]:
             answered = False
+            self.busy[upstream] += 1
             try:
                 async with self._session.request(
                         request.method, upstream + request.path_qs, data=body,
@@ -119,4 +122,6 @@ class Balancer:
                     self.forwarded[upstream] += 1
                 self.dropped[upstream] += 1
                 return web.Response(status=502, text=f"upstream {upstream} failed: {exc!r}")
+            finally:
+                self.busy[upstream] -= 1
         return web.Response(status=502, text="every upstream refused the connection")

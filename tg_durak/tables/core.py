@@ -195,18 +195,25 @@ class TableCore:
 
     async def find(self, table_id: int) -> LiveTable | LiveLobby | None:
         """The running table or open lobby; on a shared database read from the store when
-        this process does not hold it yet (its lock validates it)."""
+        this process does not hold it yet (its lock validates it), or holds it as a lobby that
+        another process has started or closed since: callers tell a lobby from a table before
+        they take its lock."""
         holder = self.holder(table_id)
+        if self.shared and isinstance(holder, LiveLobby):
+            state = await self.store.tables.state(table_id)
+            if state is None or state[1] != "lobby":
+                self.lobbies.pop(table_id, None)
+                holder = None
         if holder is None and self.shared:
             holder = await self.stored.load(table_id)
         return holder
 
     async def find_for(self, user_id: int) -> LiveTable | LiveLobby | None:
-        """The running table where the user still plays, or the lobby where he sits."""
+        """The running table where the user still plays, or the lobby where he sits (on a
+        shared database, as stored: what memory holds may have ended elsewhere)."""
         if self.shared:
             table_id = await self.store.tables.seated_at(user_id)
-            if table_id is not None:
-                await self.find(table_id)
+            return None if table_id is None else await self.find(table_id)
         return self.live_for(user_id) or self.lobby_for(user_id)
 
     async def find_in_chat(self, chat_id: int) -> list[LiveTable | LiveLobby]:
@@ -215,6 +222,8 @@ class TableCore:
             row = await self.store.lobbies.open_in_chat(chat_id)
             if row is not None:
                 await self.find(row.id)
+            for held in [h for h in self.lobbies.values() if h.row.chat_id == chat_id]:
+                await self.find(held.id)   # one started or closed elsewhere is let go
         return [holder for holder in (*self.lobbies.values(), *self.tables.values())
                 if holder.row.chat_id == chat_id]
 
