@@ -360,8 +360,7 @@ class BotApp:
                                  "pip install 'tg-durak[scale]'") from exc
         # The bot's id names its budgets: several bots may share one Redis.
         gate = connect(self.settings.redis_url, f"durak:{self.bot.id}:",
-                       private_interval=self.settings.edit_interval,
-                       timeout=self.settings.request_timeout)
+                       private_interval=self.settings.edit_interval)
         self._stack.push_async_callback(gate.close)
         return gate
 

@@ -31,7 +31,7 @@ def busiest(starts_ms: list[int], window_ms: int) -> int:
 
 async def test_several_processes_together_stay_within_a_window(prefix: str) -> None:
     """20 a minute per group, scaled down: 5 per 0.5 s, four processes racing for it."""
-    procs = processes(prefix, 4, timeout=1.0)
+    procs = processes(prefix, 4, hold=1.0)
     starts: list[int] = []
     budget = ((f"{prefix}group", 5, 0.5),)
 
@@ -57,7 +57,7 @@ async def test_several_processes_together_stay_within_a_window(prefix: str) -> N
 async def test_the_bots_budget_and_each_chats_hold_at_once(prefix: str) -> None:
     """The bot's 30 a second over many chats and each private chat's one a second, scaled: the
     bot 8 per 0.4 s, each chat 1 per 0.2 s, three processes writing to five chats."""
-    procs = processes(prefix, 3, timeout=1.0)
+    procs = processes(prefix, 3, hold=1.0)
     starts: dict[str, list[int]] = {"bot": []}
 
     async def run(budgets: RedisBudgets, chat: int) -> None:
@@ -85,7 +85,7 @@ async def test_the_bots_budget_and_each_chats_hold_at_once(prefix: str) -> None:
 
 async def test_a_request_in_flight_holds_its_place_until_a_window_after_its_answer(
         prefix: str) -> None:
-    [budgets] = processes(prefix, 1, timeout=5.0)
+    [budgets] = processes(prefix, 1, hold=5.0)
     chat = ((f"{prefix}chat:1", 1, 0.3),)
     try:
         first = await budgets.reserve_in(chat)
@@ -121,7 +121,7 @@ async def test_a_reservation_refused_in_one_budget_takes_nothing_in_the_others(
 
 
 async def test_the_keys_expire_on_their_own(redis: object, prefix: str) -> None:
-    [budgets] = processes(prefix, 1, timeout=0.2)
+    [budgets] = processes(prefix, 1, hold=0.2)
     key = f"{prefix}chat:3"
     try:
         got = await budgets.reserve_in(((key, 2, 0.3),))

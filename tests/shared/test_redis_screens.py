@@ -140,3 +140,33 @@ async def test_without_redis_nothing_is_sent_and_the_log_says_why(
     finally:
         await pub.stop()
         await gate.close()
+
+
+async def test_a_request_under_way_keeps_its_hold_and_a_dead_ones_ends_a_hold_later(
+        prefix: str) -> None:
+    """A process killed mid-request cannot let go: what it held (the message's lease, the
+    chat's place) ends a hold after its last renewal, not a whole request timeout later."""
+    def gate() -> RedisGate:
+        return RedisGate(redis_asyncio.Redis.from_url(URL), prefix,  # type: ignore[arg-type]
+                         private_interval=0.01, hold=0.4, renew=0.1)
+
+    alive, dead, other = gate(), gate(), gate()
+    try:
+        sending = await alive.admit(KEY, 5, 1)
+        assert sending.go
+        await asyncio.sleep(1.0)   # longer than a hold: renewed meanwhile
+        held = await other.admit(KEY, 5, 2)
+        assert not held.go and held.held_by == "message"
+        await alive.done(sending)
+
+        killed = await dead.admit((7, 43), 6, 1)
+        assert killed.go
+        killed.ticket.renewing.cancel()   # the process is gone: no renewal, no let-go
+        assert (await other.admit((7, 43), 6, 2)).held_by == "message"
+        await asyncio.sleep(0.5)
+        taken = await other.admit((7, 43), 6, 2)
+        assert taken.go, taken
+        await other.done(taken)
+    finally:
+        for g in (alive, dead, other):
+            await g.close()

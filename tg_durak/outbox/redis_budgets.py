@@ -8,8 +8,9 @@ them or in none, in one Lua script: Redis runs a script alone, so no two process
 free place. Time is Redis's own (``TIME``): the processes' clocks need not agree.
 
 A request counts from its reservation until ``seconds`` after its answer, as in one process
-(outbox.budgets.Budget): reserved, its place is scored "now + timeout" (the latest its answer can
-come; a process that dies holding it frees it then), and its answer moves it to the answer's time.
+(outbox.budgets.Budget): reserved, its place is scored "now + hold", and the process renews it
+while the request is under way (`renew`), so that a process that dies holding it frees it a hold
+later; its answer moves it to the answer's time.
 Pacing evenly is left to each process's own budgets; the shared windows guard the sum.
 Every key expires on its own (a window plus the timeout after its last use).
 """
@@ -65,6 +66,19 @@ end
 return now
 """
 
+# KEYS: the windows a reservation took; ARGV: its member, the hold (ms), then per window its
+# expiry (ms). A place still held is pushed to now + hold (GT: never earlier; XX: one that left
+# is not taken again).
+_RENEW = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for i, window in ipairs(KEYS) do
+  redis.call('ZADD', window, 'XX', 'GT', now + tonumber(ARGV[2]), ARGV[1])
+  redis.call('PEXPIRE', window, tonumber(ARGV[2 + i]), 'GT')
+end
+return now
+"""
+
 
 @dataclass(frozen=True, slots=True)
 class Reservation:
@@ -84,13 +98,14 @@ class RedisBudgets:
 
     def __init__(self, redis: Redis, prefix: str, *, private: tuple[int, float] = (1, 1.0),
                  group: tuple[int, float] = (20, 60.0), bot: tuple[int, float] = (30, 1.0),
-                 timeout: float = 20.0) -> None:
+                 hold: float = 5.0) -> None:
         self._redis = redis
         self._prefix = prefix
         self._private, self._group, self._bot = private, group, bot
-        self._timeout_ms = round(timeout * 1000)
+        self._timeout_ms = round(hold * 1000)
         self._reserve = redis.register_script(_RESERVE)
         self._release = redis.register_script(_RELEASE)
+        self._renew = redis.register_script(_RENEW)
         # Unique across processes: the host's and process's ids, then a counter.
         self._members = (f"{os.uname().nodename}:{os.getpid()}:{id(self):x}:{n}"
                          for n in itertools.count())
@@ -125,6 +140,13 @@ class RedisBudgets:
             return reservation.at_ms
         return int(await self._release(keys=list(reservation.windows),
                                        args=[reservation.member, *reservation.expiries_ms]))
+
+    async def renew(self, reservation: Reservation) -> None:
+        """The reserved request is still under way: its places are held a hold longer."""
+        if reservation.windows:
+            await self._renew(keys=list(reservation.windows),
+                              args=[reservation.member, self._timeout_ms,
+                                    *reservation.expiries_ms])
 
     async def pause(self, chat_id: int | None, seconds: float) -> None:
         """A 429: the chat (None: the whole bot) waits ``seconds`` in every process."""

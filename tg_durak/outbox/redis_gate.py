@@ -27,12 +27,18 @@ RETRY = 1.0
 # A place held by another request, or a lease, frees when that request's answer comes, which
 # this process does not hear of: it looks again at least this often.
 RECHECK = 1.0
+# What a request under way holds (its budgets' places, its message's lease) is held this long
+# and renewed every RENEW seconds until its answer: a process that dies holding them (killed
+# mid-request) lets go this soon, not after a whole request timeout.
+HOLD = 5.0
+RENEW = 1.0
 
 
 class _Ticket(NamedTuple):
     reservation: Reservation
     key: Hashable | None  # the message whose lease is held (None: a one-off)
     token: str
+    renewing: asyncio.Task   # holds the places and the lease while the request is under way
 
 
 class RedisGate:
@@ -40,12 +46,13 @@ class RedisGate:
 
     def __init__(self, redis: Redis, prefix: str, *, private_interval: float = 1.0,
                  group_per_minute: int = 20, global_per_second: int = 30,
-                 timeout: float = 20.0) -> None:
+                 hold: float = HOLD, renew: float = RENEW) -> None:
         self.redis = redis
         self.budgets = RedisBudgets(redis, prefix, private=(1, private_interval),
                                     group=(group_per_minute, 60.0),
-                                    bot=(global_per_second, 1.0), timeout=timeout)
-        self.leases = MessageLeases(redis, prefix, lease=timeout + 5.0)
+                                    bot=(global_per_second, 1.0), hold=hold)
+        self.leases = MessageLeases(redis, prefix, lease=hold)
+        self._renew_every = renew
         self._down = False
 
     def stamp(self, key: Hashable, version: int | None) -> object:
@@ -91,7 +98,20 @@ class RedisGate:
                 await self.leases.let_go(key, token)
             return Verdict(False, min(reservation.wait, RECHECK),
                            "bot" if reservation.bot_wide else "chat")
-        return Verdict(True, ticket=_Ticket(reservation, key if leased else None, token))
+        held = key if leased else None
+        renewing = asyncio.create_task(self._hold(reservation, held, token))
+        return Verdict(True, ticket=_Ticket(reservation, held, token, renewing))
+
+    async def _hold(self, reservation: Reservation, key: Hashable | None, token: str) -> None:
+        while True:
+            await asyncio.sleep(self._renew_every)
+            try:
+                await self.budgets.renew(reservation)
+                if key is not None:
+                    await self.leases.renew(key, token)
+            except (RedisError, OSError) as exc:   # the next renewal may get through
+                log.warning("publisher: Redis did not hear a request is still under way (%s)",
+                            exc)
 
     async def _resolve(self, key: Hashable, stamp: object) -> int:
         if isinstance(stamp, int):
@@ -106,12 +126,13 @@ class RedisGate:
     async def done(self, verdict: Verdict) -> None:
         ticket = verdict.ticket
         assert isinstance(ticket, _Ticket)
+        ticket.renewing.cancel()
         try:
             await self.budgets.release(ticket.reservation)
             if ticket.key is not None:
                 await self.leases.let_go(ticket.key, ticket.token)
         except (RedisError, OSError) as exc:
-            # The places and the lease end on their own (the timeout after the reservation).
+            # The places and the lease end on their own (a hold after their last renewal).
             log.warning("publisher: Redis did not hear a request's end (%s)", exc)
 
     async def flooded(self, chat_id: int | None, retry_after: float) -> None:

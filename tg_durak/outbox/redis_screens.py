@@ -4,9 +4,10 @@ sent by one process at a time, and an older screen never overwrites a newer one.
 Each screen carries a stamp that grows across processes: the table's version when the caller
 passes one, else a Redis ``INCR`` per message taken when the screen is queued (so the stamps
 follow the order in which the ``show`` calls reach Redis; a caller that passes versions does not
-depend on that). Before a request a process claims the message: a lease (``SET NX PX``, so a dead
-process's lease ends on its own) and, in the same script, the stamp of the screen last claimed;
-a screen older than that is dropped, never sent. Keys expire a day after their last use.
+depend on that). Before a request a process claims the message: a lease (``SET NX PX``, renewed
+while the request is under way, so that a dead process's lease ends a few seconds later on its
+own) and, in the same script, the stamp of the screen last claimed; a screen older than that is
+dropped, never sent. Keys expire a day after their last use.
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
+# KEYS: the lease; ARGV: token, lease ms. Only the holder renews it.
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+
 # KEYS: the message's counter, its last claimed stamp; ARGV: ms. The next stamp, above any
 # claimed (a counter that expired before the stamp starts above it again).
 _NEXT = """
@@ -62,12 +69,13 @@ class Claim(enum.Enum):
 class MessageLeases:
     """Leases and stamps per message key under ``prefix``; see the module docstring."""
 
-    def __init__(self, redis: Redis, prefix: str, *, lease: float = 25.0) -> None:
+    def __init__(self, redis: Redis, prefix: str, *, lease: float = 5.0) -> None:
         self._prefix = prefix
-        # Longer than a request may take (its timeout): a lease ends only after its request.
+        # Renewed while its request is under way (`renew`): a dead process's ends this soon.
         self._lease_ms = round(lease * 1000)
         self._claim = redis.register_script(_CLAIM)
         self._let_go = redis.register_script(_LET_GO)
+        self._renew = redis.register_script(_RENEW)
         self._next = redis.register_script(_NEXT)
         self._tokens = (f"{os.uname().nodename}:{os.getpid()}:{id(self):x}:{n}"
                         for n in itertools.count())
@@ -94,6 +102,10 @@ class MessageLeases:
         if answer > 0:
             return Claim.HELD, answer / 1000, token
         return Claim.GRANTED, 0.0, token
+
+    async def renew(self, key: Hashable, token: str) -> None:
+        """The request under the lease is still under way: the lease holds a lease longer."""
+        await self._renew(keys=[self._names(key)[0]], args=[token, self._lease_ms])
 
     async def let_go(self, key: Hashable, token: str) -> None:
         """The request under the lease ended: another process may send now."""

@@ -73,7 +73,7 @@ class AppSessions:
             if live.away != before:   # the away person's app opened or closed
                 core.plan(live, [])
                 core.schedule(live)
-                self.tables.displays.show(live)
+                core.display.show(live)   # after the lock's commit
 
     async def closed(self, viewer: Viewer) -> None:
         """The app closed: his chat message is brought up to date once (it waited meanwhile)."""
