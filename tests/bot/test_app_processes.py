@@ -101,3 +101,27 @@ async def the_first_moves_on(tg: FakeTelegram, message, page: Page, state: dict)
         answer = await tg.press(ALICE, message, cards[0].text)
         assert not answer.show_alert, answer.text
     return await page.state(newer_than=state["version"])
+
+
+async def test_an_app_open_on_another_process_keeps_the_chat_message_waiting(
+        own_tg: FakeTelegram, two_bots: tuple[BotApp, BotApp],
+        http: aiohttp.ClientSession) -> None:
+    tg = own_tg
+    first, second = two_bots
+    message = await private_game(tg)
+    page = await open_page(http, second.settings.webapp_url,
+                           tg.open_web_app(ALICE, message, TABLE))
+    assert (await page.receive())["type"] == "welcome"
+    state = await page.state()
+    table = state["table"]
+    # The first process hears that her app is open on the second.
+    await tg.wait_for(lambda: ALICE in {u for users, _ in
+                                        first.counted["relay"]._apps.get(table, {}).values()
+                                        for u in users}, what="the first hears of her app")
+    edits = tg.message(ALICE, message.message_id).edit_count
+    changed = await the_first_moves_on(tg, message, page, state)
+    await first.publisher.flush()
+    assert changed["version"] > state["version"]
+    assert tg.message(ALICE, message.message_id).edit_count == edits, \
+        "her chat message waits while her app is open, whichever process changed the table"
+    await page.close()

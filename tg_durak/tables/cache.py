@@ -35,6 +35,8 @@ class Holder(Protocol):
 
     def plan(self, live: LiveTable, events: list[Event]) -> None: ...
 
+    def apps_changed(self, live: LiveTable) -> None: ...
+
 OPEN = ("lobby", "running")
 
 
@@ -87,9 +89,12 @@ class StoredTables:
             if held.game.version == row.version:
                 held.row = replace(row, snapshot=None)   # the game is the state
                 remember(held.messages, await self.store.messages.of_table(table_id), keep=True)
+                core.apps_changed(held)   # an app opened or closed on another process
                 return
             self.moved.add(table_id)
-        await self._take(row, held)
+        taken = await self._take(row, held)
+        if isinstance(taken, LiveTable):
+            core.apps_changed(taken)
 
     async def _lobby(self, row: TableRow, messages: list[MessageRow]) -> LiveLobby:
         host = None if row.host_id is None else await self.store.users.get(row.host_id)

@@ -259,6 +259,17 @@ class TableCore:
         self.display.show(live)
         self.schedule(live)
 
+    def apps_changed(self, live: LiveTable) -> None:
+        """Under the table's lock: who has the app open at the table may have changed. A person
+        the bot cannot write to plays while his app is open and is away while it is closed:
+        then the computers plan anew and the seats are shown."""
+        before = live.away
+        live.in_app = self.open_apps(live)
+        if live.away != before:
+            self.plan(live, [])
+            self.schedule(live)
+            self.display.show(live)
+
     def forget(self, live: LiveTable | LiveLobby) -> None:
         """A finished table (a closed lobby) leaves memory; later taps on it are answered from
         the store."""

@@ -8,6 +8,10 @@ outside its lock (nothing of it is kept: the table's lock validates what a proce
 sends each of them its state. The process that made the change has sent its own sockets theirs
 already. A notice lost while the subscription was down is made good when it is back: every table
 this process's sockets show is sent again.
+
+Who has the app open is announced the same way, when it changes and every APP_EVERY seconds, and
+each process keeps what the others said for APP_KEPT seconds (a process that died stops saying
+it): a person whose app is open on any process is not away, and his chat message waits.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from tg_durak.webapp.sockets import AppSockets
 log = logging.getLogger(__name__)
 
 RECONNECT_SECONDS = 1.0   # after the subscription dropped
+APP_EVERY = 20.0   # who has the app open here, said again this often
+APP_KEPT = 60.0    # what another process said of its open apps, believed this long
 # How long a listen may wait for a message before it checks the connection (a Redis that went
 # away without closing it is noticed this soon).
 LISTEN_SECONDS = 5.0
@@ -42,19 +48,24 @@ class TableRelay:
         self._sockets = sockets
         self._me = f"{os.uname().nodename}:{os.getpid()}:{id(self):x}"
         self._shown: set[int] = set()    # shown under a lock not committed yet
-        self._outgoing: asyncio.Queue[int] = asyncio.Queue()
+        self._outgoing: asyncio.Queue[str] = asyncio.Queue()   # notices to send
         self._showing: dict[int, asyncio.Task] = {}   # a table read and shown now
         self._again: set[int] = set()    # announced again meanwhile: read once more after
         self._tasks: list[asyncio.Task] = []
+        # table -> process -> (the people whose app shows it there, when that was said)
+        self._apps: dict[int, dict[str, tuple[frozenset[int], float]]] = {}
         self.counts = {"announced": 0, "relayed": 0}
         core.committed.append(self._committed)
+        sockets.changed.append(self._apps_here_changed)
+        core.open_apps = self.seats_in_app
 
     def stats(self) -> dict[str, int]:
         """Changes announced to the other processes, and theirs shown to sockets here."""
         return dict(self.counts)
 
     def start(self) -> None:
-        self._tasks = [asyncio.create_task(self._announce()), asyncio.create_task(self._listen())]
+        self._tasks = [asyncio.create_task(self._announce()), asyncio.create_task(self._listen()),
+                       asyncio.create_task(self._apps_again())]
 
     async def close(self) -> None:
         for task in (*self._tasks, *self._showing.values()):
@@ -74,16 +85,36 @@ class TableRelay:
     def _committed(self, table_id: int) -> None:
         if table_id in self._shown:
             self._shown.discard(table_id)
-            self._outgoing.put_nowait(table_id)
+            self._outgoing.put_nowait(f"T {table_id}")
 
     async def _announce(self) -> None:
         while True:
-            table_id = await self._outgoing.get()
+            notice = await self._outgoing.get()
             try:
-                await self._redis.publish(self._channel, f"{self._me} {table_id}")
+                await self._redis.publish(self._channel, f"{self._me} {notice}")
                 self.counts["announced"] += 1
-            except RedisError as exc:   # the others' apps catch up at their next notice
-                log.warning("table %s: its change was not announced (%s)", table_id, exc)
+            except RedisError as exc:   # the others catch up at the next notice
+                log.warning("a notice to the other processes was lost (%s)", exc)
+
+    # ---- who has the app open, on any process ---------------------------------------------
+
+    def seats_in_app(self, live: LiveTable) -> set[int]:
+        """The seats whose app shows the table, here or on another process."""
+        now = self._core.clock()
+        elsewhere = {user for users, said in self._apps.get(live.id, {}).values()
+                     if now - said < APP_KEPT for user in users}
+        return self._sockets.seats_in_app(live) | {
+            seat for user in elsewhere if (seat := live.seat_of(user)) is not None}
+
+    def _apps_here_changed(self, table_id: int) -> None:
+        users = ",".join(map(str, sorted(self._sockets.watchers(table_id))))
+        self._outgoing.put_nowait(f"A {table_id} {users}".rstrip())
+
+    async def _apps_again(self) -> None:
+        while True:
+            await asyncio.sleep(APP_EVERY)
+            for table_id in list(self._sockets.viewers):
+                self._apps_here_changed(table_id)
 
     # ---- the others' announcements, shown to this process's sockets ----------------------
 
@@ -98,17 +129,24 @@ class TableRelay:
                                                            timeout=LISTEN_SECONDS)
                         if message is None:
                             await pubsub.ping()
-                            continue
-                        self._heard(message["data"])
+                        elif message["type"] == "message":   # not the ping's pong
+                            self._heard(message["data"])
             except (RedisError, OSError) as exc:
                 log.warning("the Mini App's notices stopped (%s); listening again", exc)
-                await asyncio.sleep(RECONNECT_SECONDS)
+            except Exception:   # a bug, not Redis: the apps must not stop hearing for it
+                log.exception("the Mini App's notices stopped; listening again")
+            await asyncio.sleep(RECONNECT_SECONDS)
 
     def _heard(self, data: bytes | str) -> None:
         text = data.decode() if isinstance(data, bytes) else data
-        sender, _, table = text.partition(" ")
-        if sender != self._me and table.isdigit():
+        sender, kind, table, *users = [*text.split(" "), "", "", ""]
+        if sender == self._me or not table.isdigit():
+            return
+        if kind == "T":
             self._relay(int(table))
+        elif kind == "A":
+            said = frozenset(int(u) for u in users[0].split(",") if u.isdigit())
+            self._apps.setdefault(int(table), {})[sender] = (said, self._core.clock())
 
     def _relay_all(self) -> None:
         for table_id in list(self._sockets.viewers):

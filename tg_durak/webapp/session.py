@@ -62,18 +62,11 @@ class AppSessions:
             viewer.send_state(self.sockets.state_of(holder, viewer))
 
     async def _seats_changed(self, live: LiveTable) -> None:
-        """Who has the app open at the table changed. A person the bot cannot write to plays
-        while his app is open and is away while it is closed: the computers plan anew."""
+        """Who has the app open at the table changed (tables.core.apps_changed)."""
         core = self.tables.core
         async with core.lock(live.id):
-            if core.live(live.id) is not live:
-                return
-            before = live.away
-            live.in_app = self.sockets.seats_in_app(live)
-            if live.away != before:   # the away person's app opened or closed
-                core.plan(live, [])
-                core.schedule(live)
-                core.display.show(live)   # after the lock's commit
+            if core.live(live.id) is live:
+                core.apps_changed(live)
 
     async def closed(self, viewer: Viewer) -> None:
         """The app closed: his chat message is brought up to date once (it waited meanwhile)."""

@@ -76,22 +76,35 @@ class AppSockets:
     def __init__(self, clock: Callable[[], float]) -> None:
         self.clock = clock
         self.viewers: defaultdict[int, set[Viewer]] = defaultdict(set)
+        # Told the table whose watchers changed (webapp.relay tells the other processes).
+        self.changed: list[Callable[[int], None]] = []
 
     def watch(self, viewer: Viewer, table_id: int | None) -> None:
         self.unwatch(viewer)
         viewer.table_id = table_id
         if table_id is not None:
             self.viewers[table_id].add(viewer)
+            self._tell(table_id)
 
     def unwatch(self, viewer: Viewer) -> None:
-        if viewer.table_id is None:
+        table_id = viewer.table_id
+        if table_id is None:
             return
-        watching = self.viewers.get(viewer.table_id)
+        watching = self.viewers.get(table_id)
         if watching is not None:
             watching.discard(viewer)
             if not watching:
-                del self.viewers[viewer.table_id]
+                del self.viewers[table_id]
         viewer.table_id = None
+        self._tell(table_id)
+
+    def _tell(self, table_id: int) -> None:
+        for listener in self.changed:
+            listener(table_id)
+
+    def watchers(self, table_id: int) -> set[int]:
+        """The people whose app shows the table here."""
+        return {v.user_id for v in self.viewers.get(table_id, ())}
 
     def stats(self) -> dict[str, int]:
         """Open apps and the tables they show (ops/stats.py)."""
