@@ -181,13 +181,9 @@ class TableCore:
         its timers are that process's now."""
         return live.id in self.stored.moved
 
-    def disown(self, live: LiveTable) -> None:
-        """Leave the table's timers to the process that changed it last: this one's timer is
-        cancelled, and its stored wake stays as that process wrote it."""
-        self.disarm(live.id)
-
     def disarm(self, table_id: int) -> None:
-        """This process's timer of the table cancelled, its stored wake left as it is."""
+        """This process's timer of the table cancelled, its stored wake left as it is (a table
+        another process changed since is that process's to wake)."""
         self.timer.arm(table_id, None)
         self._armed.discard(table_id)
 

@@ -128,7 +128,7 @@ class Moves:
             if core.live(live.id) is not live:
                 return
             if core.taken_over(live) and not claimed:
-                core.disown(live)   # changed by another process since: its timer now
+                core.disarm(live.id)   # changed by another process since: its timer now
                 return
             if live.finished:   # the end the last person's leaving brought was refused: again
                 await core.commit(live, live.game.version, [])
@@ -186,7 +186,7 @@ class Moves:
         if live.finished or core.live(live.id) is not live:
             return None
         if core.taken_over(live):   # another process moved meanwhile and plans anew
-            core.disown(live)
+            core.disarm(live.id)
             return None
         game, now = live.game, core.clock()
         if live.reactions.get(seat) is not reaction:
