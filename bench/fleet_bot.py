@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from aiohttp import web
+
 from tg_durak.emulator import FakeTelegram
 from tg_durak.ops.stats import PREFIX as STATS_PREFIX
 
@@ -150,6 +152,44 @@ async def backend_pids(db_url: str) -> list[int]:
 
 # ---- the processes ----------------------------------------------------------------------------
 
+def update_chat(update: dict) -> int:
+    """The chat an update belongs to (its sender's, if it names none)."""
+    for kind in ("message", "edited_message", "my_chat_member", "chat_member"):
+        if kind in update:
+            return int(update[kind]["chat"]["id"])
+    query = update.get("callback_query")
+    if query is not None:
+        message = query.get("message")
+        return int(message["chat"]["id"] if message else query["from"]["id"])
+    for part in update.values():
+        if isinstance(part, dict) and "from" in part:
+            return int(part["from"]["id"])
+    return 0
+
+
+def chat_balancer(balancer_class: type, upstreams: list[str]) -> object:
+    """A balancer (tests/helpers/balancer.py) that sends each chat's updates to one process
+    (its id modulo their number), the others when that one refuses: the routing a table's
+    changes would have if each stayed with the process that holds it. For comparison with
+    round robin only; Telegram posts every update to one address, so a deployment would need
+    a proxy that reads the body."""
+
+    class ChatBalancer(balancer_class):   # type: ignore[misc, valid-type]
+        async def _forward(self, request: web.Request) -> web.Response:
+            body = await request.read()   # aiohttp keeps it: the base's read returns it
+            try:
+                chat = update_chat(json.loads(body))
+            except (ValueError, KeyError, TypeError):
+                chat = 0
+            # The base takes its first upstream from next(self._turns) before it awaits
+            # anything: nothing runs in between.
+            self._turns = iter([chat % max(1, len(self.upstreams))])
+            return await super()._forward(request)
+
+    return ChatBalancer(upstreams)
+
+
+
 def _merge(parts: list[dict]) -> dict:
     """Several processes' stats objects as one: counts summed, levels and percentiles the
     largest (see NOT_SUMMED)."""
@@ -175,13 +215,17 @@ class FleetBot:
     """N webhook processes of the bot behind a balancer; load.py's BotProcess's interface."""
 
     def __init__(self, tg: FakeTelegram, db: str, workdir: str, size: int,
-                 redis_url: str | None, env: dict[str, str] | None = None) -> None:
+                 redis_url: str | None, env: dict[str, str] | None = None,
+                 route: str = "round-robin") -> None:
         self.tg = tg
         self.db = db
         self.size = size
         self.fleet = _fleet_module().Fleet(tg, db, redis_url=redis_url, size=size, workdir=workdir,
                            env={"LOG_LEVEL": "WARNING", **(env or {})},
                            time_scale=1, edit_interval=1)
+        if route == "chat":
+            fleet = _fleet_module()
+            self.fleet.balancer = chat_balancer(fleet.Balancer, self.fleet.balancer.upstreams)
         self.log_path = Path(workdir) / "process-0.log"
         self.bots = CpuLedger()
         self.computers = CpuLedger()

@@ -2,6 +2,8 @@
 
     python bench/load.py --tables M --seconds S [--group-tables G]
     python bench/load.py --restart-tables N
+    python bench/load.py --workers N --db postgresql://... --steps 20,40,80 --seconds S
+    python bench/load.py --workers 3 --db postgresql://... --tables M --seconds S --kill-after K
 
 A load run starts `python -m tg_durak` (a temporary database, real timers: DURAK_TIME_SCALE=1)
 against the emulator, which runs in this process and enforces Telegram's limits (1 message a
@@ -13,6 +15,17 @@ again after a private game ends, Rematch after a group game. Once every table ru
 the next S seconds are measured: tap -> answer and tap -> newer screen, Bot API requests by
 method, 429s, the bot's CPU (from /proc) and memory, and the bot's own counters (publisher,
 computer players, table service; read with SIGUSR1, see tg_durak/ops/stats.py).
+
+With --workers N the bot runs as N `python -m tg_durak webhook` processes behind a round-robin
+balancer that the emulator posts to (bench/fleet_bot.py, on tests/helpers/fleet.py), on a fresh
+database of the PostgreSQL server --db names (Telegram's budgets shared in Redis), or on a new
+SQLite file (one process: the comparison). --steps T1,T2,... adds private tables up to each count
+in turn and measures a window at each, until two steps in a row miss answer p99 < 100 ms (or half
+the taps do): the result is the step with the most taps a second that kept it, every step under
+`steps`. --kill-after K kills one process (SIGKILL) K seconds into the window and reads the
+tables' versions from the database until every table whose time came within 5 s of the kill
+has moved: `failover`. The database's backends', Redis's and the whole machine's CPU are
+measured too.
 
 A restart run writes N running private tables into a fresh database through the store (each with
 its game message in the emulator), starts the bot on it after a few seconds of "downtime" and
@@ -633,6 +646,7 @@ class Deployment:
     redis: str = DEFAULT_REDIS
     kill_after: float | None = None
     kill_process: int = 0
+    route: str = "round-robin"   # or "chat": each chat's updates to one process
 
     @property
     def postgres(self) -> bool:
@@ -658,7 +672,7 @@ def _bot(tg: FakeTelegram, db: str, workdir: str, deployment: Deployment
     if deployment.workers is None:
         return BotProcess(tg, db, workdir)
     redis = deployment.redis if deployment.postgres else None
-    return FleetBot(tg, db, workdir, deployment.workers, redis)
+    return FleetBot(tg, db, workdir, deployment.workers, redis, route=deployment.route)
 
 
 async def load_run(private: int, groups: int, seconds: float, seed: int,
@@ -714,9 +728,8 @@ async def _drive(tg: FakeTelegram, bot: BotProcess | FleetBot, steps: list[tuple
                     "private": private, "groups": groups, "ready_s": ready_s,
                     "rss_idle": rss_idle, "deployment": deployment,
                     "csv": "taps.csv" if len(steps) == 1 else f"taps-{private + groups}.csv"}))
-            if (results[-1]["p50_answer_ms"] or 0) > P99_TARGET_MS and not last:
-                # Past saturation (half the taps over the target): more tables would only
-                # queue longer; the steps left are not run.
+            if _saturated(results) and not last:
+                # More tables would only queue longer: the steps left are not run.
                 for task in players:
                     task.cancel()
                 break
@@ -775,6 +788,11 @@ async def _window(tg: FakeTelegram, bot: BotProcess | FleetBot, crowd: Crowd, se
     })
     shares = {f"{name}_cpu_share": round((system_after[name] - system_before[name])
                                          / (end - start), 2) for name in system_after}
+    ours = sum(result[key] for key in ("bot_cpu_share", "computer_cpu_share", "load_cpu_share"))
+    ours += shares.get("database_cpu_share", 0) + shares.get("redis_cpu_share", 0)
+    # What the machine's other processes took meanwhile: on a shared machine, the cores the
+    # run did not have.
+    shares["others_cpu_share"] = round(max(0.0, shares["machine_cpu_share"] - ours), 2)
     return {**result, **shares, **_deployed(run["deployment"]),
             **({} if failed_over is None else {"failover": failed_over})}
 
@@ -809,6 +827,7 @@ def _deployed(deployment: Deployment) -> dict:
         "workers": deployment.workers,
         "database": "postgresql" if deployment.postgres else "sqlite",
         "delivery": "polling" if deployment.workers is None else "webhook",
+        "route": None if deployment.workers is None else deployment.route,
         "cores": os.cpu_count(),
     }
 
@@ -816,15 +835,34 @@ def _deployed(deployment: Deployment) -> dict:
 STEP_KEYS = ("tables", "people_playing", "taps_per_s", "applied_per_s", "stale_share",
              "p50_answer_ms", "p95_answer_ms", "p99_answer_ms", "p99_edit_ms",
              "bot_cpu_ms_per_tap", "bot_cpu_share", "computer_cpu_share", "database_cpu_share",
-             "redis_cpu_share", "load_cpu_share", "machine_cpu_share", "load_loop_lag_p99_ms",
+             "redis_cpu_share", "load_cpu_share", "machine_cpu_share", "others_cpu_share",
+             "load_loop_lag_p99_ms",
              "errors_429", "machine_load")
+
+
+def _met(result: dict) -> bool:
+    return result["p99_answer_ms"] is not None and result["p99_answer_ms"] < P99_TARGET_MS
+
+
+def _saturated(results: list[dict]) -> bool:
+    """Past what the bot sustains: half the taps over the target, or the last two steps over it.
+    One step over it alone is not enough on a shared machine: another process's burst makes a
+    single window's few slowest taps, and p99 at 20 tables is about its two slowest."""
+    last = results[-1]
+    return ((last["p50_answer_ms"] or 0) > P99_TARGET_MS
+            or (len(results) >= 2 and not _met(last) and not _met(results[-2])))
 
 
 def _stepped(results: list[dict]) -> dict:
     """A stepped run: the step with the most taps a second whose answer p99 stayed under
-    P99_TARGET_MS in full (its keys are the run's), every step in brief under `steps`."""
-    met = [i for i, r in enumerate(results)
-           if r["p99_answer_ms"] is not None and r["p99_answer_ms"] < P99_TARGET_MS]
+    P99_TARGET_MS, among those before the run was saturated (its keys are the run's), every step
+    in brief under `steps`."""
+    met = []
+    for i in range(len(results)):
+        if _saturated(results[:i + 1]):
+            break
+        if _met(results[i]):
+            met.append(i)
     best = max(met, key=lambda i: results[i]["taps_per_s"]) if met else None
     return {
         **results[0 if best is None else best],
@@ -1063,7 +1101,7 @@ def report(result: dict, summary: str, keep: str | None) -> None:
 
 def _deployment(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Deployment:
     deployment = Deployment(args.workers, args.db, args.redis, args.kill_after,
-                            args.kill_process)
+                            args.kill_process, args.route)
     if deployment.workers is not None and deployment.workers < 1:
         parser.error("--workers: 1 or more")
     if (deployment.workers or 1) > 1 and not deployment.postgres:
@@ -1111,6 +1149,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--level", choices=("normal", "hard"), default="normal",
                         help="the computers' strength (hard: a search of up to 0.3 s a move in "
                              "each process's pool of computer players)")
+    parser.add_argument("--route", choices=("round-robin", "chat"), default="round-robin",
+                        help="how the balancer spreads the updates over --workers: in turn, or "
+                             "each chat's to one process (for comparison)")
     parser.add_argument("--kill-process", type=int, default=0, metavar="I",
                         help="which process --kill-after kills (0-based)")
     args = parser.parse_args(argv)
