@@ -2,6 +2,8 @@
 
     python bench/load.py --tables M --seconds S [--group-tables G]
     python bench/load.py --restart-tables N
+    python bench/load.py --workers N --db postgresql://... --steps 20,40,80 --seconds S
+    python bench/load.py --workers 3 --db postgresql://... --tables M --seconds S --kill-after K
 
 A load run starts `python -m tg_durak` (a temporary database, real timers: DURAK_TIME_SCALE=1)
 against the emulator, which runs in this process and enforces Telegram's limits (1 message a
@@ -13,6 +15,17 @@ again after a private game ends, Rematch after a group game. Once every table ru
 the next S seconds are measured: tap -> answer and tap -> newer screen, Bot API requests by
 method, 429s, the bot's CPU (from /proc) and memory, and the bot's own counters (publisher,
 computer players, table service; read with SIGUSR1, see tg_durak/ops/stats.py).
+
+With --workers N the bot runs as N `python -m tg_durak webhook` processes behind a round-robin
+balancer that the emulator posts to (bench/fleet_bot.py, on tests/helpers/fleet.py), on a fresh
+database of the PostgreSQL server --db names (Telegram's budgets shared in Redis), or on a new
+SQLite file (one process: the comparison). --steps T1,T2,... adds private tables up to each count
+in turn and measures a window at each, until two steps in a row miss answer p99 < 100 ms (or half
+the taps do): the result is the step with the most taps a second that kept it, every step under
+`steps`. --kill-after K kills one process (SIGKILL) K seconds into the window and reads the
+tables' versions from the database until every table whose time came within 5 s of the kill
+has moved: `failover`. The database's backends', Redis's and the whole machine's CPU are
+measured too.
 
 A restart run writes N running private tables into a fresh database through the store (each with
 its game message in the emulator), starts the bot on it after a few seconds of "downtime" and
@@ -45,8 +58,26 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fleet_bot import (
+    CpuLedger,
+    Failover,
+    FleetBot,
+    forget_redis,
+    fresh_database,
+    is_postgres,
+    pids_named,
+    unique_token,
+)
+
 from engine import Game, Rules
-from tg_durak.emulator import Change, FakeTelegram, InlineButton, Message, RateLimits
+from tg_durak.emulator import (
+    DEFAULT_TOKEN,
+    Change,
+    FakeTelegram,
+    InlineButton,
+    Message,
+    RateLimits,
+)
 from tg_durak.i18n.translate import translator
 from tg_durak.ops.stats import PREFIX as STATS_PREFIX
 from tg_durak.play.options import PlaySettings
@@ -76,6 +107,10 @@ MOVE_EVERY = 1.5               # seconds between two of its moves
 # restart, every table re-armed. A guard against a hang, as long as a busy machine may need;
 # ready_s says how long it took.
 START_TIMEOUT = 300.0
+P99_TARGET_MS = 100.0          # a stepped run's best step: the most taps a second under this
+SETTLE = 3.0                   # seconds after a step's arrivals before its window opens
+DEFAULT_REDIS = "redis://127.0.0.1:6379/0"   # several processes share Telegram's budgets here
+REDIS_CPU = CpuLedger()
 
 
 # ---- the bot process --------------------------------------------------------------------------
@@ -284,6 +319,7 @@ class Crowd:
         self.groups: dict[int, GroupTable] = {}
         self.taps: list[Tap] = []
         self.setup_failures: Counter[str] = Counter()
+        self.level = "normal"   # the computers' strength at new tables (--level)
 
     def add(self, person: Person) -> None:
         self.tg.add_user(person.user_id, person.name, language_code="en")
@@ -378,6 +414,13 @@ class Crowd:
         greeting = next(m for m in reversed(self.tg.messages(person.user_id))
                         if any(b.callback_data.startswith("u:quick") for b in _flat(m)))
         play = next(b for b in _flat(greeting) if b.callback_data.startswith("u:quick"))
+        if self.level != "normal":
+            # He picks the strength in the setup (s:level:...), then starts from it: Quick
+            # play would use the stored settings, which a newcomer's are not yet.
+            level = InlineButton("level", callback_data=f"s:level:{self.level}")
+            await self.press(person, person.user_id, greeting, level, game=False)
+            await asyncio.sleep(1.1)   # the chat's budget refills for the setup's redrawing
+            play = InlineButton("start", callback_data="s:start:")
         await self.press(person, person.user_id, greeting, play, game=False)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(person.playing.wait(), SETUP_TIMEOUT)
@@ -396,7 +439,7 @@ class Crowd:
             return
         for guest in guests:
             await self._lobby_tap(group, guest, "j")
-        await self._lobby_tap(group, host, "c", "normal")
+        await self._lobby_tap(group, host, "c", self.level)
         await self._all_playing(group)
 
     async def rematch(self, group: GroupTable) -> None:
@@ -550,14 +593,18 @@ async def _arrive(crowd: Crowd, tables: list[Person | GroupTable]) -> None:
 
 
 def _cast(crowd: Crowd, private: int, groups: int, seed: int) -> list[Person | GroupTable]:
+    """`private` more private tables and `groups` more group tables, numbered on from the
+    crowd's people and groups so far (a stepped run adds some at each step)."""
     tables: list[Person | GroupTable] = []
-    user_id = FIRST_USER
+    first = len(crowd.people)
+    user_id = FIRST_USER + first
     for _ in range(private):
         person = Person(user_id, random.Random(seed * 1_000_003 + user_id))
         crowd.add(person)
         tables.append(person)
         user_id += 1
-    for g in range(groups):
+    for _ in range(groups):
+        g = len(crowd.groups)
         people = []
         for _ in range(GROUP_PEOPLE):
             people.append(Person(user_id, random.Random(seed * 1_000_003 + user_id)))
@@ -571,7 +618,7 @@ def _cast(crowd: Crowd, private: int, groups: int, seed: int) -> list[Person | G
                            creator=people[0].user_id)
         tables.append(group)
     # Arrivals interleave private and group tables, so both kinds meet the same load.
-    random.Random(seed).shuffle(tables)
+    random.Random(seed + first).shuffle(tables)
     return tables
 
 
@@ -586,66 +633,244 @@ def _workdir(keep: str | None) -> Iterator[str]:
         yield workdir
 
 
+@dataclass(frozen=True)
+class Deployment:
+    """How the bot runs: one polling process (workers None, as always), or `workers` webhook
+    processes behind a balancer (bench/fleet_bot.py); on a SQLite file in the run's folder (db
+    None), another SQLite path, or a fresh database on the PostgreSQL server `db` names (with
+    Telegram's budgets shared in Redis). `kill_after`: SIGKILL process `kill_process` that many
+    seconds into the (last) window and measure the failover."""
+
+    workers: int | None = None
+    db: str | None = None
+    redis: str = DEFAULT_REDIS
+    kill_after: float | None = None
+    kill_process: int = 0
+    route: str = "round-robin"   # or "chat": each chat's updates to one process
+
+    @property
+    def postgres(self) -> bool:
+        return self.db is not None and is_postgres(self.db)
+
+
+@contextlib.contextmanager
+def _database(deployment: Deployment, workdir: str, keep: str | None) -> Iterator[str]:
+    """The run's database: a new SQLite file, or a new database on the PostgreSQL server."""
+    if deployment.db is None:
+        yield str(Path(workdir) / "durak.sqlite3")
+    elif deployment.postgres:
+        with fresh_database(deployment.db, keep=keep is not None) as url:
+            yield url
+    elif Path(deployment.db).exists():
+        raise SystemExit(f"--db {deployment.db} exists: a run starts on an empty database")
+    else:
+        yield deployment.db
+
+
+def _bot(tg: FakeTelegram, db: str, workdir: str, deployment: Deployment
+         ) -> BotProcess | FleetBot:
+    if deployment.workers is None:
+        return BotProcess(tg, db, workdir)
+    redis = deployment.redis if deployment.postgres else None
+    return FleetBot(tg, db, workdir, deployment.workers, redis, route=deployment.route)
+
+
 async def load_run(private: int, groups: int, seconds: float, seed: int,
-                   keep: str | None = None, profile: str | None = None) -> dict:
-    with _workdir(keep) as workdir:
-        async with FakeTelegram(rate_limits=TELEGRAM, bot_username=BOT_USERNAME) as tg:
-            bot = BotProcess(tg, str(Path(workdir) / "durak.sqlite3"), workdir)
+                   keep: str | None = None, profile: str | None = None,
+                   deployment: Deployment | None = None,
+                   steps: list[tuple[int, int]] | None = None, level: str = "normal") -> dict:
+    """One run: every table of `steps` (default: just `private` and `groups`) in turn, a window
+    of `seconds` measured at each; the computers at `level`."""
+    deployment = deployment or Deployment()
+    # Telegram's budgets in Redis are named by the bot's id: a token of the run's own.
+    token = unique_token() if deployment.workers is not None else DEFAULT_TOKEN
+    with _workdir(keep) as workdir, _database(deployment, workdir, keep) as db:
+        async with FakeTelegram(token, rate_limits=TELEGRAM, bot_username=BOT_USERNAME) as tg:
+            bot = _bot(tg, db, workdir, deployment)
             bot.start()
             try:
-                return await _drive(tg, bot, private, groups, seconds, seed, profile)
+                return await _drive(tg, bot, steps or [(private, groups)], seconds, seed,
+                                    profile, deployment, db, level)
             finally:
                 await bot.stop()
+                if isinstance(bot, FleetBot) and bot.fleet.redis_url is not None:
+                    await forget_redis(bot.fleet.redis_url, token)
 
 
-async def _drive(tg: FakeTelegram, bot: BotProcess, private: int, groups: int, seconds: float,
-                 seed: int, profile: str | None) -> dict:
+async def _drive(tg: FakeTelegram, bot: BotProcess | FleetBot, steps: list[tuple[int, int]],
+                 seconds: float, seed: int, profile: str | None, deployment: Deployment,
+                 db: str, level: str = "normal") -> dict:
     crowd = Crowd(tg)
+    crowd.level = level
     background = [asyncio.create_task(crowd.watch())]
+    players: list[asyncio.Task] = []
     try:
         ready_s = await bot.ready(START_TIMEOUT)
         rss_idle = bot.rss_kb()
-        tables = _cast(crowd, private, groups, seed)
-        arrived = asyncio.create_task(_arrive(crowd, tables))
-        # Nobody stops tapping before the window ends; the window opens once every table runs.
-        players = {p: asyncio.create_task(crowd.play(p, math.inf)) for p in crowd.people.values()}
-        await arrived
-        # The emulator keeps every request and answer: this process must not stop for a full
-        # garbage collection over them in the middle of the window (it did, for 0.6 s, and
-        # for 0.1 s with its heap frozen), so nothing is collected until the window ends.
-        gc.freeze()
-        gc.disable()
-        lag = LagMonitor()
-        background.append(asyncio.create_task(lag.run()))
+        results = []
+        for index, (private, groups) in enumerate(steps):
+            had = len(crowd.people)
+            have_private = sum(p.group is None for p in crowd.people.values())
+            tables = _cast(crowd, private - have_private, groups - len(crowd.groups), seed)
+            arrived = asyncio.create_task(_arrive(crowd, tables))
+            # Nobody stops tapping before the last window ends; a window opens once every
+            # table runs.
+            players += [asyncio.create_task(crowd.play(p, math.inf))
+                        for p in list(crowd.people.values())[had:]]
+            await arrived
+            if len(steps) > 1:
+                await asyncio.sleep(SETTLE)   # the arrivals' own work (greetings, new games)
+            last = index == len(steps) - 1
+            results.append(await _window(
+                tg, bot, crowd, seconds, profile if last else None,
+                deployment if last else Deployment(), db,
+                players if last else [], {
+                    "private": private, "groups": groups, "ready_s": ready_s,
+                    "rss_idle": rss_idle, "deployment": deployment,
+                    "csv": "taps.csv" if len(steps) == 1 else f"taps-{private + groups}.csv"}))
+            if _saturated(results) and not last:
+                # More tables would only queue longer: the steps left are not run.
+                for task in players:
+                    task.cancel()
+                break
+        return results[0] if len(results) == 1 else _stepped(results)
+    finally:
+        for task in background + players:
+            task.cancel()
+
+
+async def _window(tg: FakeTelegram, bot: BotProcess | FleetBot, crowd: Crowd, seconds: float,
+                  profile: str | None, deployment: Deployment, db: str,
+                  stop_after: list[asyncio.Task], run: dict) -> dict:
+    """Measure `seconds` of the load as it runs (killing a process on the way if the deployment
+    says so); the players in `stop_after` stop before the window's screens are waited for."""
+    # The emulator keeps every request and answer: this process must not stop for a full
+    # garbage collection over them in the middle of the window (it did, for 0.6 s, and
+    # for 0.1 s with its heap frozen), so nothing is collected until the window ends.
+    gc.freeze()
+    gc.disable()
+    lag = LagMonitor()
+    lag_task = asyncio.create_task(lag.run())
+    try:
         running = sum(p.playing.is_set() for p in crowd.people.values())
         stats_before = await bot.stats()
         profiler = _profile(bot, profile, seconds)
+        system_before = await _system_cpu(bot)
         cpu_before, own_before = bot.cpu(), _own_cpu()
         start, wall_start = time.monotonic(), time.time()
         first_tap = len(crowd.taps)
+        failover = None
+        if deployment.kill_after is not None and isinstance(bot, FleetBot):
+            failover = asyncio.create_task(_kill_later(bot, db, deployment))
         await asyncio.sleep(seconds)
         end, wall_end = time.monotonic(), time.time()
         cpu_after, own_after = bot.cpu(), _own_cpu()
+        system_after = await _system_cpu(bot)
         rss_busy = bot.rss_kb()
-        gc.enable()
-        stats_after = await bot.stats()
-        if profiler is not None:
-            await asyncio.to_thread(profiler.wait)
-        for task in players.values():
-            task.cancel()
-        window = [t for t in crowd.taps[first_tap:] if t.at < end]
-        await _grace(crowd, window)
-        _write_taps(Path(bot.log_path).with_name("taps.csv"), window, start)
-        return _report(tg, bot, crowd, window, {
-            "private": private, "groups": groups, "seconds": end - start, "start": start,
-            "end": end, "wall": (wall_start, wall_end), "ready_s": ready_s,
-            "running_people": running, "rss": (rss_idle, rss_busy),
-            "cpu": (cpu_before, cpu_after), "own_cpu": own_after - own_before,
-            "stats": (stats_before, stats_after), "lag": lag.lags,
-        })
     finally:
-        for task in background:
-            task.cancel()
+        gc.enable()
+        lag_task.cancel()
+    stats_after = await bot.stats()
+    if profiler is not None:
+        await asyncio.to_thread(profiler.wait)
+    failed_over = None if failover is None else await failover
+    for task in stop_after:
+        task.cancel()
+    window = [t for t in crowd.taps[first_tap:] if t.at < end]
+    await _grace(crowd, window)
+    _write_taps(Path(bot.log_path).with_name(run["csv"]), window, start)
+    result = _report(tg, bot, crowd, window, {
+        **run, "seconds": end - start, "start": start, "end": end,
+        "wall": (wall_start, wall_end), "running_people": running,
+        "rss": (run["rss_idle"], rss_busy), "cpu": (cpu_before, cpu_after),
+        "own_cpu": own_after - own_before, "stats": (stats_before, stats_after),
+        "lag": lag.lags,
+    })
+    shares = {f"{name}_cpu_share": round((system_after[name] - system_before[name])
+                                         / (end - start), 2) for name in system_after}
+    ours = sum(result[key] for key in ("bot_cpu_share", "computer_cpu_share", "load_cpu_share"))
+    ours += shares.get("database_cpu_share", 0) + shares.get("redis_cpu_share", 0)
+    # What the machine's other processes took meanwhile: on a shared machine, the cores the
+    # run did not have.
+    shares["others_cpu_share"] = round(max(0.0, shares["machine_cpu_share"] - ours), 2)
+    return {**result, **shares, **_deployed(run["deployment"]),
+            **({} if failed_over is None else {"failover": failed_over})}
+
+
+async def _kill_later(bot: FleetBot, db: str, deployment: Deployment) -> dict:
+    assert deployment.kill_after is not None
+    await asyncio.sleep(deployment.kill_after)
+    return await Failover(db).run(bot, deployment.kill_process)
+
+
+async def _system_cpu(bot: BotProcess | FleetBot) -> dict[str, float]:
+    """CPU seconds so far of what else the run needs: the machine's cores in all (busy time, of
+    every process, others' too), the database's backends and Redis (a whole server: others'
+    use of it counts too) when several processes share them."""
+    found = {"machine": _machine_busy()}
+    if isinstance(bot, FleetBot):
+        found["database"] = await bot.database_cpu()
+        found["redis"] = REDIS_CPU.read(pids_named("redis-server"))
+    return found
+
+
+def _machine_busy() -> float:
+    """Busy CPU seconds of the whole machine, every core (/proc/stat; idle and iowait not)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def _deployed(deployment: Deployment) -> dict:
+    """How the bot ran, for the result."""
+    return {
+        "workers": deployment.workers,
+        "database": "postgresql" if deployment.postgres else "sqlite",
+        "delivery": "polling" if deployment.workers is None else "webhook",
+        "route": None if deployment.workers is None else deployment.route,
+        "cores": os.cpu_count(),
+    }
+
+
+STEP_KEYS = ("tables", "people_playing", "taps_per_s", "applied_per_s", "stale_share",
+             "p50_answer_ms", "p95_answer_ms", "p99_answer_ms", "p99_edit_ms",
+             "bot_cpu_ms_per_tap", "bot_cpu_share", "computer_cpu_share", "database_cpu_share",
+             "redis_cpu_share", "load_cpu_share", "machine_cpu_share", "others_cpu_share",
+             "load_loop_lag_p99_ms",
+             "errors_429", "machine_load")
+
+
+def _met(result: dict) -> bool:
+    return result["p99_answer_ms"] is not None and result["p99_answer_ms"] < P99_TARGET_MS
+
+
+def _saturated(results: list[dict]) -> bool:
+    """Past what the bot sustains: half the taps over the target, or the last two steps over it.
+    One step over it alone is not enough on a shared machine: another process's burst makes a
+    single window's few slowest taps, and p99 at 20 tables is about its two slowest."""
+    last = results[-1]
+    return ((last["p50_answer_ms"] or 0) > P99_TARGET_MS
+            or (len(results) >= 2 and not _met(last) and not _met(results[-2])))
+
+
+def _stepped(results: list[dict]) -> dict:
+    """A stepped run: the step with the most taps a second whose answer p99 stayed under
+    P99_TARGET_MS, among those before the run was saturated (its keys are the run's), every step
+    in brief under `steps`."""
+    met = []
+    for i in range(len(results)):
+        if _saturated(results[:i + 1]):
+            break
+        if _met(results[i]):
+            met.append(i)
+    best = max(met, key=lambda i: results[i]["taps_per_s"]) if met else None
+    return {
+        **results[0 if best is None else best],
+        "steps": [{key: r.get(key) for key in STEP_KEYS} for r in results],
+        "best_step": best,
+        "taps_per_s_at_p99_under_target": None if best is None else results[best]["taps_per_s"],
+        "p99_target_ms": P99_TARGET_MS,
+    }
 
 
 def _profile(bot: BotProcess, path: str | None, seconds: float) -> subprocess.Popen | None:
@@ -874,6 +1099,21 @@ def report(result: dict, summary: str, keep: str | None) -> None:
     print(line)
 
 
+def _deployment(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Deployment:
+    deployment = Deployment(args.workers, args.db, args.redis, args.kill_after,
+                            args.kill_process, args.route)
+    if deployment.workers is not None and deployment.workers < 1:
+        parser.error("--workers: 1 or more")
+    if (deployment.workers or 1) > 1 and not deployment.postgres:
+        parser.error("several processes share a PostgreSQL database: give --db postgresql://...")
+    if deployment.kill_after is not None and not (
+            (deployment.workers or 1) > 1 and 0 <= deployment.kill_process < deployment.workers):
+        parser.error("--kill-after needs --workers 2 or more and --kill-process below it")
+    if deployment.postgres and deployment.workers is None:
+        parser.error("PostgreSQL is for webhook processes: give --workers N")
+    return deployment
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=0, help="private tables (one person each)")
@@ -889,14 +1129,48 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", metavar="DIR",
                         help="keep the database, the bot's log (bot.log), every tap of the window "
                              "(taps.csv) and the result in DIR")
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help="N webhook processes behind a round-robin balancer (the emulator "
+                             "posts to it) instead of one polling process")
+    parser.add_argument("--db", metavar="URL",
+                        help="postgresql://...: a fresh database on that server for the run "
+                             "(dropped after unless --keep), Telegram's budgets in --redis; or "
+                             "a SQLite path that does not exist yet (one process). Default: a "
+                             "SQLite file in the run's folder")
+    parser.add_argument("--redis", default=DEFAULT_REDIS,
+                        help="where several processes on PostgreSQL share Telegram's budgets")
+    parser.add_argument("--steps", metavar="T1,T2,...",
+                        help="instead of --tables: private tables added up to each count in "
+                             "turn, a window measured at each; the result is the step with the "
+                             f"most taps a second at answer p99 < {P99_TARGET_MS:g} ms")
+    parser.add_argument("--kill-after", type=float, metavar="S",
+                        help="SIGKILL one process S seconds into the (last) window and measure "
+                             "how long its tables wait (needs --workers 2 or more, PostgreSQL)")
+    parser.add_argument("--level", choices=("normal", "hard"), default="normal",
+                        help="the computers' strength (hard: a search of up to 0.3 s a move in "
+                             "each process's pool of computer players)")
+    parser.add_argument("--route", choices=("round-robin", "chat"), default="round-robin",
+                        help="how the balancer spreads the updates over --workers: in turn, or "
+                             "each chat's to one process (for comparison)")
+    parser.add_argument("--kill-process", type=int, default=0, metavar="I",
+                        help="which process --kill-after kills (0-based)")
     args = parser.parse_args(argv)
+    deployment = _deployment(parser, args)
+    steps = None
+    if args.steps is not None:
+        counts = [int(x) for x in args.steps.split(",")]
+        if counts != sorted(counts) or counts[0] <= 0:
+            parser.error("--steps: rising table counts above 0, e.g. 100,200,300")
+        steps = [(count, args.group_tables) for count in counts]
     if args.restart_tables is not None:
+        if deployment != Deployment():
+            parser.error("a restart run is one polling process on SQLite")
         result = asyncio.run(restart_run(args.restart_tables, args.seed, args.keep))
-    elif args.tables + args.group_tables > 0:
+    elif steps is not None or args.tables + args.group_tables > 0:
         result = asyncio.run(load_run(args.tables, args.group_tables, args.seconds, args.seed,
-                                      args.keep, args.profile))
+                                      args.keep, args.profile, deployment, steps, args.level))
     else:
-        parser.error("give --tables and/or --group-tables, or --restart-tables")
+        parser.error("give --tables and/or --group-tables, --steps, or --restart-tables")
     report(result, _summary(result), args.keep)
     return 0
 

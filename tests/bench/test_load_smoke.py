@@ -5,14 +5,21 @@ figure is judged here (the machine is shared), only that the run measured someth
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from tests.store.postgres_server import SERVER as POSTGRES
+from tests.store.postgres_server import WANTED as POSTGRES_WANTED
 
 ROOT = Path(__file__).resolve().parents[2]
 # A guard against a hung run, not a speed check: a run starts the bot (twice for a restart run:
 # bench/load.py's START_TIMEOUT each) on a machine that may be busy with other work.
 RUN_TIMEOUT = 900
+REDIS = os.environ.get("DURAK_TEST_REDIS", "redis://127.0.0.1:6379/0")
 CONTRACT = ("tables", "taps", "taps_per_s", "p50_answer_ms", "p99_answer_ms", "p99_edit_ms",
             "requests_per_tap", "kb_per_table", "errors_429")
 
@@ -49,3 +56,22 @@ def test_a_restart_run_prints_the_contract_and_the_rearm_time() -> None:
     assert result["rearm_s"] > 0
     assert result["taps"] == 0 and result["errors_429"] == 0
     assert result["log_entries"] > 0, "the tables are mid-game"
+
+
+@pytest.mark.skipif(not POSTGRES_WANTED, reason="DURAK_TEST_NO_POSTGRES=1: no PostgreSQL server")
+def test_a_stepped_run_of_two_webhook_processes_with_a_kill_prints_the_contract() -> None:
+    """--workers on PostgreSQL and Redis (a database of the run's own, dropped after), --steps,
+    and --kill-after in the last step's window: the failover is measured from the database."""
+    result = last_line_json("--workers", "2", "--db", POSTGRES, "--redis", REDIS,
+                            "--steps", "2,4", "--seconds", "6", "--kill-after", "2",
+                            "--kill-process", "1")
+    assert result["workers"] == 2 and result["database"] == "postgresql"
+    assert [step["tables"] for step in result["steps"]][:1] == [2]
+    assert result["taps"] > 0 and result["errors_429"] == 0
+    assert result["setup_failures"] == {}
+    assert result["bot_log"].get("tracebacks", 0) == 0
+    assert result["database_cpu_share"] >= 0 and result["machine_cpu_share"] > 0
+    if len(result["steps"]) == 2:   # a shared machine may saturate even 2 tables
+        failover = result["failover"]
+        assert failover["killed_process"] == 1 and failover["running_tables"] >= 1
+        assert failover["tables_never_moved"] == 0
