@@ -18,7 +18,7 @@ CONTRACT = ("tables", "taps", "taps_per_s", "p50_answer_ms", "p99_answer_ms", "p
 def test_a_short_app_load_run_measures_answers_and_pushes() -> None:
     run = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "app_load.py"), "--app-tables", "3",
-         "--seconds", "6", "--chat-seconds", "3"],
+         "--seconds", "6", "--chat-seconds", "8"],
         cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT)
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(run.stdout.strip().splitlines()[-1])
