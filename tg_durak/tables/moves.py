@@ -133,6 +133,10 @@ class Moves:
             if live.finished:   # the end the last person's leaving brought was refused: again
                 await core.commit(live, live.game.version, [])
                 return
+            if claimed:   # its process died with the computers' pauses run: they move now
+                now = core.clock()
+                live.reactions = {seat: r._replace(at=min(r.at, now))
+                                  for seat, r in live.reactions.items()}
             reaction = await self._catch_up(live)
         while reaction is not None:
             action = await self._think(live, reaction)
