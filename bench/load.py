@@ -864,8 +864,12 @@ def _stepped(results: list[dict]) -> dict:
         if _met(results[i]):
             met.append(i)
     best = max(met, key=lambda i: results[i]["taps_per_s"]) if met else None
+    # The kill is in the last step's window, which need not be the best step: its failover is
+    # the run's, whichever step is reported.
+    failover = next(({"failover": r["failover"]} for r in results if "failover" in r), {})
     return {
         **results[0 if best is None else best],
+        **failover,
         "steps": [{key: r.get(key) for key in STEP_KEYS} for r in results],
         "best_step": best,
         "taps_per_s_at_p99_under_target": None if best is None else results[best]["taps_per_s"],
