@@ -62,6 +62,8 @@ from fleet_bot import (
     CpuLedger,
     Failover,
     FleetBot,
+    children_of,
+    cpu_of,
     forget_redis,
     fresh_database,
     is_postgres,
@@ -115,31 +117,6 @@ REDIS_CPU = CpuLedger()
 
 # ---- the bot process --------------------------------------------------------------------------
 
-def _proc_stat(pid: int) -> list[str] | None:
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return text.rsplit(")", 1)[1].split()   # [state, ppid, ...]; the name may hold spaces
-
-
-def _cpu_of(pid: int) -> float:
-    fields = _proc_stat(pid)
-    if fields is None:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")   # utime + stime
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            fields = _proc_stat(int(entry))
-            if fields is not None and int(fields[1]) == pid:
-                found.append(int(entry))
-    return found
-
-
 class BotProcess:
     """`python -m tg_durak` against the emulator, its stderr in a file (the stats lines too)."""
 
@@ -180,7 +157,8 @@ class BotProcess:
 
     def cpu(self) -> tuple[float, float]:
         """CPU seconds so far: the bot's own, and its children's (the computer players)."""
-        return _cpu_of(self.pid), sum(_cpu_of(child) for child in _children(self.pid))
+        return (cpu_of(self.pid) or 0.0,
+                sum(cpu_of(child) or 0.0 for child in children_of(self.pid)))
 
     def rss_kb(self) -> int:
         for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
