@@ -9,8 +9,10 @@ tests and the load bench alike (so: no pytest here).
         await fleet.stop(2)    # SIGTERM, and its exit code 0 waited for
         await fleet.start(1)   # a fresh process in slot 1, on the same port
 
-Each slot keeps its port across restarts, so the balancer's upstreams never change: a slot
-whose process is down refuses connections and the balancer passes it over. The webhook is
+Each slot keeps its port across restarts. A slot whose process died refuses connections and the
+balancer passes it over; a stop takes its slot out of the balancer before the SIGTERM and a start
+puts it back once the process is up, as a rolling deploy does (a listener that closes resets the
+connections it has not yet accepted: those posts would be dropped, and only offered again). The webhook is
 registered once, by `python -m tg_durak set-webhook` as a deploy step would, after every process
 is up. Each slot's output (stdout and stderr, every process it had, in turn) is kept in a file:
 `log(i)` reads it back for a failure's report. Each process rewrites its counters
@@ -28,7 +30,7 @@ import socket
 import subprocess
 import sys
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import IO
@@ -109,7 +111,8 @@ class Fleet:
         self.start_timeout = start_timeout
         self.ports = [free_port() for _ in range(size)]
         self.procs: list[subprocess.Popen | None] = [None] * size
-        self.balancer = Balancer([f"http://127.0.0.1:{port}" for port in self.ports])
+        self.balancer = Balancer(self._upstreams(range(size)))
+        self._in_rotation = set(range(size))
         self._logs: list[IO[bytes] | None] = [None] * size
         self._extra = {
             "DURAK_TIME_SCALE": str(time_scale),
@@ -203,6 +206,7 @@ class Fleet:
                 proc.kill()
             await self._exit_code(proc, STOP_TIMEOUT)
             raise
+        self._rotate(i, True)
         return proc
 
     def kill(self, i: int) -> None:
@@ -218,10 +222,21 @@ class Fleet:
         proc = self.procs[i]
         if proc is None:
             raise FleetError(f"process {i} never started")
+        self._rotate(i, False)   # posts sent to it before still finish there
         proc.send_signal(signal.SIGTERM)
         code = await self._exit_code(proc, timeout)
         if code != 0:
             raise FleetError(f"process {i} exited {code} on SIGTERM:\n{self.log(i)}")
+
+    def _rotate(self, i: int, taking_posts: bool) -> None:
+        if taking_posts:
+            self._in_rotation.add(i)
+        else:
+            self._in_rotation.discard(i)
+        self.balancer.set_upstreams(self._upstreams(sorted(self._in_rotation)))
+
+    def _upstreams(self, slots: Iterable[int]) -> list[str]:
+        return [f"http://127.0.0.1:{self.ports[i]}" for i in slots]
 
     def stats(self, i: int) -> dict:
         """The counters slot `i`'s process wrote last ({} before its first write); a fresh
