@@ -342,14 +342,22 @@ class Game:
             return []
         if not self.attacks:
             return attack_actions(self.hands[seat]) if self._lead_refusal(seat) is None else []
+        # Cheap necessary conditions first (a search or an app asks every seat at every step,
+        # and most have nothing to do): the defender answers only unbeaten cards before a Take;
+        # _thrower_seats' seats are all among `throwers`; a pass that stands with nothing to
+        # throw in leaves nothing to do.
         if seat == self.defender:
             out: list[Action] = []
-            if self._answer_refusal(seat) is None:
+            if self.unbeaten and not self.taking and self._answer_refusal(seat) is None:
                 self._add_answers(seat, out)
             return out
+        if not self.throwers >> seat & 1:
+            return []
+        cards = self.hands[seat] & self.table_ranks
+        if not cards and self.passes >> seat & 1:
+            return []
         may_throw_in, may_pass = self._thrower_seats()
-        cards = self.hands[seat] & self.table_ranks if may_throw_in >> seat & 1 else 0
-        out = picked(cards, ATTACK) if cards else []
+        out = picked(cards, ATTACK) if cards and may_throw_in >> seat & 1 else []
         if may_pass >> seat & 1:
             out.append(PASS)
         return out
