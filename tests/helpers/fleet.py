@@ -13,9 +13,9 @@ Each slot keeps its port across restarts. A slot whose process died refuses conn
 balancer passes it over; a stop takes its slot out of the balancer before the SIGTERM and a start
 puts it back once the process is up, as a rolling deploy does (a listener that closes resets the
 connections it has not yet accepted: those posts would be dropped, and only offered again). The
-webhook is registered once, by `python -m tg_durak set-webhook` as a deploy step would, after every process
-is up. Each slot's output (stdout and stderr, every process it had, in turn) is kept in a file:
-`log(i)` reads it back for a failure's report. Each process rewrites its counters
+webhook is registered once, by `python -m tg_durak set-webhook` as a deploy step would, after
+every process is up. Each slot's output (stdout and stderr, every process it had, in turn) is
+kept in a file: `log(i)` reads it back for a failure's report. Each process rewrites its counters
 (DURAK_STATS_FILE, tg_durak/ops/stats.py) every 2 s and as it stops: `stats(i)` reads the last.
 """
 
