@@ -15,8 +15,9 @@ asked, and only the asked decisions are timed. Cards can go round for ever (nobo
 or more in hand), so a game still going after MAX_STEPS moves is cut short and scored a draw.
 
 Printed per side: wins / losses / draws over its seat-games (a seat-game is lost when that seat
-is the durak, drawn when the game has no durak), the win rate of decided seat-games with a
-Wilson 95% interval, the durak rate, and the mean and 99th-percentile decision time.
+is the durak, drawn when the game has no durak), the win rate of decided seat-games and the
+durak rate of all its seat-games, each with a Wilson 95% interval, and the mean and
+99th-percentile decision time.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from engine.game import Game
 from engine.rules import Rules, Variant
 
 MAX_STEPS = 5_000
+SEARCHERS = ("hard", "baseline")   # the players `--budget` is for
 
 
 @dataclass
@@ -189,8 +191,10 @@ def _line(side: Side) -> str:
     lo, hi = wilson(side.wins, decided)
     rate = side.wins / decided if decided else 0.0
     durak = side.losses / side.seat_games if side.seat_games else 0.0
-    return (f"{side.name:7} W {side.wins:5}  L {side.losses:5}  D {side.draws:4}  "
-            f"win {rate:6.1%} [{lo:6.1%}, {hi:6.1%}]  durak {durak:6.1%}  "
+    d_lo, d_hi = wilson(side.losses, side.seat_games)
+    return (f"{side.name:8} W {side.wins:5}  L {side.losses:5}  D {side.draws:4}  "
+            f"win {rate:6.1%} [{lo:6.1%}, {hi:6.1%}]  "
+            f"durak {durak:6.1%} [{d_lo:6.1%}, {d_hi:6.1%}]  "
             f"decision mean {1000 * _mean(side.times):6.1f} ms  "
             f"p99 {1000 * percentile(side.times, 0.99):6.1f} ms")
 
@@ -233,7 +237,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--deck", type=int, choices=(24, 36, 52), default=36)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--a-seats", type=int, default=1, help="seats of side A (the rest are B's)")
-    p.add_argument("--budget", type=float, help="seconds a decision for every hard player")
+    p.add_argument("--budget", type=float,
+                   help="seconds a decision for every searching player (hard, baseline)")
     p.add_argument("--a-opt", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--b-opt", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--workers", type=int, default=1, help="processes playing deals at once")
@@ -244,7 +249,7 @@ def main(argv: list[str] | None = None) -> None:
     a_opts, b_opts = _options(args.a_opt), _options(args.b_opt)
     if args.budget is not None:
         for name, opts in ((args.a, a_opts), (args.b, b_opts)):
-            if name == "hard":
+            if name in SEARCHERS:
                 opts.setdefault("budget", args.budget)
     a, b, records = run(args.a, args.b, args.games, rules, args.seed, args.a_seats,
                         a_opts, b_opts, args.workers, args.progress)

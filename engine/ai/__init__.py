@@ -7,6 +7,7 @@ Players are plain picklable objects, so a worker process can build them by name.
 
 from __future__ import annotations
 
+from engine.ai.baseline import BaselinePlayer
 from engine.ai.players import EasyPlayer, NormalPlayer, Player
 from engine.ai.search import HardPlayer
 
@@ -14,6 +15,8 @@ PLAYERS: dict[str, type[Player]] = {
     "easy": EasyPlayer,
     "normal": NormalPlayer,
     "hard": HardPlayer,
+    # `hard` as it was before issue 19, frozen for the arena; the bot offers the three above.
+    "baseline": BaselinePlayer,
 }
 
 
@@ -26,4 +29,5 @@ def get_player(name: str, **options: object) -> Player:
     return cls(**options)
 
 
-__all__ = ["PLAYERS", "EasyPlayer", "HardPlayer", "NormalPlayer", "Player", "get_player"]
+__all__ = ["PLAYERS", "BaselinePlayer", "EasyPlayer", "HardPlayer", "NormalPlayer", "Player",
+           "get_player"]

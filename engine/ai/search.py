@@ -1,312 +1,44 @@
 """The `hard` player: search over the hidden cards within a time budget.
 
-1. Determinize: deal the cards the seat cannot see at random, consistently with everything it has
-   seen (`engine.sampling.sample`: its hand, the table, the discard, cards others are known to
-   hold — what they took, the trump card they drew — and every hand's and the stock's count).
-2. Evaluate every legal move on the same deals (paired Monte Carlo): apply it, then play the deal
-   to its end with the `normal` policy for every seat; score 1 if the seat is safe, 1/2 for a
-   draw, 0 for the durak. Using the same deals for every move makes their differences far less
-   noisy than their values.
-3. Race the moves: after each deal, drop a move that trails the leader by more than two standard
-   errors of the paired difference. Stop when one move is left, the budget (time, or a number of
-   deals) is spent, or a few dozen deals showed no difference. The best mean wins; ties go to
-   `normal`'s own choice, which is evaluated first.
-4. With the stock empty and two players left, nothing is hidden: solve the endgame exactly
-   (alpha-beta over the driver's turn order with a transposition table) if it fits the budget,
-   else fall back to (noisy) playouts on the one possible deal.
+It is the frozen baseline's search (`engine/ai/baseline.py`: determinized deals, every legal
+move played out by `normal` on the same deals and raced, the exact endgame solver), with what
+the arena against the baseline showed to be worth keeping (`engine/ai/README.md`):
 
-The clock is read after every playout and every 256 solver nodes; the search stops `margin`
-seconds before the budget so that a decision stays within it on a busy machine.
+- Heads-up, a stock whose only card is the face-up trump hides nothing: every unseen card is in
+  the other hand. The baseline played such positions by playouts; they are solved exactly, as an
+  empty stock is (the solver plays the last draw as the rules do).
+
+With hidden cards left in the stock, solving every deal consistent with the view instead of
+playing it out was tried and is not here: at 0.3 s a decision not one such deal of 32 positions
+from random games could be solved in time (the solver makes about 40,000 nodes a second, and a
+heads-up ending with the stock not yet empty needs more than 10,000).
 """
 
 from __future__ import annotations
 
-import math
-import random
-import time
-
-from engine.actions import Action
-from engine.ai.driver import seats_to_ask
-from engine.ai.players import Player
-from engine.ai.policy import easy_action, normal_action
+from engine.ai.baseline import DEFAULT_BUDGET, BaselinePlayer
 from engine.game import Game
-from engine.sampling import sample
 from engine.views import PlayerView
 
-DEFAULT_BUDGET = 0.3
-SAME_AFTER = 32          # deals showing no difference between the moves left: stop early
-DROP_Z = 2.0             # standard errors of the paired difference that drop a move
-MIN_DEALS_TO_DROP = 8
-SOLVER_SHARE = 0.6
-MAX_LINE = 300           # solver plies on one line (Python's stack is the limit)
-PLAYOUT_STEPS = 1_000    # a playout still going after this many moves has cards going round
-NOISE = 0.15             # chance of a beginner's move in playouts on a fully known deal
+__all__ = ["DEFAULT_BUDGET", "HardPlayer", "hides_nothing"]
 
 
-def reward(g: Game, seat: int) -> float:
-    if g.durak is None:
-        return 0.5
-    return 0.0 if g.durak == seat else 1.0
+def hides_nothing(view: PlayerView) -> bool:
+    """Heads-up with no card hidden in the stock: the other hand is every card not seen."""
+    return (len(view.active_seats) == 2 and view.seat in view.active_seats
+            and view.stock_count == (view.trump_card is not None))
 
 
-def playout(g: Game, seat: int, rng: random.Random | None = None, noise: float = 0.0,
-            now: float = 0.0) -> float:
-    """Play `g` (in place) to its end with `normal` everywhere; `seat`'s reward.
-
-    With `noise`, each decision is a beginner's instead with that probability (drawn from `rng`),
-    which varies the playouts of a deal that is fully known.
-    """
-    legal_of = g.legal_actions
-    for _ in range(PLAYOUT_STEPS):
-        if g.is_over:
-            return reward(g, seat)
-        if not g.active >> seat & 1 and g.active & (g.active - 1):
-            return 1.0  # out of cards while two others still play: safe
-        seats = seats_to_ask(g)
-        if not seats:
-            now = max(now, g.next_deadline)
-            g.advance(now)
-            continue
-        s = seats[0]
-        legal = legal_of(s)
-        if len(legal) == 1:
-            action = legal[0]
-        elif noise and rng.random() < noise:
-            action = easy_action(g, s, legal, rng)
-        else:
-            action = normal_action(g, s, legal)
-        g.apply(s, action, now)
-    return 0.5  # cut short: cards went round without end (driver.play_out)
-
-
-class _OutOfTime(Exception):
-    pass
-
-
-class Solver:
-    """Exact value of a fully known endgame for `seat` (1 safe, 1/2 draw, 0 durak).
-
-    Alpha-beta over the moves `engine.ai.driver` asks for, with `normal`'s move tried first and a
-    transposition table of value bounds. Raises _OutOfTime after `deadline`.
-    """
-
-    def __init__(self, seat: int, deadline: float, max_nodes: int | None = None) -> None:
-        self.seat = seat
-        self.deadline = deadline
-        self.max_nodes = max_nodes
-        self.nodes = 0
-        self.table: dict[tuple, tuple[float, float]] = {}
-        # Positions on the current line: cards can go round through takes, so the game graph
-        # has cycles; a line that comes back to a position is scored as a draw, like a game
-        # the arena cuts short.
-        self.line: set[tuple] = set()
-
-    def best(self, g: Game, legal: list[Action]) -> tuple[Action, float]:
-        """The best of `legal` for the seat at the root (its turn), and its value."""
-        best_a, best_v = legal[0], -1.0
-        for a in _ordered(g, self.seat, legal):
-            child = g.copy(with_log=False)
-            child.apply(self.seat, a, 0.0)
-            v = self.value(child, max(best_v, 0.0), 1.0)
-            if v > best_v:
-                best_a, best_v = a, v
-                if v >= 1.0:
-                    break
-        return best_a, best_v
-
-    def value(self, g: Game, alpha: float, beta: float) -> float:
-        seats = _settle(g)
-        if g.is_over:
-            return reward(g, self.seat)
-        key = _position(g)
-        if key in self.line or len(self.line) > MAX_LINE:
-            return 0.5
-        lo, hi = self.table.get(key, (0.0, 1.0))
-        if lo >= beta or lo == hi:
-            return lo
-        if hi <= alpha:
-            return hi
-        alpha, beta = max(alpha, lo), min(beta, hi)
-        self._count_node()
-        self.line.add(key)
-        try:
-            best = self._best_child(g, seats[0], alpha, beta)
-        finally:
-            self.line.discard(key)
-        self._store(key, best, alpha, beta, lo, hi)
-        return best
-
-    def _count_node(self) -> None:
-        self.nodes += 1
-        if not self.nodes & 255 and (time.perf_counter() > self.deadline or (
-                self.max_nodes is not None and self.nodes > self.max_nodes)):
-            raise _OutOfTime
-
-    def _best_child(self, g: Game, s: int, alpha: float, beta: float) -> float:
-        """The value of `s`'s best move for him: max for the root's seat, min for the other."""
-        mine = s == self.seat
-        best = 0.0 if mine else 1.0
-        for a in _ordered(g, s, g.legal_actions(s)):
-            child = g.copy(with_log=False)
-            child.apply(s, a, 0.0)
-            v = self.value(child, alpha, beta)
-            if mine:
-                if v > best:
-                    best = v
-                    alpha = max(alpha, v)
-            elif v < best:
-                best = v
-                beta = min(beta, v)
-            if alpha >= beta:
-                break
-        return best
-
-    def _store(self, key: tuple, best: float, alpha: float, beta: float, lo: float,
-               hi: float) -> None:
-        """Remember `best` as an upper bound (it failed low), a lower bound, or exact."""
-        if best <= alpha:
-            self.table[key] = (lo, best)
-        elif best >= beta:
-            self.table[key] = (best, hi)
-        else:
-            self.table[key] = (best, best)
-
-
-def _settle(g: Game) -> list[int]:
-    """Fire deadlines until someone is asked to move (or the game ends); those seats."""
-    while not g.is_over:
-        seats = seats_to_ask(g)
-        if seats:
-            return seats
-        g.advance(max(0.0, g.next_deadline))
-    return []
-
-
-def _position(g: Game) -> tuple:
-    """What the solver's value depends on (clocks and the discard do not matter)."""
-    return (tuple(g.hands), tuple(g.attacks), tuple(g.defences), g.round_starter, g.defender,
-            g.taking, g.passes, g.attack_limit, g.round_limit, g.active, g.showed_trump)
-
-
-def _ordered(g: Game, seat: int, legal: list[Action]) -> list[Action]:
-    """`legal` with the normal policy's choice first."""
-    if len(legal) == 1:
-        return legal
-    first = normal_action(g, seat, legal)
-    return [first, *(a for a in legal if a != first)]
-
-
-def perfect_information(g: Game, seat: int) -> bool:
-    """Nothing is hidden from `seat`: the stock is empty and one other player holds cards."""
-    return not g.stock and g.active.bit_count() == 2 and bool(g.active >> seat & 1)
-
-
-class HardPlayer(Player):
-    """Determinized paired Monte Carlo with `normal` playouts; exact endgames.
+class HardPlayer(BaselinePlayer):
+    """The baseline's search, with every position that hides nothing solved (module text).
 
     `budget`: seconds a decision (default 0.3). `iterations`: at most this many deals, and
     `nodes`: at most this many solver nodes (with both, a decision is repeatable: tests; the time
-    budget still applies). `solve`: solve known endgames exactly. `margin`: seconds kept in
-    reserve for a busy machine.
+    budget still applies). `solve`: solve what hides nothing. `margin`: seconds kept in reserve
+    for a busy machine.
     """
 
     name = "hard"
 
-    def __init__(self, budget: float = DEFAULT_BUDGET, iterations: int | None = None,
-                 nodes: int | None = None, solve: bool = True, margin: float | None = None
-                 ) -> None:
-        if budget <= 0:
-            raise ValueError("budget must be positive")
-        self.budget = budget
-        self.iterations = iterations
-        self.nodes = nodes
-        self.solve = solve
-        self.margin = min(0.03, budget * 0.2) if margin is None else margin
-        # What the last decision did (for benchmarks): "solved", or the deals it raced over.
-        self.last: dict = {}
-
-    def __repr__(self) -> str:
-        return f"HardPlayer(budget={self.budget}, iterations={self.iterations})"
-
-    def choose(self, view: PlayerView, legal: list[Action], rng: random.Random) -> Action:
-        if len(legal) == 1:
-            return legal[0]
-        start = time.perf_counter()
-        deadline = start + self.budget - self.margin
-        seat = view.seat
-        deal = sample(view, rng)
-        cands = _ordered(deal, seat, legal)
-        known = perfect_information(deal, seat)
-        if known and self.solve:
-            # The solver gets most of the budget; if it cannot finish, playouts get the rest.
-            solver = Solver(seat, start + SOLVER_SHARE * (deadline - start), self.nodes)
-            try:
-                action = solver.best(deal, cands)[0]
-                self.last = {"solved": True, "nodes": solver.nodes, "moves": len(cands)}
-                return action
-            except _OutOfTime:
-                pass
-        return self._race(view, deal, cands, rng, deadline, known)
-
-    def _race(self, view: PlayerView, deal: Game, cands: list[Action], rng: random.Random,
-              deadline: float, known: bool) -> Action:
-        seat = view.seat
-        scores: list[list[float]] = [[] for _ in cands]
-        alive = list(range(len(cands)))
-        deals = 0
-        while len(alive) > 1 and (self.iterations is None or deals < self.iterations):
-            if deals and not known:
-                deal = sample(view, rng)
-            results = _play_each(deal, seat, [cands[i] for i in alive], rng.random(), known,
-                                 deadline)
-            if results is None:
-                break  # out of time mid-deal: a partial deal would unpair the moves
-            for i, r in zip(alive, results, strict=True):
-                scores[i].append(r)
-            deals += 1
-            alive = _survivors(alive, scores)
-            if time.perf_counter() > deadline or (
-                    deals >= SAME_AFTER and _all_same(alive, scores)):
-                break
-        self.last = {"solved": False, "deals": deals, "moves": len(cands), "left": len(alive)}
-        if not deals:
-            return cands[0]
-        return cands[max(alive, key=lambda i: (sum(scores[i]), -i))]
-
-
-def _play_each(deal: Game, seat: int, moves: list[Action], seed: float, known: bool,
-               deadline: float) -> list[float] | None:
-    """Each move's playout score on one deal (the same noise for each); None if time ran out."""
-    out = []
-    for move in moves:
-        g = deal.copy(with_log=False)
-        g.apply(seat, move, 0.0)
-        out.append(playout(g, seat, random.Random(seed), NOISE if known else 0.0))
-        if time.perf_counter() > deadline:
-            return None
-    return out
-
-
-def _survivors(alive: list[int], scores: list[list[float]]) -> list[int]:
-    n = len(scores[alive[0]])
-    if n < MIN_DEALS_TO_DROP:
-        return alive
-    leader = max(alive, key=lambda i: (sum(scores[i]), -i))
-    lead = scores[leader]
-    keep = []
-    for i in alive:
-        if i == leader:
-            keep.append(i)
-            continue
-        diffs = [x - y for x, y in zip(lead, scores[i], strict=True)]
-        mean = sum(diffs) / n
-        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-        if mean > 0 and mean > DROP_Z * math.sqrt(var / n):
-            continue
-        keep.append(i)
-    return keep
-
-
-def _all_same(alive: list[int], scores: list[list[float]]) -> bool:
-    first = scores[alive[0]]
-    return all(scores[i] == first for i in alive[1:])
+    def _nothing_hidden(self, view: PlayerView, deal: Game) -> bool:
+        return hides_nothing(view)

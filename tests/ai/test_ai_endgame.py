@@ -6,9 +6,9 @@ import random
 
 from engine import Action, Game
 from engine.ai import get_player
+from engine.ai.baseline import Solver, perfect_information, reward
 from engine.ai.driver import seats_to_ask
 from engine.ai.policy import normal_action
-from engine.ai.search import Solver, perfect_information, reward
 from tests.helpers.deals import cards
 from tests.helpers.positions import endgame
 

@@ -86,7 +86,8 @@ def same_hand_deal(seed: int, players: int = 2) -> Game:
 
 
 PLAYERS = [("easy", {}), ("normal", {}),
-           ("hard", {"budget": 30.0, "iterations": 12, "nodes": 3000})]
+           ("hard", {"budget": 30.0, "iterations": 12, "nodes": 3000}),
+           ("baseline", {"budget": 30.0, "iterations": 12, "nodes": 3000})]
 
 
 @pytest.mark.parametrize("name, options", PLAYERS)

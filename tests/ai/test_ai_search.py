@@ -6,8 +6,10 @@ import random
 import time
 from itertools import islice
 
+from engine import Game
 from engine.ai import get_player
-from engine.ai.search import playout
+from engine.ai.baseline import Solver, playout
+from engine.ai.search import hides_nothing
 from tests.helpers.positions import positions
 
 
@@ -36,3 +38,49 @@ def test_a_playout_ends_the_game_and_scores_the_seat() -> None:
     for g, seat in islice(positions(seed=33, games=6, every=11), 20):
         score = playout(g.copy(with_log=False), seat)
         assert score in (0.0, 0.5, 1.0)
+
+
+
+def trump_card_left(seed: int, games: int) -> list[tuple[Game, int]]:
+    """Heads-up positions whose stock holds nothing but the face-up trump card."""
+    return [(g, seat) for g, seat in positions(seed=seed, games=games, every=1)
+            if hides_nothing(g.view(seat)) and g.stock_count == 1]
+
+
+def test_hard_solves_what_hides_nothing_where_the_baseline_plays_it_out() -> None:
+    """With the stock down to the face-up trump card the other hand is known: the new hard
+    solves the position exactly and picks a move of the best exact value."""
+    hard = get_player("hard", budget=60.0, iterations=6, nodes=20_000)
+    baseline = get_player("baseline", budget=60.0, iterations=6, nodes=20_000)
+    solved = 0
+    # The smallest endings first: a big one needs more nodes than a test should spend.
+    cases = sorted(trump_card_left(seed=34, games=60), key=lambda c: sum(c[0].view(0).hand_counts))
+    assert len(cases) >= 10
+    for g, seat in cases[:12]:
+        view, legal = g.view(seat), g.legal_actions(seat)
+        action = hard.choose(view, legal, random.Random(8))
+        assert action in legal
+        baseline.choose(view, legal, random.Random(8))
+        assert not baseline.last["solved"]
+        if not hard.last["solved"]:
+            continue   # too big for 20,000 nodes: played out, as the baseline does
+        solved += 1
+        values = {}
+        for move in legal:
+            child = g.copy(with_log=False)
+            child.apply(seat, move, 0.0)
+            values[move] = Solver(seat, float("inf")).value(child, 0.0, 1.0)
+        assert values[action] == max(values.values())
+    assert solved >= 2   # of the twelve smallest; the others need more than 20,000 nodes
+
+
+def test_hard_keeps_to_a_small_budget_where_it_solves() -> None:
+    budget = 0.05
+    hard = get_player("hard", budget=budget)
+    spent = []
+    for g, seat in trump_card_left(seed=35, games=60)[:15]:
+        start = time.perf_counter()
+        hard.choose(g.view(seat), g.legal_actions(seat), random.Random(1))
+        spent.append(time.perf_counter() - start)
+    assert spent
+    assert sum(spent) / len(spent) < budget + 0.5   # generous: the machine may be busy
