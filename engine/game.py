@@ -342,19 +342,13 @@ class Game:
             return []
         if not self.attacks:
             return attack_actions(self.hands[seat]) if self._lead_refusal(seat) is None else []
-        # Cheap necessary conditions first (a search or an app asks every seat at every step,
-        # and most have nothing to do): the defender answers only unbeaten cards before a Take;
-        # _thrower_seats' seats are all among `throwers`; a pass that stands with nothing to
-        # throw in leaves nothing to do.
-        if seat == self.defender:
+        if seat == self.defender:  # cheap necessary conditions first: most seats have none
             out: list[Action] = []
             if self.unbeaten and not self.taking and self._answer_refusal(seat) is None:
                 self._add_answers(seat, out)
             return out
-        if not self.throwers >> seat & 1:
-            return []
         cards = self.hands[seat] & self.table_ranks
-        if not cards and self.passes >> seat & 1:
+        if not self.throwers >> seat & 1 or (not cards and self.passes >> seat & 1):
             return []
         may_throw_in, may_pass = self._thrower_seats()
         out = picked(cards, ATTACK) if cards and may_throw_in >> seat & 1 else []
