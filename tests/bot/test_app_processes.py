@@ -21,6 +21,7 @@ from tests.shared.conftest import URL as REDIS_URL
 from tests.store.conftest import pg_database, pg_url  # noqa: F401  (fixtures)
 from tg_durak.app import BotApp, set_webhook
 from tg_durak.emulator import FakeTelegram
+from tg_durak.emulator.models import Message
 
 SECRET = "relay-test-secret"
 
@@ -65,15 +66,11 @@ async def test_a_change_on_one_process_reaches_the_app_open_on_another(
         http: aiohttp.ClientSession) -> None:
     tg = own_tg
     first, second = two_bots
-    message = await private_game(tg)
-    launch = tg.open_web_app(ALICE, message, TABLE)
-    page = await open_page(http, second.settings.webapp_url, launch)   # on the second process
-    assert (await page.receive())["type"] == "welcome"
-    state = await page.state()
+    _, page, state = await app_on(second, tg, http)
     assert state["view"] == "seat" and state["me"] == 0
 
     # Changes the first process makes, by her chat taps or its computer's timer, reach her.
-    changed = await the_first_moves_on(tg, message, page, state)
+    changed = await the_first_moves_on(tg, page, state)
     assert changed["version"] > state["version"]
     assert first.counted["relay"].stats()["announced"] > 0
     assert second.counted["relay"].stats()["relayed"] > 0
@@ -92,7 +89,17 @@ async def test_a_change_on_one_process_reaches_the_app_open_on_another(
     await page.close()
 
 
-async def the_first_moves_on(tg: FakeTelegram, message, page: Page, state: dict) -> dict:
+async def app_on(bot: BotApp, tg: FakeTelegram, http: aiohttp.ClientSession
+                 ) -> tuple[Message, Page, dict]:
+    """Alice's private game, its message, and her app opened on `bot`'s page with its first
+    state."""
+    message = await private_game(tg)
+    page = await open_page(http, bot.settings.webapp_url, tg.open_web_app(ALICE, message, TABLE))
+    assert (await page.receive())["type"] == "welcome"
+    return message, page, await page.state()
+
+
+async def the_first_moves_on(tg: FakeTelegram, page: Page, state: dict) -> dict:
     """A newer state on the page, after a tap on her chat message if it offers one (the first
     process handles every update); else the computer's move, by the first process's timer."""
     message = game_message(tg, ALICE)
@@ -108,18 +115,14 @@ async def test_an_app_open_on_another_process_keeps_the_chat_message_waiting(
         http: aiohttp.ClientSession) -> None:
     tg = own_tg
     first, second = two_bots
-    message = await private_game(tg)
-    page = await open_page(http, second.settings.webapp_url,
-                           tg.open_web_app(ALICE, message, TABLE))
-    assert (await page.receive())["type"] == "welcome"
-    state = await page.state()
+    message, page, state = await app_on(second, tg, http)
     table = state["table"]
     # The first process hears that her app is open on the second.
     await tg.wait_for(lambda: ALICE in {u for users, _ in
                                         first.counted["relay"]._apps.get(table, {}).values()
                                         for u in users}, what="the first hears of her app")
     edits = tg.message(ALICE, message.message_id).edit_count
-    changed = await the_first_moves_on(tg, message, page, state)
+    changed = await the_first_moves_on(tg, page, state)
     await first.publisher.flush()
     assert changed["version"] > state["version"]
     assert tg.message(ALICE, message.message_id).edit_count == edits, \
