@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 
 from engine.actions import Action
 from engine.ai.driver import seats_to_ask
@@ -54,12 +55,17 @@ def reward(g: Game, seat: int) -> float:
     return 0.0 if g.durak == seat else 1.0
 
 
+Stop = Callable[[Game], float | None]
+
+
 def playout(g: Game, seat: int, rng: random.Random | None = None, noise: float = 0.0,
-            now: float = 0.0) -> float:
+            now: float = 0.0, stop: Stop | None = None) -> float:
     """Play `g` (in place) to its end with `normal` everywhere; `seat`'s reward.
 
     With `noise`, each decision is a beginner's instead with that probability (drawn from `rng`),
-    which varies the playouts of a deal that is fully known.
+    which varies the playouts of a deal that is fully known. With `stop`, it is asked at every
+    round's start and what it returns, unless None, is the playout's value (the new `hard`'s
+    estimate; the baseline has no `stop`).
     """
     legal_of = g.legal_actions
     for _ in range(PLAYOUT_STEPS):
@@ -67,6 +73,10 @@ def playout(g: Game, seat: int, rng: random.Random | None = None, noise: float =
             return reward(g, seat)
         if not g.active >> seat & 1 and g.active & (g.active - 1):
             return 1.0  # out of cards while two others still play: safe
+        if stop is not None and not g.attacks:
+            value = stop(g)
+            if value is not None:
+                return value
         seats = seats_to_ask(g)
         if not seats:
             now = max(now, g.next_deadline)
@@ -266,8 +276,8 @@ class BaselinePlayer(Player):
         while len(alive) > 1 and (self.iterations is None or deals < self.iterations):
             if deals and not known:
                 deal = sample(view, rng)
-            results = _play_each(deal, seat, [cands[i] for i in alive], rng.random(), known,
-                                 deadline)
+            results = self._play_each(deal, seat, [cands[i] for i in alive], rng.random(),
+                                      known, deadline)
             if results is None:
                 break  # out of time mid-deal: a partial deal would unpair the moves
             for i, r in zip(alive, results, strict=True):
@@ -282,18 +292,22 @@ class BaselinePlayer(Player):
             return cands[0]
         return cands[max(alive, key=lambda i: (sum(scores[i]), -i))]
 
+    def _play_each(self, deal: Game, seat: int, moves: list[Action], seed: float, known: bool,
+                   deadline: float) -> list[float] | None:
+        """Each move's playout score on one deal (the same noise for each); None if time ran
+        out."""
+        out = []
+        for move in moves:
+            g = deal.copy(with_log=False)
+            g.apply(seat, move, 0.0)
+            out.append(self._playout(g, seat, random.Random(seed), NOISE if known else 0.0))
+            if time.perf_counter() > deadline:
+                return None
+        return out
 
-def _play_each(deal: Game, seat: int, moves: list[Action], seed: float, known: bool,
-               deadline: float) -> list[float] | None:
-    """Each move's playout score on one deal (the same noise for each); None if time ran out."""
-    out = []
-    for move in moves:
-        g = deal.copy(with_log=False)
-        g.apply(seat, move, 0.0)
-        out.append(playout(g, seat, random.Random(seed), NOISE if known else 0.0))
-        if time.perf_counter() > deadline:
-            return None
-    return out
+    def _playout(self, g: Game, seat: int, rng: random.Random, noise: float) -> float:
+        """A move's score on one deal (the new `hard` stops its playouts early)."""
+        return playout(g, seat, rng, noise)
 
 
 def _survivors(alive: list[int], scores: list[list[float]]) -> list[int]:

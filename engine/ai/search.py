@@ -16,9 +16,14 @@ heads-up ending with the stock not yet empty needs more than 10,000).
 
 from __future__ import annotations
 
-from engine.ai.baseline import DEFAULT_BUDGET, BaselinePlayer
+import random
+
+from engine.ai.baseline import DEFAULT_BUDGET, BaselinePlayer, Stop, playout
+from engine.ai.evaluation import estimate
 from engine.game import Game
 from engine.views import PlayerView
+
+ROUNDS = 2   # rounds a playout plays after the move before it asks the estimate
 
 __all__ = ["DEFAULT_BUDGET", "HardPlayer", "hides_nothing"]
 
@@ -40,5 +45,28 @@ class HardPlayer(BaselinePlayer):
 
     name = "hard"
 
+    def __init__(self, *args: object, rounds: int | None = ROUNDS, **options: object) -> None:
+        super().__init__(*args, **options)
+        self.rounds = rounds
+
     def _nothing_hidden(self, view: PlayerView, deal: Game) -> bool:
         return hides_nothing(view)
+
+    def _playout(self, g: Game, seat: int, rng: random.Random, noise: float) -> float:
+        stop = None if self.rounds is None else _estimate_after(seat, self.rounds)
+        return playout(g, seat, rng, noise, stop=stop)
+
+
+def _estimate_after(seat: int, rounds: int) -> Stop:
+    """A playout's `stop`: heads-up, once `rounds` more rounds have started, the estimate."""
+    started = -1
+
+    def stop(g: Game) -> float | None:
+        nonlocal started
+        started += 1
+        active = g.active
+        if started < rounds or active.bit_count() != 2:
+            return None
+        return estimate(g, seat, (active & ~(1 << seat)).bit_length() - 1)
+
+    return stop
