@@ -94,15 +94,15 @@ def playout(g: Game, seat: int, rng: random.Random | None = None, noise: float =
     return 0.5  # cut short: cards went round without end (driver.play_out)
 
 
-class _OutOfTime(Exception):
-    pass
+class OutOfTime(Exception):
+    """A search ran past its deadline or its node cap."""
 
 
 class Solver:
     """Exact value of a fully known endgame for `seat` (1 safe, 1/2 draw, 0 durak).
 
     Alpha-beta over the moves `engine.ai.driver` asks for, with `normal`'s move tried first and a
-    transposition table of value bounds. Raises _OutOfTime after `deadline`.
+    transposition table of value bounds. Raises OutOfTime after `deadline`.
     """
 
     def __init__(self, seat: int, deadline: float, max_nodes: int | None = None) -> None:
@@ -130,7 +130,7 @@ class Solver:
         return best_a, best_v
 
     def value(self, g: Game, alpha: float, beta: float) -> float:
-        seats = _settle(g)
+        seats = settle(g)
         if g.is_over:
             return reward(g, self.seat)
         key = _position(g)
@@ -155,7 +155,7 @@ class Solver:
         self.nodes += 1
         if not self.nodes & 255 and (time.perf_counter() > self.deadline or (
                 self.max_nodes is not None and self.nodes > self.max_nodes)):
-            raise _OutOfTime
+            raise OutOfTime
 
     def _best_child(self, g: Game, s: int, alpha: float, beta: float) -> float:
         """The value of `s`'s best move for him: max for the root's seat, min for the other."""
@@ -187,7 +187,7 @@ class Solver:
             self.table[key] = (best, best)
 
 
-def _settle(g: Game) -> list[int]:
+def settle(g: Game) -> list[int]:
     """Fire deadlines until someone is asked to move (or the game ends); those seats."""
     while not g.is_over:
         seats = seats_to_ask(g)
@@ -226,6 +226,7 @@ class BaselinePlayer(Player):
     """
 
     name = "baseline"
+    drop_z = DROP_Z
 
     def __init__(self, budget: float = DEFAULT_BUDGET, iterations: int | None = None,
                  nodes: int | None = None, solve: bool = True, margin: float | None = None
@@ -253,15 +254,22 @@ class BaselinePlayer(Player):
         cands = _ordered(deal, seat, legal)
         known = self._nothing_hidden(view, deal)
         if known and self.solve:
-            # The solver gets most of the budget; if it cannot finish, playouts get the rest.
-            solver = Solver(seat, start + SOLVER_SHARE * (deadline - start), self.nodes)
-            try:
-                action = solver.best(deal, cands)[0]
-                self.last = {"solved": True, "nodes": solver.nodes, "moves": len(cands)}
+            action = self._solve(deal, seat, cands, start, deadline)
+            if action is not None:
                 return action
-            except _OutOfTime:
-                pass
         return self._race(view, deal, cands, rng, deadline, known)
+
+    def _solve(self, deal: Game, seat: int, cands: list[Action], start: float,
+               deadline: float) -> Action | None:
+        """The exact best of `cands` on the one deal there is, or None if it did not fit."""
+        # The solver gets most of the budget; if it cannot finish, playouts get the rest.
+        solver = Solver(seat, start + SOLVER_SHARE * (deadline - start), self.nodes)
+        try:
+            action = solver.best(deal, cands)[0]
+        except OutOfTime:
+            return None
+        self.last = {"solved": True, "nodes": solver.nodes, "moves": len(cands)}
+        return action
 
     def _nothing_hidden(self, view: PlayerView, deal: Game) -> bool:
         """Whether `deal` is the only deal the view allows (the new `hard` says so of more)."""
@@ -283,7 +291,7 @@ class BaselinePlayer(Player):
             for i, r in zip(alive, results, strict=True):
                 scores[i].append(r)
             deals += 1
-            alive = _survivors(alive, scores)
+            alive = _survivors(alive, scores, self.drop_z)
             if time.perf_counter() > deadline or (
                     deals >= SAME_AFTER and _all_same(alive, scores)):
                 break
@@ -310,7 +318,7 @@ class BaselinePlayer(Player):
         return playout(g, seat, rng, noise)
 
 
-def _survivors(alive: list[int], scores: list[list[float]]) -> list[int]:
+def _survivors(alive: list[int], scores: list[list[float]], drop_z: float) -> list[int]:
     n = len(scores[alive[0]])
     if n < MIN_DEALS_TO_DROP:
         return alive
@@ -324,7 +332,7 @@ def _survivors(alive: list[int], scores: list[list[float]]) -> list[int]:
         diffs = [x - y for x, y in zip(lead, scores[i], strict=True)]
         mean = sum(diffs) / n
         var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-        if mean > 0 and mean > DROP_Z * math.sqrt(var / n):
+        if mean > 0 and mean > drop_z * math.sqrt(var / n):
             continue
         keep.append(i)
     return keep

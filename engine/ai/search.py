@@ -17,13 +17,25 @@ heads-up ending with the stock not yet empty needs more than 10,000).
 from __future__ import annotations
 
 import random
+import time
 
-from engine.ai.baseline import DEFAULT_BUDGET, BaselinePlayer, Stop, playout
+from engine.actions import Action
+from engine.ai.baseline import (
+    DEFAULT_BUDGET,
+    DROP_Z,
+    BaselinePlayer,
+    OutOfTime,
+    Solver,
+    Stop,
+    playout,
+    settle,
+)
 from engine.ai.evaluation import estimate
 from engine.game import Game
 from engine.views import PlayerView
 
 ROUNDS = 2   # rounds a playout plays after the move before it asks the estimate
+FIRST_DEPTH = 2   # plies of the first search over a known deal; each next one two more
 
 __all__ = ["DEFAULT_BUDGET", "HardPlayer", "hides_nothing"]
 
@@ -45,9 +57,11 @@ class HardPlayer(BaselinePlayer):
 
     name = "hard"
 
-    def __init__(self, *args: object, rounds: int | None = ROUNDS, **options: object) -> None:
+    def __init__(self, *args: object, rounds: int | None = ROUNDS, drop_z: float = DROP_Z,
+                 **options: object) -> None:
         super().__init__(*args, **options)
         self.rounds = rounds
+        self.drop_z = drop_z
 
     def _nothing_hidden(self, view: PlayerView, deal: Game) -> bool:
         return hides_nothing(view)
@@ -55,6 +69,54 @@ class HardPlayer(BaselinePlayer):
     def _playout(self, g: Game, seat: int, rng: random.Random, noise: float) -> float:
         stop = None if self.rounds is None else _estimate_after(seat, self.rounds)
         return playout(g, seat, rng, noise, stop=stop)
+
+    def _solve(self, deal: Game, seat: int, cands: list[Action], start: float,
+               deadline: float) -> Action | None:
+        """Search deeper and deeper, the estimate at the horizon, until a search needs no
+        estimate (the exact answer) or the time is up (the deepest finished search's answer)."""
+        if self.rounds is None:
+            return super()._solve(deal, seat, cands, start, deadline)
+        best, depth, nodes = None, FIRST_DEPTH, 0
+        while True:
+            left = None if self.nodes is None else self.nodes - nodes
+            solver = HorizonSolver(seat, deadline, depth, left)
+            try:
+                action = solver.best(deal, cands)[0]
+            except OutOfTime:
+                break
+            nodes += solver.nodes
+            best = action
+            if not solver.cut:
+                self.last = {"solved": True, "nodes": nodes, "moves": len(cands)}
+                return action
+            if time.perf_counter() > deadline:
+                break
+            depth += 2
+        if best is not None:
+            self.last = {"solved": False, "depth": depth - 2, "nodes": nodes,
+                         "moves": len(cands)}
+        return best
+
+
+class HorizonSolver(Solver):
+    """The exact solver cut at `depth` plies: a round that starts deeper is the estimate's.
+
+    It cuts only where a round starts, the positions the estimate was trained on; `cut` says
+    whether it did (if not, the value is exact).
+    """
+
+    def __init__(self, seat: int, deadline: float, depth: int, max_nodes: int | None = None
+                 ) -> None:
+        super().__init__(seat, deadline, max_nodes)
+        self.depth = depth
+        self.cut = False
+
+    def value(self, g: Game, alpha: float, beta: float) -> float:
+        settle(g)
+        if len(self.line) >= self.depth and not g.attacks and not g.is_over:
+            self.cut = True
+            return estimate(g, self.seat, (g.active & ~(1 << self.seat)).bit_length() - 1)
+        return super().value(g, alpha, beta)
 
 
 def _estimate_after(seat: int, rounds: int) -> Stop:

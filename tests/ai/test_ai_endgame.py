@@ -9,8 +9,9 @@ from engine.ai import get_player
 from engine.ai.baseline import Solver, perfect_information, reward
 from engine.ai.driver import seats_to_ask
 from engine.ai.policy import normal_action
+from engine.ai.search import HorizonSolver
 from tests.helpers.deals import cards
-from tests.helpers.positions import endgame
+from tests.helpers.positions import endgame, positions
 
 FAR = float("inf")
 
@@ -98,3 +99,38 @@ def test_the_solver_ends_where_cards_can_go_round_for_ever() -> None:
     _, value = solver.best(g, g.legal_actions(0))
     assert Watched.returns > 0
     assert value in (0.0, 0.5, 1.0)
+
+
+def big_endings(count: int) -> list[tuple[Game, int]]:
+    """Heads-up endings with the stock empty and many cards in hand, from random games."""
+    found = [(g, seat) for g, seat in positions(seed=36, games=200, every=1)
+             if perfect_information(g, seat) and not g.attacks
+             and sum(map(int.bit_count, g.hands)) >= 12]
+    return found[:count]
+
+
+def test_the_horizon_search_is_exact_when_it_reaches_the_end_and_cut_otherwise() -> None:
+    g = endgame("As 6h", "7h 8c", trump="s")
+    deep = HorizonSolver(0, FAR, depth=40)
+    assert deep.best(g, g.legal_actions(0)) == Solver(0, FAR).best(g, g.legal_actions(0))
+    assert not deep.cut
+    for g, seat in big_endings(6):
+        shallow = HorizonSolver(seat, FAR, depth=2)
+        action, value = shallow.best(g, g.legal_actions(seat))
+        assert shallow.cut and 0.0 <= value <= 1.0 and action in g.legal_actions(seat)
+
+
+def test_where_the_exact_search_does_not_fit_hard_answers_from_the_deepest_it_finished() -> None:
+    hard = get_player("hard", budget=30.0, iterations=10, nodes=3_000)
+    baseline = get_player("baseline", budget=30.0, iterations=10, nodes=3_000)
+    cases = big_endings(8)
+    assert len(cases) >= 4
+    deepened = 0
+    for g, seat in cases:
+        legal = g.legal_actions(seat)
+        assert hard.choose(g.view(seat), legal, random.Random(2)) in legal
+        assert "deals" not in hard.last   # never the noisy playouts of the one known deal
+        deepened += not hard.last["solved"] and hard.last["depth"] >= 2
+        baseline.choose(g.view(seat), legal, random.Random(2))
+        assert baseline.last["solved"] or baseline.last["deals"] > 0
+    assert deepened >= 2
