@@ -59,11 +59,11 @@ class HardPlayer(BaselinePlayer):
     """The baseline's search with short playouts and the estimate (module text).
 
     `budget`: seconds a decision (default 0.3). `iterations`: at most this many deals, and
-    `nodes`: at most this many solver nodes (with both, a decision is repeatable: tests; the time
-    budget still applies). `solve`: search what hides nothing. `margin`: seconds kept in reserve
-    for a busy machine. `rounds`: rounds a playout plays before the estimate (None: playouts to
-    the end and the exact solver only, as the baseline). `drop_z`: standard errors that drop a
-    trailing move.
+    `nodes`: at most this many nodes a solver search (with both, a decision is repeatable:
+    tests; the time budget still applies). `solve`: search what hides nothing. `margin`: seconds
+    kept in reserve for a busy machine. `rounds`: rounds a playout plays before the estimate
+    (None: playouts to the end and the exact solver only, as the baseline). `drop_z`: standard
+    errors that drop a trailing move.
     """
 
     name = "hard"
@@ -89,8 +89,7 @@ class HardPlayer(BaselinePlayer):
             return super()._solve(deal, seat, cands, start, deadline)
         best, depth, nodes = None, FIRST_DEPTH, 0
         while True:
-            left = None if self.nodes is None else self.nodes - nodes
-            solver = HorizonSolver(seat, deadline, depth, left)
+            solver = HorizonSolver(seat, deadline, depth, self.nodes)
             try:
                 action = solver.best(deal, cands)[0]
             except OutOfTime:

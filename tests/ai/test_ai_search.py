@@ -63,7 +63,8 @@ def test_hard_solves_what_hides_nothing_where_the_baseline_plays_it_out() -> Non
         baseline.choose(view, legal, random.Random(8))
         assert not baseline.last["solved"]
         if not hard.last["solved"]:
-            continue   # too big for 20,000 nodes: played out, as the baseline does
+            assert hard.last["depth"] >= 2   # too big: searched to a depth, not played out
+            continue
         solved += 1
         values = {}
         for move in legal:
@@ -71,7 +72,9 @@ def test_hard_solves_what_hides_nothing_where_the_baseline_plays_it_out() -> Non
             child.apply(seat, move, 0.0)
             values[move] = Solver(seat, float("inf")).value(child, 0.0, 1.0)
         assert values[action] == max(values.values())
-    assert solved >= 2   # of the twelve smallest; the others need more than 20,000 nodes
+    # Of the twelve smallest, the others need more than 20,000 nodes a search (the deeper and
+    # deeper searches spend nodes before the one that needs no estimate).
+    assert solved >= 1
 
 
 def test_hard_keeps_to_a_small_budget_where_it_solves() -> None:
