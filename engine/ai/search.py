@@ -46,7 +46,7 @@ ROUNDS = 2   # rounds a playout plays after the move before it asks the estimate
 DROP_Z_HARD = 3.0
 FIRST_DEPTH = 2   # plies of the first search over a known deal; each next one two more
 
-__all__ = ["DEFAULT_BUDGET", "HardPlayer", "hides_nothing"]
+__all__ = ["DEFAULT_BUDGET", "HardPlayer", "HorizonSolver", "hides_nothing"]
 
 
 def hides_nothing(view: PlayerView) -> bool:
@@ -87,7 +87,7 @@ class HardPlayer(BaselinePlayer):
         estimate (the exact answer) or the time is up (the deepest finished search's answer)."""
         if self.rounds is None:
             return super()._solve(deal, seat, cands, start, deadline)
-        best, depth, nodes = None, FIRST_DEPTH, 0
+        best, depth, finished, nodes = None, FIRST_DEPTH, 0, 0
         while True:
             solver = HorizonSolver(seat, deadline, depth, self.nodes)
             try:
@@ -95,7 +95,7 @@ class HardPlayer(BaselinePlayer):
             except OutOfTime:
                 break
             nodes += solver.nodes
-            best = action
+            best, finished = action, depth
             if not solver.cut:
                 self.last = {"solved": True, "nodes": nodes, "moves": len(cands)}
                 return action
@@ -103,7 +103,7 @@ class HardPlayer(BaselinePlayer):
                 break
             depth += 2
         if best is not None:
-            self.last = {"solved": False, "depth": depth - 2, "nodes": nodes,
+            self.last = {"solved": False, "depth": finished, "nodes": nodes,
                          "moves": len(cands)}
         return best
 

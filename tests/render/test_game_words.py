@@ -294,9 +294,10 @@ def test_a_thrower_is_asked_to_throw_in_only_with_a_card_that_fits() -> None:
     assert _prompt(game, 0, "ru") == f"{RU1} отбивается. Ждём…"
     game.apply(1, Action("defend", c("9s"), 0), 2.0)
     assert _prompt(game, 2) == "All beaten. Throw in a card or pass."
-    assert _prompt(game, 0) == "All beaten. Waiting for the others to throw in…"
+    assert _prompt(game, 0) == f"All beaten. Waiting for {C2} to throw in…"   # the one other
     assert _prompt(game, 1) == "All beaten. Waiting for the others to throw in…"
-    assert _prompt(game, 0, "pl") == "Wszystko pobite. Czekamy, czy pozostali coś dorzucą…"
+    assert _prompt(game, 0, "pl") == f"Wszystko pobite. Czekamy, czy {PL2} coś dorzuci…"
+    assert _prompt(game, 1, "pl") == "Wszystko pobite. Czekamy, czy pozostali coś dorzucą…"
 
 
 def test_a_take_asks_to_throw_in_only_who_can() -> None:
@@ -304,9 +305,21 @@ def test_a_take_asks_to_throw_in_only_who_can() -> None:
     game.apply(0, Action("attack", c("7s")), 1.0)
     game.apply(1, Action("take"), 2.0)
     assert _prompt(game, 2) == f"{C1} takes. Throw in more or pass."
-    assert _prompt(game, 0) == f"{C1} takes. Waiting for the others to throw in…"
-    assert _prompt(game, 0, "uk") == f"{UK1} бере. Чекаємо, чи підкинуть інші…"
+    assert _prompt(game, 0) == f"{C1} takes. Waiting for {C2} to throw in…"
+    assert _prompt(game, 0, "uk") == f"{UK1} бере. Чекаємо, чи підкине {UK2}…"
     assert _prompt(game, 1) == "You take. The others may throw in more."
+    assert _prompt(game, 1, "ru") == "Ты берёшь. Остальные могут подкинуть вдогонку."
+
+
+def test_heads_up_the_taker_is_told_who_may_throw_in_not_the_others() -> None:
+    game = Game.from_deal(Rules(players=2), [["7s", "7h"], ["9h", "Jd"]], ["Ac"],
+                          first_attacker=1)
+    game.apply(1, Action("attack", c("9h")), 1.0)
+    game.apply(0, Action("take"), 2.0)
+    assert _prompt(game, 0) == f"You take. {C1} may throw in more."
+    assert _prompt(game, 0, "ru") == f"Ты берёшь. {RU1} может подкинуть вдогонку."
+    assert _prompt(game, 0, "uk") == f"Ти береш. {UK1} може підкинути навздогін."
+    assert _prompt(game, 0, "pl") == f"Bierzesz. {PL1} może jeszcze dorzucić."
 
 
 @pytest.mark.parametrize(("variant", "hand", "prompt"), [

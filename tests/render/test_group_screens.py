@@ -207,3 +207,18 @@ def test_a_draw_and_a_table_closed_for_people_say_so_on_the_group() -> None:
     assert not running.is_over
     assert end(running)[-2:] == [t("group.over.people_out"), "Places: 1. Ann"]
     assert "<b>🤖 Computer 1 (Normal)</b> · 2 cards" in end(running)
+
+
+@pytest.mark.parametrize(("players", "taking", "window"), [
+    (2, "Ann берёт; 🤖 Компьютер 1 (Средний) может подкинуть ещё",
+     "Всё побито: 🤖 Компьютер 1 (Средний) может подкинуть"),
+    (3, "Ann берёт; остальные могут подкинуть ещё", "Всё побито: остальные могут подкинуть"),
+])
+def test_the_group_names_the_one_thrower_and_says_the_others_of_more(
+        players: int, taking: str, window: str) -> None:
+    deal = [["9s", "Jd"], *[["7h", "8d"]] * (players - 2), ["7s", "8s"]]   # the last leads to Ann
+    for last, line in ((Action("take"), taking), (Action("defend", Card.parse("9s"), 0), window)):
+        game = Game.from_deal(Rules(players=players), deal, ["Ac"], first_attacker=players - 1)
+        game.apply(players - 1, Action("attack", Card.parse("7s")), 1.0)
+        game.apply(0, last, 2.0)
+        assert f"<b>{line}</b>" in _group(game, History(game.table), "ru").text

@@ -276,12 +276,25 @@ def turn_line(inp: GameScreenInput, t: Translator) -> str:
         key = "turn.taking_throw" if can_throw else "turn.taking"
     else:
         key = "turn.beaten_throw" if can_throw else "turn.wait"
-    return t(key, name=_namer(inp, t)(v.defender))
+    return _waiting_on(inp, t, key, name=_namer(inp, t)(v.defender))
+
+
+def _waiting_on(inp: GameScreenInput, t: Translator, key: str, **names: str) -> str:
+    """A line that waits on the other throwers names him when there is one: "the others" is
+    wrong heads-up and beside a single third player (the ``_one`` form of the key)."""
+    v = inp.view
+    others = [s for s in v.active_seats if s not in (v.defender, v.seat)]
+    if key in _WAITING_KEYS and len(others) == 1:
+        return t(f"{key}_one", other=_namer(inp, t)(others[0]), **names)
+    return t(key, **names)
+
+
+_WAITING_KEYS = frozenset({"turn.taking", "turn.wait", "turn.you_take"})
 
 
 def _defender_turn_line(inp: GameScreenInput, t: Translator) -> str:
     if inp.view.phase == "window":
-        return t("turn.you_take") if inp.view.taking else t("turn.wait")
+        return _waiting_on(inp, t, "turn.you_take" if inp.view.taking else "turn.wait")
     kinds = {a.kind for a in inp.legal}
     can_transfer = bool(kinds & {"transfer", "show_trump"})
     if "defend" in kinds:

@@ -179,9 +179,11 @@ def group_turn(inp: GroupScreenInput, t: Translator) -> str:
     defender = name(p.defender)
     if p.phase == "defend":
         return t("group.turn.defends", name=defender)
-    if p.taking:
-        return t("group.turn.taking", name=defender)
-    return t("group.turn.window")
+    key = "group.turn.taking" if p.taking else "group.turn.window"
+    others = [s for s in p.active_seats if s != p.defender]
+    if len(others) == 1:   # "the others" would be wrong with one thrower
+        return t(f"{key}_one", name=defender, other=name(others[0]))
+    return t(key, name=defender)
 
 
 def _bar(inp: GroupScreenInput) -> str | None:
