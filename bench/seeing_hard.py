@@ -1,0 +1,113 @@
+"""How strong `hard`'s search is when nothing is hidden: a ceiling for the issue's bar against
+`normal`.
+
+Run: python bench/seeing_hard.py [--against normal] [--games 200] [--variant throw-in]
+     [--budget 0.3] [--seed 1] [--workers 1]
+
+Side A is `hard` told the true deal (the other hand and the stock's order): it runs the same
+search as `hard` (`HardPlayer._solve`, else its race) on that one deal instead of on deals
+sampled from its view. Side B plays from its view as in the bot. The deals, seats and seeds are
+the arena's (`engine/arena.py`, mirrored heads-up deals), so the figure compares with
+`python -m engine.arena --a hard --b normal ... --seed 1`. No player the bot offers reads a
+hidden card (R11); this one exists only here, to say how much of the gap to a bar is the hidden
+cards and how much the search.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import random
+import time
+
+from engine.actions import Action
+from engine.ai import get_player
+from engine.ai.baseline import _ordered
+from engine.ai.driver import step
+from engine.ai.search import HardPlayer
+from engine.arena import MAX_STEPS, Side, _tally, report
+from engine.game import Game
+from engine.rules import Rules
+
+_W: dict = {}
+
+
+def _seeing_choice(player: HardPlayer, g: Game, seat: int, legal: list[Action],
+                   rng: random.Random) -> Action:
+    if len(legal) == 1:
+        return legal[0]
+    start = time.perf_counter()
+    deadline = start + player.budget - player.margin
+    deal = g.copy(with_log=False)
+    cands = _ordered(deal, seat, legal)
+    action = player._solve(deal, seat, cands, start, deadline)
+    if action is not None:
+        return action
+    return player._race(g.view(seat), deal, cands, rng, deadline, known=True)
+
+
+def _init(config: dict) -> None:
+    _W.update(config, a=HardPlayer(budget=config["budget"]), b=get_player(config["against"]))
+
+
+def _play_deal(deal: int) -> list[dict]:
+    return [_play(deal, a_seat) for a_seat in (0, 1)]
+
+
+def _play(deal: int, a_seat: int) -> dict:
+    """One game of the deal with side A in `a_seat`, seeded as the arena seeds it."""
+    rules, seed = Rules.from_dict(_W["rules"]), _W["seed"]
+    g = Game.new(rules, f"{seed}/{deal}")
+    rngs = [random.Random(f"{seed}/{deal}/{a_seat}/{s}") for s in (0, 1)]
+    times: list[float] = []
+
+    def decide(game: Game, seat: int, legal: list) -> Action:
+        if seat != a_seat:
+            return _W["b"].choose(game.view(seat), legal, rngs[seat])
+        started = time.perf_counter()
+        action = _seeing_choice(_W["a"], game, seat, legal, rngs[seat])
+        times.append(time.perf_counter() - started)
+        return action
+
+    now = 0.0
+    for _ in range(MAX_STEPS):
+        if g.is_over:
+            break
+        now = step(g, decide, now)
+    return {"deal": deal, "rotation": a_seat, "a_seats": [a_seat], "durak": g.durak,
+            "unfinished": not g.is_over, "a_times": times, "b_times": []}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--against", default="normal")
+    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--variant", default="throw-in")
+    p.add_argument("--budget", type=float, default=0.3)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1)
+    args = p.parse_args()
+    rules = Rules(variant=args.variant, players=2)
+    config = {"rules": rules.to_dict(), "seed": args.seed, "budget": args.budget,
+              "against": args.against}
+    a = Side("hard seeing all", {"budget": args.budget})
+    b = Side(args.against, {})
+    records: list[dict] = []
+    started = time.perf_counter()
+    deals = range(-(-args.games // 2))
+    if args.workers > 1:
+        with multiprocessing.get_context("fork").Pool(args.workers, _init, (config,)) as pool:
+            batches = list(pool.imap_unordered(_play_deal, deals))
+    else:
+        _init(config)
+        batches = map(_play_deal, deals)
+    for batch in batches:
+        for rec in batch:
+            records.append(rec)
+            _tally(a, b, rec, 2)
+    print(report(a, b, records, rules))
+    print(f"  wall {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
