@@ -1,21 +1,23 @@
-"""How strong `hard`'s search is when nothing is hidden: a ceiling for the issue's bar against
-`normal`.
+"""How strong `hard`'s search is when less is hidden: how much of the gap to the issue's bar
+against `normal` is the hidden cards, and how much the search.
 
-Run: python bench/seeing_hard.py [--against normal] [--games 200] [--variant throw-in]
-     [--budget 0.3] [--seed 1] [--workers 1]
+Run: python bench/seeing_hard.py [--sees all|hand] [--against normal] [--games 200]
+     [--variant throw-in] [--budget 0.3] [--seed 1] [--workers 1]
 
-Side A is `hard` told the true deal (the other hand and the stock's order): it runs the same
-search as `hard` (`HardPlayer._solve`, else its race) on that one deal instead of on deals
-sampled from its view. Side B plays from its view as in the bot. The deals, seats and seeds are
-the arena's (`engine/arena.py`, mirrored heads-up deals), so the figure compares with
-`python -m engine.arena --a hard --b normal ... --seed 1`. No player the bot offers reads a
-hidden card (R11); this one exists only here, to say how much of the gap to a bar is the hidden
-cards and how much the search.
+Side A is `hard` told more than its view. `--sees all`: the true deal (the other hand and the
+stock's order); it runs the same search as `hard` (`HardPlayer._solve`, else its race) on that
+one deal instead of on deals sampled from its view. `--sees hand`: the other hand only, as
+perfect inference would know it; it is `hard` itself, on a view where every card of the other
+hand is a known one, so its deals differ only in the stock's order. Side B plays from its view
+as in the bot. The deals, seats and seeds are the arena's (`engine/arena.py`, mirrored heads-up
+deals), so the figure compares with `python -m engine.arena --a hard --b normal ... --seed 1`.
+No player the bot offers reads a hidden card (R11): this one exists only here.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import multiprocessing
 import random
 import time
@@ -36,6 +38,10 @@ def _seeing_choice(player: HardPlayer, g: Game, seat: int, legal: list[Action],
                    rng: random.Random) -> Action:
     if len(legal) == 1:
         return legal[0]
+    if _W["sees"] == "hand":
+        view = g.view(seat)
+        known = tuple(tuple(g.hand(s)) if s != seat else k for s, k in enumerate(view.known))
+        return player.choose(dataclasses.replace(view, known=known), legal, rng)
     start = time.perf_counter()
     deadline = start + player.budget - player.margin
     deal = g.copy(with_log=False)
@@ -80,6 +86,7 @@ def _play(deal: int, a_seat: int) -> dict:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sees", choices=("all", "hand"), default="all")
     p.add_argument("--against", default="normal")
     p.add_argument("--games", type=int, default=200)
     p.add_argument("--variant", default="throw-in")
@@ -89,8 +96,8 @@ def main() -> None:
     args = p.parse_args()
     rules = Rules(variant=args.variant, players=2)
     config = {"rules": rules.to_dict(), "seed": args.seed, "budget": args.budget,
-              "against": args.against}
-    a = Side("hard seeing all", {"budget": args.budget})
+              "against": args.against, "sees": args.sees}
+    a = Side(f"hard seeing {args.sees}", {"budget": args.budget})
     b = Side(args.against, {})
     records: list[dict] = []
     started = time.perf_counter()
