@@ -30,8 +30,16 @@ from engine.ai.search import HardPlayer
 from engine.arena import MAX_STEPS, Side, _tally, report
 from engine.game import Game
 from engine.rules import Rules
+from engine.views import PlayerView
 
 _W: dict = {}
+
+
+def told_hands(g: Game, seat: int) -> PlayerView:
+    """The seat's view with every card of the other hands known, as if it had seen them."""
+    view = g.view(seat)
+    known = tuple(k if s == seat else tuple(g.hand(s)) for s, k in enumerate(view.known))
+    return dataclasses.replace(view, known=known)
 
 
 def _seeing_choice(player: HardPlayer, g: Game, seat: int, legal: list[Action],
@@ -39,9 +47,7 @@ def _seeing_choice(player: HardPlayer, g: Game, seat: int, legal: list[Action],
     if len(legal) == 1:
         return legal[0]
     if _W["sees"] == "hand":
-        view = g.view(seat)
-        known = tuple(tuple(g.hand(s)) if s != seat else k for s, k in enumerate(view.known))
-        return player.choose(dataclasses.replace(view, known=known), legal, rng)
+        return player.choose(told_hands(g, seat), legal, rng)
     start = time.perf_counter()
     deadline = start + player.budget - player.margin
     deal = g.copy(with_log=False)
