@@ -14,6 +14,7 @@ Issue 19's, against the frozen baseline (`hard` before it, engine/ai/baseline.py
   cheap     hard at 0.05 s vs baseline at 0.3 s, heads-up, both games, 1000 games each
   hard3p    one hard vs two normal, 3 players, both games, 600 games each
   many      one hard vs baselines, 3 and 4 players, both games, 600 / 800 games each
+`bench/seeing_hard.py` plays the figures of `hard` told the other hand or the whole deal.
 Each prints the arena report and, for hard, its decision-time percentiles (p50, p90, p99, max).
 `--scale` multiplies every game count (0.1 for a quick look). Timing figures depend on the
 machine and its load: the README gives the machine they were taken on.
