@@ -311,6 +311,18 @@ def test_a_take_asks_to_throw_in_only_who_can() -> None:
     assert _prompt(game, 1, "ru") == "Ты берёшь. Остальные могут подкинуть вдогонку."
 
 
+
+def test_with_neighbours_throwing_in_the_one_other_neighbour_is_named() -> None:
+    """R5.2 option "neighbours": seat 3 may not throw in, so seat 0 waits on seat 2 alone."""
+    game = Game.from_deal(Rules(players=4, throw_in="neighbours"),
+                          [["7s", "Kd"], ["9h", "10h", "Jd"], ["8h", "8d"], ["6h", "6d"]],
+                          ["Ac"], first_attacker=0)
+    game.apply(0, Action("attack", c("7s")), 1.0)
+    game.apply(1, Action("take"), 2.0)
+    assert _prompt(game, 0) == f"{C1} takes. Waiting for {C2} to throw in…"
+    assert _prompt(game, 1) == "You take. The others may throw in more."
+    assert _prompt(game, 3) == f"{C1} takes. Waiting for the others to throw in…"
+
 def test_heads_up_the_taker_is_told_who_may_throw_in_not_the_others() -> None:
     game = Game.from_deal(Rules(players=2), [["7s", "7h"], ["9h", "Jd"]], ["Ac"],
                           first_attacker=1)

@@ -270,26 +270,27 @@ def turn_line(inp: GameScreenInput, t: Translator) -> str:
     if me == v.defender:
         return _defender_turn_line(inp, t)
     can_throw = any(a.kind == "attack" for a in inp.legal)
+    name = _namer(inp, t)(v.defender)
     if v.phase == "defend":
-        key = "turn.defends_throw" if can_throw else "turn.defends"
-    elif v.taking:
-        key = "turn.taking_throw" if can_throw else "turn.taking"
-    else:
-        key = "turn.beaten_throw" if can_throw else "turn.wait"
-    return _waiting_on(inp, t, key, name=_namer(inp, t)(v.defender))
+        return t("turn.defends_throw" if can_throw else "turn.defends", name=name)
+    if can_throw:
+        return t("turn.taking_throw" if v.taking else "turn.beaten_throw", name=name)
+    return _waiting_on(inp, t, "turn.taking" if v.taking else "turn.wait", name=name)
+
+
+def lone_thrower(throwers: Sequence[int], viewer: int | None = None) -> int | None:
+    """The one seat besides `viewer` that may still throw in this round, if there is just one:
+    a line about him names him, where "the others" would be wrong."""
+    others = [s for s in throwers if s != viewer]
+    return others[0] if len(others) == 1 else None
 
 
 def _waiting_on(inp: GameScreenInput, t: Translator, key: str, **names: str) -> str:
-    """A line that waits on the other throwers names him when there is one: "the others" is
-    wrong heads-up and beside a single third player (the ``_one`` form of the key)."""
-    v = inp.view
-    others = [s for s in v.active_seats if s not in (v.defender, v.seat)]
-    if key in _WAITING_KEYS and len(others) == 1:
-        return t(f"{key}_one", other=_namer(inp, t)(others[0]), **names)
-    return t(key, **names)
-
-
-_WAITING_KEYS = frozenset({"turn.taking", "turn.wait", "turn.you_take"})
+    """A line that waits on the throwers; with one, its ``_one`` form names him."""
+    other = lone_thrower(inp.view.throwers, inp.view.seat)
+    if other is None:
+        return t(key, **names)
+    return t(f"{key}_one", other=_namer(inp, t)(other), **names)
 
 
 def _defender_turn_line(inp: GameScreenInput, t: Translator) -> str:

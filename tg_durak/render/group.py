@@ -24,6 +24,7 @@ from tg_durak.render.game import (
     Namer,
     SeatInfo,
     header,
+    lone_thrower,
     result_lines,
     seat_line,
     seat_name,
@@ -180,10 +181,10 @@ def group_turn(inp: GroupScreenInput, t: Translator) -> str:
     if p.phase == "defend":
         return t("group.turn.defends", name=defender)
     key = "group.turn.taking" if p.taking else "group.turn.window"
-    others = [s for s in p.active_seats if s != p.defender]
-    if len(others) == 1:   # "the others" would be wrong with one thrower
-        return t(f"{key}_one", name=defender, other=name(others[0]))
-    return t(key, name=defender)
+    other = lone_thrower(p.throwers)
+    if other is None:
+        return t(key, name=defender)
+    return t(f"{key}_one", name=defender, other=name(other))
 
 
 def _bar(inp: GroupScreenInput) -> str | None:
