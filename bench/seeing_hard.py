@@ -25,9 +25,8 @@ import time
 from engine.actions import Action
 from engine.ai import get_player
 from engine.ai.baseline import _ordered
-from engine.ai.driver import step
 from engine.ai.search import HardPlayer
-from engine.arena import MAX_STEPS, Side, _tally, report
+from engine.arena import Side, game_record, play_out, report, tally
 from engine.game import Game
 from engine.rules import Rules
 from engine.views import PlayerView
@@ -71,23 +70,18 @@ def _play(deal: int, a_seat: int) -> dict:
     rules, seed = Rules.from_dict(_W["rules"]), _W["seed"]
     g = Game.new(rules, f"{seed}/{deal}")
     rngs = [random.Random(f"{seed}/{deal}/{a_seat}/{s}") for s in (0, 1)]
-    times: list[float] = []
+    times: list[list[float]] = [[], []]
 
     def decide(game: Game, seat: int, legal: list) -> Action:
         if seat != a_seat:
             return _W["b"].choose(game.view(seat), legal, rngs[seat])
         started = time.perf_counter()
         action = _seeing_choice(_W["a"], game, seat, legal, rngs[seat])
-        times.append(time.perf_counter() - started)
+        times[seat].append(time.perf_counter() - started)
         return action
 
-    now = 0.0
-    for _ in range(MAX_STEPS):
-        if g.is_over:
-            break
-        now = step(g, decide, now)
-    return {"deal": deal, "rotation": a_seat, "a_seats": [a_seat], "durak": g.durak,
-            "unfinished": not g.is_over, "a_times": times, "b_times": []}
+    play_out(g, decide)
+    return game_record(deal, a_seat, frozenset({a_seat}), g, times)
 
 
 def main() -> None:
@@ -117,7 +111,7 @@ def main() -> None:
     for batch in batches:
         for rec in batch:
             records.append(rec)
-            _tally(a, b, rec, 2)
+            tally(a, b, rec, 2)
     print(report(a, b, records, rules))
     print(f"  wall {time.perf_counter() - started:.0f} s")
 

@@ -29,6 +29,7 @@ import multiprocessing
 import random
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.ai import get_player
@@ -95,12 +96,18 @@ def play_game(rules: Rules, deal_seed: str, players: list, rngs: list[random.Ran
             raise RuntimeError(f"{players[seat]!r} chose an illegal {action} in seat {seat}")
         return action
 
+    play_out(g, decide)
+    return g, times
+
+
+def play_out(g: Game, decide: Callable[[Game, int, list], object]) -> None:
+    """Step `g` with `decide` until it ends or MAX_STEPS moves were made (cards can circulate
+    for ever: such a game is left unfinished)."""
     now = 0.0
     for _ in range(MAX_STEPS):
         if g.is_over:
             break
         now = step(g, decide, now)
-    return g, times
 
 
 # Worker state: players are built once per process, by name.
@@ -124,16 +131,22 @@ def _play_deal(deal: int) -> list[dict]:
         players = [cfg["a"] if s in a_set else cfg["b"] for s in range(n)]
         rngs = [random.Random(f"{cfg['seed']}/{deal}/{r}/{s}") for s in range(n)]
         g, times = play_game(rules, f"{cfg['seed']}/{deal}", players, rngs)
-        out.append({
-            "deal": deal,
-            "rotation": r,
-            "a_seats": sorted(a_set),
-            "durak": g.durak,
-            "unfinished": not g.is_over,
-            "a_times": [t for s in a_set for t in times[s]],
-            "b_times": [t for s in range(n) if s not in a_set for t in times[s]],
-        })
+        out.append(game_record(deal, r, a_set, g, times))
     return out
+
+
+def game_record(deal: int, rotation: int, a_set: frozenset[int], g: Game,
+                times: list[list[float]]) -> dict:
+    """What a match keeps of one finished (or cut short) game; `times`: each seat's."""
+    return {
+        "deal": deal,
+        "rotation": rotation,
+        "a_seats": sorted(a_set),
+        "durak": g.durak,
+        "unfinished": not g.is_over,
+        "a_times": [t for s in a_set for t in times[s]],
+        "b_times": [t for s in range(len(times)) if s not in a_set for t in times[s]],
+    }
 
 
 def run(a_name: str, b_name: str, games: int, rules: Rules, seed: int, a_seats: int = 1,
@@ -161,7 +174,7 @@ def run(a_name: str, b_name: str, games: int, rules: Rules, seed: int, a_seats: 
         for batch in batches:
             for rec in batch:
                 records.append(rec)
-                _tally(a, b, rec, n)
+                tally(a, b, rec, n)
             if progress:
                 print(f"  {len(records)} games, {time.perf_counter() - started:.0f} s: "
                       f"{_line(a)}", file=sys.stderr, flush=True)
@@ -172,7 +185,7 @@ def run(a_name: str, b_name: str, games: int, rules: Rules, seed: int, a_seats: 
     return a, b, records
 
 
-def _tally(a: Side, b: Side, rec: dict, n: int) -> None:
+def tally(a: Side, b: Side, rec: dict, n: int) -> None:
     durak = rec["durak"]
     for s in range(n):
         side = a if s in rec["a_seats"] else b
