@@ -17,6 +17,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import engine.snapshot as snapshot
 from engine.actions import (
     ATTACK,
     DEFEND,
@@ -47,13 +48,6 @@ from engine.cards import (
 )
 from engine.deal import explicit_deal, opening_attacker, shuffled_deal
 from engine.rules import AWAY_AFTER_TIMEOUTS, HAND_SIZE, MAX_PLAYERS, Rules, ThrowIn, Variant
-from engine.snapshot import (
-    entry_from_json,
-    entry_to_json,
-    read_record,
-    read_snapshot,
-    write_snapshot,
-)
 from engine.state import DERIVED, FIELDS, SLOTS, Phase, compile_copy, next_due
 from engine.views import PlayerView
 
@@ -112,7 +106,7 @@ class Game:
     def _setup(cls, rules, seed, hands, stock, trump, first_attacker, now, revealed=None) -> Game:
         g = object.__new__(cls)
         n = rules.players
-        g.rules, g.seed, g.players, g.log = rules, seed, n, []
+        g.rules, g.seed, g.players, g.log, g.history = rules, seed, n, [], []
         # The deal as dealt; spelled out as JSON only when someone asks for it (to_dict).
         g.initial = (tuple(map(tuple, hands)), tuple(stock), trump, first_attacker, now, revealed)
         g.trump = parse_suit(trump)
@@ -264,6 +258,7 @@ class Game:
             close_due=self.close_due,
             is_over=self.is_over,
             durak=self.durak,
+            history=tuple(self.history),
         )
 
     # ---- who may do what (each rule once) -----------------------------------------------
@@ -423,6 +418,7 @@ class Game:
         if not self.stock and not self.active & (self.active - 1):  # (R8.5's cheap part)
             self._end_if_decided(events)
         self.log.append(("act", seat, kind, card, target, now, auto))
+        self.history += events
         if not auto:
             self.timeouts[seat] = 0
         return events
@@ -740,16 +736,18 @@ class Game:
     def _fire(self, due: float) -> list[Event]:
         self.log.append(("tick", due))
         if self.turn_due is None:
-            return self._close_round(due)
-        # R10.2: a lead that runs out plays the lowest card, a defence that runs out takes.
-        seat = self.defender if self.attacks else self.attacker
-        self.timeouts[seat] += 1
-        events = [_event(Event, (EventKind.TIMEOUT, seat, None, None, None, None))]
-        if self.attacks:
-            events += self._declare_take(due)
+            events = self._close_round(due)
         else:
-            events += self._put_attack(seat, _lowest(self.hands[seat], self.trump), due)
-        self._end_if_decided(events)
+            # R10.2: a lead that runs out plays the lowest card, a defence that runs out takes.
+            seat = self.defender if self.attacks else self.attacker
+            self.timeouts[seat] += 1
+            events = [_event(Event, (EventKind.TIMEOUT, seat, None, None, None, None))]
+            if self.attacks:
+                events += self._declare_take(due)
+            else:
+                events += self._put_attack(seat, _lowest(self.hands[seat], self.trump), due)
+            self._end_if_decided(events)
+        self.history += events
         return events
 
     def postpone(self, seconds: float) -> None:
@@ -775,25 +773,25 @@ class Game:
 
     def to_dict(self, log: bool = True) -> dict:
         """JSON-safe snapshot; `log=False` leaves out the log (a store keeps it row by row)."""
-        return write_snapshot(self, log)
+        return snapshot.write_snapshot(self, log)
 
     @classmethod
     def from_dict(cls, d: dict) -> Game:
         """Restore a snapshot; a damaged one raises ValueError rather than yield a wrong game."""
         g = object.__new__(cls)
-        read_snapshot(g, d)
+        snapshot.read_snapshot(g, d)
         _, stock, _, _, _, revealed = g.initial
         g.named_trump = _named_trump(stock, revealed)
         g._derive()
         return g
 
-    entry_to_json = staticmethod(entry_to_json)
-    entry_from_json = staticmethod(entry_from_json)
+    entry_to_json = staticmethod(snapshot.entry_to_json)
+    entry_from_json = staticmethod(snapshot.entry_from_json)
 
     @classmethod
     def replay(cls, d: dict) -> Game:
         """Rebuild a game from its initial deal and log: the audit trail of a table."""
-        rules, seed, initial, log = read_record(d)
+        rules, seed, initial, log = snapshot.read_record(d)
         g = cls._setup(rules, seed, *initial)
         for e in log:
             g.replay_entry(e)

@@ -7,26 +7,32 @@ cards it cannot see are dealt at random. Not a rule of the game, so not in `engi
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 
-from engine.cards import mask_of, parse_suit
+from engine.cards import Card, mask_of, parse_suit
 from engine.game import Game
 from engine.rules import AWAY_AFTER_TIMEOUTS
 from engine.views import PlayerView
 
 
-def sample(view: PlayerView, rng: random.Random) -> Game:
+def sample(view: PlayerView, rng: random.Random,
+           weights: Sequence[Mapping[int, float]] | None = None) -> Game:
     """A full game whose `view(view.seat)` equals `view`: the hidden cards dealt at random.
 
     Every card the seat knows stays where it is known to be (its hand, the table, the discard,
     cards others took, the face-up trump card at the bottom of the stock); the rest are shuffled
     into the other hands and the stock, respecting every count. Such a game has no deal and no
     log of its own.
+
+    `weights[seat]` maps card indexes to how likely (against 1 for an unlisted card) the card is
+    to be dealt to that seat rather than elsewhere (what his moves said: `engine.ai.inference`).
     """
     rules = view.rules
     seed = rng.random()  # drawn first: the order of draws decides the deals a seeded search plays
-    hands, stock = _deal_hidden(view, rng)
+    hands, stock = _deal_hidden(view, rng, weights)
     return Game.from_fields(
         rules=rules, seed=seed, players=rules.players, initial=None, log=[],
+        history=list(view.history),
         trump=parse_suit(view.trump_suit),
         hands=hands,
         known=[mask_of(k) for k in view.known],
@@ -49,11 +55,26 @@ def sample(view: PlayerView, rng: random.Random) -> Game:
     )
 
 
+def _weigh_forward(hidden: list[Card], pos: int, need: int, weights: Mapping[int, float],
+                   rng: random.Random) -> None:
+    """Put `need` of `hidden[pos:]` first, each card chosen in proportion to its weight
+    (Efraimidis and Spirakis' weighted sampling without replacement: the largest u^(1/w)).
+    The others keep their shuffled order: where they lie in the stock says nothing."""
+    rand = rng.random
+    tail = hidden[pos:]
+    keys = [rand() ** (1.0 / weights.get(c.index, 1.0)) for c in tail]
+    chosen = sorted(range(len(tail)), key=keys.__getitem__, reverse=True)[:need]
+    taken = set(chosen)
+    hidden[pos:] = [tail[i] for i in chosen] + [c for i, c in enumerate(tail) if i not in taken]
+
+
 def _seat_mask(seats: tuple[int, ...] | frozenset[int]) -> int:
     return sum(1 << s for s in seats)
 
 
-def _deal_hidden(view: PlayerView, rng: random.Random) -> tuple[list[int], list[int]]:
+def _deal_hidden(view: PlayerView, rng: random.Random,
+                 weights: Sequence[Mapping[int, float]] | None
+                 ) -> tuple[list[int], list[int]]:
     """Hands and stock for a game consistent with `view`: its unseen cards shuffled in."""
     hidden = list(view.unseen)
     rng.shuffle(hidden)
@@ -66,6 +87,8 @@ def _deal_hidden(view: PlayerView, rng: random.Random) -> tuple[list[int], list[
         need = count - len(view.known[seat])
         if need < 0:
             raise ValueError("view is inconsistent: more known cards than cards in a hand")
+        if weights and weights[seat] and need:
+            _weigh_forward(hidden, pos, need, weights[seat], rng)
         hands.append(mask_of(view.known[seat]) | mask_of(hidden[pos:pos + need]))
         pos += need
     rest = hidden[pos:]

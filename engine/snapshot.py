@@ -42,6 +42,19 @@ def read_snapshot(game: Any, d: dict) -> None:
     except (KeyError, TypeError, AttributeError, IndexError) as exc:
         raise ValueError(f"damaged game snapshot: {exc!r}") from exc
     _check(game)
+    game.history = _history(game, d)
+
+
+def _history(game: Any, d: dict) -> list:
+    """The events the log made, replayed from the deal: the history is not saved. A log that does
+    not replay (a damaged row, which `tg_durak.ops.check` reports) leaves it empty: the game
+    itself is the saved state."""
+    if not game.log:
+        return []
+    try:
+        return type(game).replay(d).history
+    except ValueError:   # IllegalMove is one
+        return []
 
 
 def read_record(d: dict) -> tuple[Rules, int | str, tuple, list[tuple]]:

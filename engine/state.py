@@ -84,7 +84,7 @@ DEFENCE_COLUMN = Kind(mutable=True, dump=ATTACK_COLUMN.dump, load=ATTACK_COLUMN.
 # Derived lists are replaced, never changed in place, so copies may share them.
 FIXED = Kind()
 DERIVED = Kind()
-LOG = Kind(mutable=True)  # copied unless copy(with_log=False)
+LOG = Kind(mutable=True)  # the log and its history: copied unless copy(with_log=False)
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,9 @@ FIELDS: tuple[Field, ...] = (
     # last dealt one when nothing was left for the stock; -1 when a deal named the suit alone.
     Field("named_trump", FIXED),
     Field("log", LOG),                   # every applied action and fired deadline, in order
+    # Every event since the deal, as all at the table saw it (R11): what the log's entries did.
+    # Not saved: restoring a game replays its log to rebuild it.
+    Field("history", LOG),
     # Cards
     Field("trump", SUIT, "trump"),       # the trump suit, 0..3 in SUITS order
     Field("beaters", DERIVED),           # beaters[c]: the card mask of cards that beat c (R4)

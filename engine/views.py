@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.actions import Event
 from engine.cards import CARDS, Card, deck_mask
 from engine.rules import Rules
 from engine.state import Phase, next_due
@@ -50,6 +51,9 @@ class PlayerView:
     close_due: float | None
     is_over: bool
     durak: int | None
+    # Every event since the deal (engine.actions.Event): the moves each seat made, who drew how
+    # many cards, which rounds were beaten or taken. All of it happened in front of everyone.
+    history: tuple[Event, ...]
 
     @property
     def next_deadline(self) -> float | None:

@@ -30,6 +30,7 @@ import math
 import random
 import time
 from collections.abc import Callable
+from functools import partial
 
 from engine.actions import Action
 from engine.ai.driver import seats_to_ask
@@ -250,14 +251,19 @@ class BaselinePlayer(Player):
         start = time.perf_counter()
         deadline = start + self.budget - self.margin
         seat = view.seat
-        deal = sample(view, rng)
+        deal_of = self._dealer(view)
+        deal = deal_of(rng)
         cands = _ordered(deal, seat, legal)
         known = self._nothing_hidden(view, deal)
         if known and self.solve:
             action = self._solve(deal, seat, cands, start, deadline)
             if action is not None:
                 return action
-        return self._race(view, deal, cands, rng, deadline, known)
+        return self._race(seat, deal_of, deal, cands, rng, deadline, known)
+
+    def _dealer(self, view: PlayerView) -> Callable[[random.Random], Game]:
+        """How this decision deals the hidden cards (the new `hard` weighs what it saw)."""
+        return partial(sample, view)
 
     def _solve(self, deal: Game, seat: int, cands: list[Action], start: float,
                deadline: float) -> Action | None:
@@ -275,15 +281,14 @@ class BaselinePlayer(Player):
         """Whether `deal` is the only deal the view allows (the new `hard` says so of more)."""
         return perfect_information(deal, view.seat)
 
-    def _race(self, view: PlayerView, deal: Game, cands: list[Action], rng: random.Random,
-              deadline: float, known: bool) -> Action:
-        seat = view.seat
+    def _race(self, seat: int, deal_of: Callable[[random.Random], Game], deal: Game,
+              cands: list[Action], rng: random.Random, deadline: float, known: bool) -> Action:
         scores: list[list[float]] = [[] for _ in cands]
         alive = list(range(len(cands)))
         deals = 0
         while len(alive) > 1 and (self.iterations is None or deals < self.iterations):
             if deals and not known:
-                deal = sample(view, rng)
+                deal = deal_of(rng)
             results = self._play_each(deal, seat, [cands[i] for i in alive], rng.random(),
                                       known, deadline)
             if results is None:

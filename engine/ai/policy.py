@@ -23,7 +23,7 @@ from engine.game import Game
 
 _DECKS = {size: deck_mask(size) for size in (24, 36, 52)}
 # Mean card value of each deck: the value of an "average" card drawn from the stock.
-_MEAN = {
+MEAN = {
     size: sum(i % 13 + (13 if i // 13 == 3 else 0) for i in range(52) if mask >> i & 1)
     / mask.bit_count()
     for size, mask in _DECKS.items()
@@ -166,7 +166,7 @@ def plan_defence(g: Game, seat: int, style: Style = NORMAL) -> list[tuple[int, i
 
 def _defend(g: Game, seat: int, legal: list[Action], style: Style) -> Action:
     trump = g.trump
-    mean = _MEAN[g.rules.deck]
+    mean = MEAN[g.rules.deck]
     stock = len(g.stock)
     plan = plan_defence(g, seat, style)
     transfers = [a for a in legal if a.kind == ActionKind.TRANSFER]

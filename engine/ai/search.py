@@ -13,6 +13,8 @@ the arena against the baseline showed to be worth keeping (`engine/ai/README.md`
 - Heads-up, a stock whose only card is the face-up trump hides nothing: every unseen card is in
   the other hand. The baseline played such positions by playouts; they are searched as an empty
   stock is (the solver plays the last draw as the rules do).
+- The hidden cards are dealt as the other players' moves suggest (`engine/ai/inference.py`): a
+  card a player's move makes unlikely is dealt to him less often.
 
 With hidden cards left in the stock, solving every deal consistent with the view instead of
 playing it out was tried and is not here: at 0.3 s a decision not one such deal of 32 positions
@@ -24,6 +26,8 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
+from functools import partial
 
 from engine.actions import Action
 from engine.ai.baseline import (
@@ -36,7 +40,9 @@ from engine.ai.baseline import (
     settle,
 )
 from engine.ai.evaluation import estimate
+from engine.ai.inference import SLIP, hand_weights
 from engine.game import Game
+from engine.sampling import sample
 from engine.views import PlayerView
 
 ROUNDS = 2   # rounds a playout plays after the move before it asks the estimate
@@ -63,16 +69,26 @@ class HardPlayer(BaselinePlayer):
     tests; the time budget still applies). `solve`: search what hides nothing. `margin`: seconds
     kept in reserve for a busy machine. `rounds`: rounds a playout plays before the estimate
     (None: playouts to the end and the exact solver only, as the baseline). `drop_z`: standard
-    errors that drop a trailing move.
+    errors that drop a trailing move. `slip`: the chance that a move says the wrong thing about a
+    hand (inference's weight; 1 deals the hidden cards uniformly, as the baseline).
     """
 
     name = "hard"
 
     def __init__(self, *args: object, rounds: int | None = ROUNDS, drop_z: float = DROP_Z_HARD,
-                 **options: object) -> None:
+                 slip: float = SLIP, **options: object) -> None:
         super().__init__(*args, **options)
+        if not 0 < slip <= 1:
+            raise ValueError("slip must be in (0, 1]")
         self.rounds = rounds
         self.drop_z = drop_z
+        self.slip = slip
+
+    def _dealer(self, view: PlayerView) -> Callable[[random.Random], Game]:
+        weights = hand_weights(view, self.slip) if self.slip < 1 else ()
+        if not any(weights):
+            return partial(sample, view)
+        return partial(sample, view, weights=weights)
 
     def _nothing_hidden(self, view: PlayerView, deal: Game) -> bool:
         return hides_nothing(view)

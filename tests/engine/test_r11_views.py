@@ -142,3 +142,28 @@ def test_r11_1_the_drawn_trump_card_is_known_in_the_drawers_hand() -> None:
     assert "A♥" in known(game.view(0), 1)
     assert "9♣" not in known(game.view(1), 0)
     assert "9♣" not in visible(game, 1)
+
+
+def test_r11_the_history_is_every_event_since_the_deal_and_a_restore_replays_it() -> None:
+    """Everyone at the table saw every move, who drew how many cards (not which) and how each
+    round ended: the view's history; a restored game rebuilds it from its log."""
+    game = deal("7s 7d Kd", "9s 10s Qd Jd", "7c Qs", stock="6c 6d Ah")
+    events = game.apply(0, attack("7s"), 1.0) + game.apply(1, defend("9s", 0), 2.0)
+    events += game.apply(0, PASS, 3.0) + game.apply(2, PASS, 3.0)
+    events += game.advance(game.next_deadline)   # the round closes; 0 draws the whole stock
+    history = game.view(1).history
+    assert history == tuple(events)
+    assert [(e.seat, e.count, e.card) for e in history if e.kind == "draw"] == [(0, 3, None)]
+    assert game.view(0).history == history == game.view(2).history
+    assert Game.from_dict(game.to_dict()).view(1) == game.view(1)
+    assert game.copy(with_log=False).history == []
+
+
+def test_r11_a_log_that_does_not_replay_restores_the_game_without_its_history() -> None:
+    game = deal("7s 7d Kd", "9s 10s Qd Jd", "7c Qs", stock="6c 6d Ah")
+    game.apply(0, attack("7s"), 1.0)
+    d = game.to_dict()
+    d["log"][0] = ["act", 1, "take", None, None, 0.0, False]   # seat 1 could not take then
+    restored = Game.from_dict(d)
+    assert restored.view(1).table == game.view(1).table
+    assert restored.history == []

@@ -1,8 +1,9 @@
 """What just happened at a table: the last few events worth telling, and who played each attack
 card of the round. The game screen reads both; the table service keeps one per live table.
 
-Both come from the game's own log (`History.of`: it holds every move), so they are the same after
-a restart, in any process that reads the log; then each change adds its events (`note`).
+Both come from the game's history (`History.of`: every event since the deal, which a restored game
+replays from its log), so they are the same after a restart, in any process that reads the log;
+then each change adds its events (`note`).
 """
 
 from __future__ import annotations
@@ -51,9 +52,7 @@ class History:
             seat, card = opening
             kind = OPENING if card.suit == game.trump_suit else OPENING_LOWEST
             history._tell(Told(kind, seat, card))
-        past = game.rewound(0)
-        for entry in game.log:
-            history.note(past.replay_entry(entry))
+        history.note(game.history)
         return history
 
     def _tell(self, told: Told) -> None:

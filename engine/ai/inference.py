@@ -1,0 +1,285 @@
+"""What the other players' moves say about their hidden cards: weights for dealing them.
+
+A player who led a nine while holding a six, beat a ten with a king while a jack would do, or
+passed with a card of the table's rank in his hand played unlike a sensible player (the `normal`
+policy, `policy.py`, which is how the search expects people to play). So a card such a move
+makes unlikely is dealt to him less often (`engine.sampling.sample`'s weights): inference-weighted
+deals, read from the view's history of what everyone did.
+
+A move says something about the hand as it was then. Every card he draws later may be one of the
+cards it excluded, so a card's weight comes back towards 1 as the share of his hidden cards drawn
+since grows. A player slips (`slip`: a move that says the wrong thing) now and then, and people
+play unlike `normal` more often than that, so no card is ever excluded outright.
+
+The evidence kept, for the move of a seat that chose it (a timeout's forced move says nothing):
+
+- a lead while the stock is not yet low: no plain card two ranks lower (a lead of a trump: no plain
+  card at all, no trump two ranks lower);
+- a throw-in: no cheaper card of the table's ranks that it would throw in;
+- a pass with room on the table: no card of the table's ranks that it would throw in;
+- a defence: no cheaper beater of that card among the ranks on the table, nor one so much cheaper
+  that opening its rank could not cost the difference;
+- a take of a single card: with the stock empty, no beater of it; else no beater cheap enough that
+  beating would have cost less than taking;
+- in the transfer game, a defence or a take where a transfer was open: no plain card of the rank.
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine.actions import Event, EventKind
+from engine.ai.policy import MEAN, NORMAL, value
+from engine.cards import RANK_CARDS, SUIT_CARDS, beats_masks, mask_of, parse_suit
+from engine.rules import Variant
+from engine.views import PlayerView
+
+SLIP = 0.1   # chance that a player's move says the wrong thing about his hand
+
+Weights = tuple[dict[int, float], ...]   # per seat: card index -> weight (1 unless listed)
+
+_MOVES = frozenset({EventKind.ATTACK, EventKind.DEFEND, EventKind.TRANSFER, EventKind.TAKE,
+                    EventKind.PASS, EventKind.SHOW_TRUMP})
+# The most a beater of a new rank costs `normal` beyond its value: three unseen cards of it.
+_NEW_RANK_MOST = math.ceil(3 * NORMAL.new_rank_cost)
+_BEATERS = tuple(beats_masks(s) for s in range(4))
+# _BELOW[trump][v]: the cards worth less than v (policy.value: rank, plus 13 for a trump).
+_BELOW = tuple(tuple(sum(1 << c for c in range(52) if value(c, t) < v) for v in range(27))
+               for t in range(4))
+
+
+def hand_weights(view: PlayerView, slip: float = SLIP) -> Weights:
+    """Per seat, the weights of the unseen cards its moves make unlikely (empty: none)."""
+    evidence = _Reader(view).read()
+    unseen = mask_of(view.unseen)
+    drawn = _drawn(view)
+    weights: list[dict[int, float]] = [{} for _ in view.hand_counts]
+    for seat, excluded, drawn_then in evidence:
+        hidden = view.hand_counts[seat] - len(view.known[seat])
+        excluded &= unseen
+        if hidden <= 0 or not excluded:
+            continue
+        # The chance that a card of his hidden ones was already his when he moved.
+        was_held = 1 - min(drawn[seat] - drawn_then, hidden) / hidden
+        w = 1 - was_held * (1 - slip)
+        into = weights[seat]
+        while excluded:
+            low = excluded & -excluded
+            c = low.bit_length() - 1
+            if w < into.get(c, 1.0):
+                into[c] = w
+            excluded ^= low
+    return tuple(weights)
+
+
+def _drawn(view: PlayerView) -> list[int]:
+    drawn = [0] * len(view.hand_counts)
+    for e in view.history:
+        if e.kind == EventKind.DRAW:
+            drawn[e.seat] += e.count
+    return drawn
+
+
+class _Reader:
+    """Replays the public part of the history: the table, the stock's and hands' sizes."""
+
+    def __init__(self, view: PlayerView) -> None:
+        self.view = view
+        self.rules = view.rules
+        self.trump = parse_suit(view.trump_suit)
+        self.beaters = _BEATERS[self.trump]
+        self.below = _BELOW[self.trump]
+        n = len(view.hand_counts)
+        self.counts = _dealt(view)
+        self.drawn = [0] * n
+        self.active = set(range(n))
+        self.stock = view.stock_count + sum(
+            e.count for e in view.history if e.kind == EventKind.DRAW)
+        self.attacks: list[int] = []
+        self.defences: list[int] = []
+        self.limit = 0
+        self.first = True
+        self.taking = False
+        self.defender = -1
+        self.found: list[tuple[int, int, int]] = []   # (seat, excluded mask, his draws then)
+
+    def read(self) -> list[tuple[int, int, int]]:
+        forced = None   # the seat whose next move a timeout made
+        handlers = {
+            EventKind.ATTACK: self._attack, EventKind.DEFEND: self._defend,
+            EventKind.TRANSFER: self._transfer, EventKind.SHOW_TRUMP: self._transfer,
+            EventKind.TAKE: self._take, EventKind.PASS: self._pass,
+            EventKind.TAKEN: self._close, EventKind.BEATEN: self._close,
+            EventKind.DRAW: self._draw, EventKind.OUT: self._out,
+        }
+        for e in self.view.history:
+            if e.kind == EventKind.TIMEOUT:
+                forced = e.seat
+                continue
+            handler = handlers.get(e.kind)
+            if handler is not None:
+                handler(e, e.seat != forced and e.seat != self.view.seat)
+            if e.kind in _MOVES:
+                forced = None
+        return self.found
+
+    # ---- each event: what a chosen move says, then what it changed ----------------------
+
+    def _attack(self, e: Event, chose: bool) -> None:
+        if chose:
+            self._note(e.seat, self._attack_says(e.card.index))
+        if not self.attacks:
+            self.defender = self._next(e.seat)
+            self._open(self.defender)
+        self._put(e.seat, e.card.index)
+
+    def _defend(self, e: Event, chose: bool) -> None:
+        if chose:
+            self._note(e.seat, self._defence_says(e.card.index, e.target)
+                       | self._no_transfer_says(e.seat))
+        if 0 <= e.target < len(self.defences):
+            self.defences[e.target] = e.card.index
+        self.counts[e.seat] -= 1
+
+    def _transfer(self, e: Event, chose: bool) -> None:
+        if e.kind == EventKind.TRANSFER:
+            self._put(e.seat, e.card.index)
+        self.defender = e.to_seat
+        self._open(e.to_seat)
+
+    def _take(self, e: Event, chose: bool) -> None:
+        if chose:
+            self._note(e.seat, self._take_says() | self._no_transfer_says(e.seat))
+        self.taking = True
+
+    def _pass(self, e: Event, chose: bool) -> None:
+        if chose:
+            self._note(e.seat, self._pass_says())
+
+    def _close(self, e: Event, chose: bool) -> None:
+        if e.kind == EventKind.TAKEN:
+            self.counts[e.seat] += e.count
+        self.attacks, self.defences = [], []
+        self.taking = self.first = False
+
+    def _draw(self, e: Event, chose: bool) -> None:
+        self.counts[e.seat] += e.count
+        self.drawn[e.seat] += e.count
+        self.stock -= e.count
+
+    def _out(self, e: Event, chose: bool) -> None:
+        self.active.discard(e.seat)
+
+    # ---- the public state -------------------------------------------------------------
+
+    def _round_limit(self) -> int:
+        limit = self.rules.max_attack
+        return min(limit, self.rules.first_round_limit) if self.first else limit
+
+    def _open(self, defender: int) -> None:
+        self.limit = min(self._round_limit(), self.counts[defender])
+
+    def _put(self, seat: int, card: int) -> None:
+        self.attacks.append(card)
+        self.defences.append(-1)
+        self.counts[seat] -= 1
+
+    def _next(self, seat: int) -> int:
+        n = len(self.counts)
+        for step in range(1, n + 1):
+            s = (seat + step) % n
+            if s in self.active:
+                return s
+        return seat
+
+    def _note(self, seat: int, excluded: int) -> None:
+        if excluded:
+            self.found.append((seat, excluded, self.drawn[seat]))
+
+    def _ranks(self) -> int:
+        ranks = 0
+        for c in (*self.attacks, *self.defences):
+            if c >= 0:
+                ranks |= RANK_CARDS[c]
+        return ranks
+
+    # ---- what a move says, as cards it makes unlikely ---------------------------------
+
+    def _throwable(self) -> int:
+        """Cards of the table's ranks that `normal` would throw in now."""
+        ranks = self._ranks()
+        if self.stock <= NORMAL.throw_all_stock:
+            return ranks
+        top = NORMAL.throw_to_taker if self.taking else NORMAL.throw_to_defender
+        if self.stock <= NORMAL.late_stock:
+            top += NORMAL.late_throw_extra
+        low = sum(RANK_CARDS[r] for r in range(top + 1)) & ~SUIT_CARDS[self.trump]
+        return ranks & low
+
+    def _attack_says(self, card: int) -> int:
+        trumps = SUIT_CARDS[self.trump]
+        worth = value(card, self.trump)
+        if self.attacks:   # a throw-in: the cheapest it would throw
+            return self._throwable() & self.below[worth]
+        if self.stock <= NORMAL.late_stock:
+            return 0   # late leads weigh which cards the defender can beat: not read
+        lower = self.below[max(0, worth - 1)]
+        if trumps >> card & 1:
+            return (~trumps | lower) & ((1 << 52) - 1)
+        return lower & ~trumps
+
+    def _pass_says(self) -> int:
+        if len(self.attacks) >= self.limit:
+            return 0
+        return self._throwable()
+
+    def _defence_says(self, card: int, target: int) -> int:
+        """A cheaper beater of a rank on the table, or one cheaper by more than the most a new
+        rank can cost, would have been played instead."""
+        if not 0 <= target < len(self.attacks):
+            return 0
+        beaters = self.beaters[self.attacks[target]]
+        worth = value(card, self.trump)
+        return beaters & (self.below[worth] & self._ranks()
+                          | self.below[max(0, worth - _NEW_RANK_MOST)])
+
+    def _take_says(self) -> int:
+        """Taking one card: with the stock empty he cannot beat it; else no beater cheap
+        enough that defending would cost less than taking (policy._should_take)."""
+        if len(self.attacks) != 1 or self.defences[0] >= 0:
+            return 0
+        attack = self.attacks[0]
+        if not self.stock:
+            return self.beaters[attack]
+        mean = MEAN[self.rules.deck]
+        burden = NORMAL.card_burden + max(0, 6 - self.stock) * NORMAL.burden_growth
+        top = 2 * mean + burden + NORMAL.tempo - value(attack, self.trump) - _NEW_RANK_MOST
+        if top < 0:
+            return 0
+        return self.beaters[attack] & self.below[min(26, int(top) + 1)]
+
+    def _no_transfer_says(self, seat: int) -> int:
+        """In the transfer game, with a transfer open (R9), `normal` transfers with a plain
+        card of the rank whenever it holds one."""
+        if self.rules.variant != Variant.TRANSFER or not self.attacks or any(
+                d >= 0 for d in self.defences):
+            return 0
+        rank = RANK_CARDS[self.attacks[0]]
+        if any(not rank >> a & 1 for a in self.attacks):
+            return 0
+        receiver, k = self._next(seat), len(self.attacks)
+        if receiver == seat or self.counts[receiver] < k + 1 or k + 1 > self._round_limit():
+            return 0
+        return rank & ~SUIT_CARDS[self.trump]
+
+
+def _dealt(view: PlayerView) -> list[int]:
+    """Each seat's hand size at the deal: today's, less what the history added, plus what it
+    played."""
+    counts = list(view.hand_counts)
+    for e in view.history:
+        if e.kind in (EventKind.ATTACK, EventKind.DEFEND, EventKind.TRANSFER):
+            counts[e.seat] += 1
+        elif e.kind in (EventKind.TAKEN, EventKind.DRAW):
+            counts[e.seat] -= e.count
+    return counts
