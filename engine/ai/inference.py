@@ -30,7 +30,8 @@ import math
 
 from engine.actions import Event, EventKind
 from engine.ai.policy import MEAN, NORMAL, value
-from engine.cards import RANK_CARDS, SUIT_CARDS, beats_masks, mask_of, parse_suit
+from engine.cards import RANK_CARDS, SUIT_CARDS, mask_of, parse_suit
+from engine.game import BEATERS
 from engine.rules import Variant
 from engine.views import PlayerView
 
@@ -42,7 +43,6 @@ _MOVES = frozenset({EventKind.ATTACK, EventKind.DEFEND, EventKind.TRANSFER, Even
                     EventKind.PASS, EventKind.SHOW_TRUMP})
 # The most a beater of a new rank costs `normal` beyond its value: three unseen cards of it.
 _NEW_RANK_MOST = math.ceil(3 * NORMAL.new_rank_cost)
-_BEATERS = tuple(beats_masks(s) for s in range(4))
 # _BELOW[trump][v]: the cards worth less than v (policy.value: rank, plus 13 for a trump).
 _BELOW = tuple(tuple(sum(1 << c for c in range(52) if value(c, t) < v) for v in range(27))
                for t in range(4))
@@ -50,9 +50,10 @@ _BELOW = tuple(tuple(sum(1 << c for c in range(52) if value(c, t) < v) for v in 
 
 def hand_weights(view: PlayerView, slip: float = SLIP) -> Weights:
     """Per seat, the weights of the unseen cards its moves make unlikely (empty: none)."""
-    evidence = _Reader(view).read()
+    reader = _Reader(view)
+    evidence = reader.read()
     unseen = mask_of(view.unseen)
-    drawn = _drawn(view)
+    drawn = reader.drawn   # by now, each seat's draws since the deal
     weights: list[dict[int, float]] = [{} for _ in view.hand_counts]
     for seat, excluded, drawn_then in evidence:
         hidden = view.hand_counts[seat] - len(view.known[seat])
@@ -72,14 +73,6 @@ def hand_weights(view: PlayerView, slip: float = SLIP) -> Weights:
     return tuple(weights)
 
 
-def _drawn(view: PlayerView) -> list[int]:
-    drawn = [0] * len(view.hand_counts)
-    for e in view.history:
-        if e.kind == EventKind.DRAW:
-            drawn[e.seat] += e.count
-    return drawn
-
-
 class _Reader:
     """Replays the public part of the history: the table, the stock's and hands' sizes."""
 
@@ -87,7 +80,7 @@ class _Reader:
         self.view = view
         self.rules = view.rules
         self.trump = parse_suit(view.trump_suit)
-        self.beaters = _BEATERS[self.trump]
+        self.beaters = BEATERS[self.trump]
         self.below = _BELOW[self.trump]
         n = len(view.hand_counts)
         self.counts = _dealt(view)
