@@ -25,8 +25,9 @@ import time
 from engine.actions import Action
 from engine.ai import get_player
 from engine.ai.baseline import _ordered
+from engine.ai.driver import play_out
 from engine.ai.search import HardPlayer
-from engine.arena import Side, game_record, play_out, report, tally
+from engine.arena import Side, game_record, report, tally
 from engine.game import Game
 from engine.rules import Rules
 from engine.views import PlayerView

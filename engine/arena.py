@@ -29,15 +29,14 @@ import multiprocessing
 import random
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from engine.actions import Action
 from engine.ai import get_player
-from engine.ai.driver import step
+from engine.ai.driver import MAX_STEPS, play_out
 from engine.game import Game
 from engine.rules import Rules, Variant
 
-MAX_STEPS = 5_000
 SEARCHERS = ("hard", "baseline")   # the players `--budget` is for
 
 
@@ -87,7 +86,7 @@ def play_game(rules: Rules, deal_seed: str, players: list, rngs: list[random.Ran
     times: list[list[float]] = [[] for _ in players]
     clock = time.perf_counter
 
-    def decide(game: Game, seat: int, legal: list) -> object:
+    def decide(game: Game, seat: int, legal: list[Action]) -> Action:
         view = game.view(seat)
         start = clock()
         action = players[seat].choose(view, legal, rngs[seat])
@@ -96,18 +95,8 @@ def play_game(rules: Rules, deal_seed: str, players: list, rngs: list[random.Ran
             raise RuntimeError(f"{players[seat]!r} chose an illegal {action} in seat {seat}")
         return action
 
-    play_out(g, decide)
+    play_out(g, decide, max_steps=MAX_STEPS)
     return g, times
-
-
-def play_out(g: Game, decide: Callable[[Game, int, list], object]) -> None:
-    """Step `g` with `decide` until it ends or MAX_STEPS moves were made (cards can circulate
-    for ever: such a game is left unfinished)."""
-    now = 0.0
-    for _ in range(MAX_STEPS):
-        if g.is_over:
-            break
-        now = step(g, decide, now)
 
 
 # Worker state: players are built once per process, by name.
