@@ -83,11 +83,9 @@ class _Reader:
         self.beaters = BEATERS[self.trump]
         self.below = _BELOW[self.trump]
         n = len(view.hand_counts)
-        self.counts = _dealt(view)
+        self.counts, self.stock = _dealt(view)
         self.drawn = [0] * n
         self.active = set(range(n))
-        self.stock = view.stock_count + sum(
-            e.count for e in view.history if e.kind == EventKind.DRAW)
         self.attacks: list[int] = []
         self.defences: list[int] = []
         self.limit = 0
@@ -266,13 +264,15 @@ class _Reader:
         return rank & ~SUIT_CARDS[self.trump]
 
 
-def _dealt(view: PlayerView) -> list[int]:
-    """Each seat's hand size at the deal: today's, less what the history added, plus what it
-    played."""
-    counts = list(view.hand_counts)
+def _dealt(view: PlayerView) -> tuple[list[int], int]:
+    """Each seat's hand size and the stock's at the deal: today's, less what the history added,
+    plus what it took away."""
+    counts, stock = list(view.hand_counts), view.stock_count
     for e in view.history:
         if e.kind in (EventKind.ATTACK, EventKind.DEFEND, EventKind.TRANSFER):
             counts[e.seat] += 1
         elif e.kind in (EventKind.TAKEN, EventKind.DRAW):
             counts[e.seat] -= e.count
-    return counts
+            if e.kind == EventKind.DRAW:
+                stock += e.count
+    return counts, stock
