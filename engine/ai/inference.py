@@ -14,13 +14,15 @@ play unlike `normal` more often than that, so no card is ever excluded outright.
 The evidence kept, for the move of a seat that chose it (a timeout's forced move says nothing):
 
 - a lead while the stock is not yet low: no plain card two ranks lower (a lead of a trump: no plain
-  card at all, no trump two ranks lower);
+  card at all, no trump two ranks lower); once it is low (the lead is chosen from the whole hand):
+  no card cheaper than the lead by more than every bonus the lead may have had, a pair's for
+  each card of its rank not yet discarded and the bonus of a card the defender cannot beat;
 - a throw-in: no cheaper card of the table's ranks that it would throw in;
 - a pass with room on the table: no card of the table's ranks that it would throw in;
 - a defence: no cheaper beater of that card among the ranks on the table, nor one so much cheaper
   that opening its rank could not cost the difference;
-- a take of a single card: with the stock empty, no beater of it; else no beater cheap enough that
-  beating would have cost less than taking;
+- a take with one card left unbeaten: with the stock empty, no beater of it; else no beater cheap
+  enough that beating it would have cost less than taking the table;
 - in the transfer game, a defence or a take where a transfer was open: no plain card of the rank.
 """
 
@@ -92,6 +94,7 @@ class _Reader:
         self.first = True
         self.taking = False
         self.defender = -1
+        self.gone = 0   # the discard
         self.found: list[tuple[int, int, int]] = []   # (seat, excluded mask, his draws then)
 
     def read(self) -> list[tuple[int, int, int]]:
@@ -150,6 +153,8 @@ class _Reader:
     def _close(self, e: Event, chose: bool) -> None:
         if e.kind == EventKind.TAKEN:
             self.counts[e.seat] += e.count
+        else:
+            self.gone |= self._table()
         self.attacks, self.defences = [], []
         self.taking = self.first = False
 
@@ -187,6 +192,9 @@ class _Reader:
         if excluded:
             self.found.append((seat, excluded, self.drawn[seat]))
 
+    def _table(self) -> int:
+        return sum(1 << c for c in (*self.attacks, *self.defences) if c >= 0)
+
     def _ranks(self) -> int:
         ranks = 0
         for c in (*self.attacks, *self.defences):
@@ -213,7 +221,7 @@ class _Reader:
         if self.attacks:   # a throw-in: the cheapest it would throw
             return self._throwable() & self.below[worth]
         if self.stock <= NORMAL.late_stock:
-            return 0   # late leads weigh which cards the defender can beat: not read
+            return self._late_lead_says(card, worth)
         lower = self.below[max(0, worth - 1)]
         if trumps >> card & 1:
             return (~trumps | lower) & ((1 << 52) - 1)
@@ -234,17 +242,30 @@ class _Reader:
         return beaters & (self.below[worth] & self._ranks()
                           | self.below[max(0, worth - _NEW_RANK_MOST)])
 
-    def _take_says(self) -> int:
-        """Taking one card: with the stock empty he cannot beat it; else no beater cheap
-        enough that defending would cost less than taking (policy._should_take)."""
-        if len(self.attacks) != 1 or self.defences[0] >= 0:
+    def _late_lead_says(self, card: int, worth: int) -> int:
+        """A lead once the stock is low, from the whole hand: a card cheaper than the lead by
+        more than every bonus the lead may have had (a pair, the defender unable to beat it)."""
+        pair = NORMAL.endgame_pair_bonus if not self.stock else NORMAL.pair_bonus
+        mates = (RANK_CARDS[card] & ~self.gone & ~self._table()).bit_count() - 1
+        top = worth - pair * mates - NORMAL.sure_bonus
+        if top <= 0:
             return 0
-        attack = self.attacks[0]
+        return self.below[math.ceil(top)]
+
+    def _take_says(self) -> int:
+        """Taking with one card unbeaten: with the stock empty he cannot beat it; else no
+        beater cheap enough that defending would cost less than taking (policy._should_take)."""
+        unbeaten = [a for a, d in zip(self.attacks, self.defences, strict=True) if d < 0]
+        if len(unbeaten) != 1:
+            return 0
+        attack = unbeaten[0]
         if not self.stock:
             return self.beaters[attack]
         mean = MEAN[self.rules.deck]
+        table = [c for c in (*self.attacks, *self.defences) if c >= 0]
+        gained = sum(value(c, self.trump) - mean for c in table)
         burden = NORMAL.card_burden + max(0, 6 - self.stock) * NORMAL.burden_growth
-        top = 2 * mean + burden + NORMAL.tempo - value(attack, self.trump) - _NEW_RANK_MOST
+        top = mean + len(table) * burden + NORMAL.tempo - gained - _NEW_RANK_MOST
         if top < 0:
             return 0
         return self.beaters[attack] & self.below[min(26, int(top) + 1)]

@@ -66,6 +66,35 @@ def test_a_take_of_one_card_with_the_stock_empty_says_he_cannot_beat_it() -> Non
     assert card("6d") not in w
 
 
+def test_a_take_with_one_card_left_unbeaten_says_he_cannot_beat_that_card() -> None:
+    g = deal("6s 9c 8d", "9s Jd Qd", trump="h", first_attacker=0)
+    g.apply(0, attack("6s"), 1.0)
+    g.apply(1, defend("9s", 0), 2.0)
+    g.apply(0, attack("9c"), 3.0)
+    g.apply(1, TAKE, 4.0)
+    w = weights_of_seat_1(g)
+    for beater in ("10c", "Ac", "6h", "Ah"):
+        assert w[card(beater)] == pytest.approx(SLIP)
+    assert card("7s") not in w and card("6c") not in w
+
+
+def test_a_late_trump_lead_says_he_had_no_plain_card() -> None:
+    """With the stock low `normal` leads from its whole hand, cheapest first unless a pair or a
+    card the defender cannot beat is worth more: a king of trumps is worth more than both."""
+    g = deal("10d Jd Qd Kd Ad 7s", "6s 7c 9s 8s Js Kh", stock="6d 7d 6h", first_attacker=1)
+    g.apply(1, attack("Kh"), 1.0)
+    w = weights_of_seat_1(g)
+    for plain in ("6c", "Qc", "Ac", "9d"):
+        assert w[card(plain)] == pytest.approx(SLIP)
+    assert card("7h") not in w and card("Ah") not in w
+
+
+def test_a_late_plain_lead_says_nothing_a_bonus_could_explain() -> None:
+    g = deal("10d Jd Qd Kd Ad 7s", "6s 7c 9s 8s Js Kh", stock="6d 7d 6h", first_attacker=1)
+    g.apply(1, attack("Js"), 1.0)
+    assert hand_weights(g.view(0))[1] == {}
+
+
 def test_defending_where_a_plain_transfer_was_open_makes_the_rank_unlikely() -> None:
     g = deal("6s 7s 8s 9s 10s Js", "Qd Kd Ad 10c 10h Jh", stock=STOCK, first_attacker=0,
              variant="transfer")

@@ -1,0 +1,123 @@
+"""How much the inference knows: where the weighted deals put the other player's hidden cards,
+against where they are.
+
+Run: python bench/inference_bench.py [--games 120] [--variant throw-in] [--slip 0.1] [--deals 100]
+     [--every 3] [--seed 1]
+
+It plays heads-up games of `normal` against itself and, at every `--every`-th decision of seat 0
+with a card of the other hand hidden, deals `--deals` games from seat 0's view as `hard` does
+(`hand_weights` with `--slip`, then `engine.sampling.sample`). For each unseen card, the share of
+those deals that put it in the other hand is a forecast of "he holds it"; the truth is the real
+game. It prints the forecasts' log loss and Brier score (per unseen card; lower is better) for
+uniform deals (what the baseline plays on) and for the weighted ones, and how many held and
+not-held cards got a weight at or under 0.15. `normal` is the arena's opponent, so these are
+the figures against it; people play unlike `normal` more often.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import time
+
+from engine.ai.driver import seats_to_ask
+from engine.ai.inference import hand_weights
+from engine.ai.policy import normal_action
+from engine.cards import mask_of
+from engine.game import Game
+from engine.rules import Rules
+from engine.sampling import sample
+
+FLOOR = 1e-3   # a forecast of 0 or 1 that is wrong would cost infinitely much
+
+
+def positions(games: int, variant: str, every: int, seed: int):
+    """(game at a decision of seat 0, his view) along games of `normal` against itself."""
+    rules = Rules(variant=variant, players=2)
+    k = 0
+    for i in range(games):
+        g = Game.new(rules, f"{seed}-{i}")
+        now = 0.0
+        while not g.is_over:
+            seats = seats_to_ask(g)
+            if not seats:
+                now = max(now, g.next_deadline)
+                g.advance(now)
+                continue
+            s = seats[0]
+            legal = g.legal_actions(s)
+            if s == 0 and len(legal) > 1:
+                k += 1
+                if k % every == 0:
+                    yield g, g.view(0)
+            g.apply(s, normal_action(g, s, legal), now)
+
+
+def forecast(view, weights, deals: int, rng: random.Random) -> dict[int, float]:
+    """Each unseen card's share of `deals` deals that put it in seat 1's hand."""
+    unseen = [c.index for c in view.unseen]
+    hits = dict.fromkeys(unseen, 0)
+    for _ in range(deals):
+        held = sample(view, rng, weights=weights or None).hands[1]
+        for c in unseen:
+            hits[c] += held >> c & 1
+    return {c: n / deals for c, n in hits.items()}
+
+
+def score(forecasts: dict[int, float], held: int) -> tuple[float, float]:
+    """Summed log loss (bits) and Brier score of the forecasts against the real hand."""
+    loss = brier = 0.0
+    for c, p in forecasts.items():
+        truth = held >> c & 1
+        q = min(1 - FLOOR, max(FLOOR, p if truth else 1 - p))
+        loss -= math.log2(q)
+        brier += (p - truth) ** 2
+    return loss, brier
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=120)
+    ap.add_argument("--variant", default="throw-in")
+    ap.add_argument("--slip", type=float, default=0.1)
+    ap.add_argument("--deals", type=int, default=100)
+    ap.add_argument("--every", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    cards = points = 0
+    totals = {"uniform": [0.0, 0.0], "weighted": [0.0, 0.0]}
+    low_held = low_free = held_n = free_n = 0
+    for g, view in positions(args.games, args.variant, args.every, args.seed):
+        hidden = g.hands[1] & ~mask_of(view.known[1])
+        if not hidden:
+            continue
+        weights = hand_weights(view, args.slip)
+        unseen = mask_of(view.unseen)
+        for kind, w in (("uniform", ()), ("weighted", weights)):
+            # The same deals' randomness for every position's two forecasts, run after run.
+            rng = random.Random(f"{args.seed}-{points}")
+            loss, brier = score(forecast(view, w, args.deals, rng), hidden)
+            totals[kind][0] += loss
+            totals[kind][1] += brier
+        for c in (c.index for c in view.unseen):
+            low = weights[1].get(c, 1.0) <= 0.15
+            if hidden >> c & 1:
+                held_n += 1
+                low_held += low
+            else:
+                free_n += 1
+                low_free += low
+        cards += unseen.bit_count()
+        points += 1
+    print(f"{args.variant}, {args.games} games, {points} decisions, {cards} unseen cards, "
+          f"slip {args.slip}, {args.deals} deals each ({time.perf_counter() - t0:.0f} s)")
+    for kind, (loss, brier) in totals.items():
+        print(f"  {kind:8s} log loss {loss / cards:.4f} bits a card   Brier {brier / cards:.4f}")
+    print(f"  weight <= 0.15: {low_held} of {held_n} held cards, "
+          f"{low_free} of {free_n} not held ({100 * low_free / max(1, free_n):.1f} %)")
+
+
+if __name__ == "__main__":
+    main()
