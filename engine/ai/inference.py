@@ -57,14 +57,14 @@ def hand_weights(view: PlayerView, slip: float = SLIP) -> Weights:
     unseen = mask_of(view.unseen)
     drawn = reader.drawn   # by now, each seat's draws since the deal
     weights: list[dict[int, float]] = [{} for _ in view.hand_counts]
-    for seat, excluded, drawn_then in evidence:
+    for seat, excluded, drawn_then, doubt in evidence:
         hidden = view.hand_counts[seat] - len(view.known[seat])
         excluded &= unseen
         if hidden <= 0 or not excluded:
             continue
         # The chance that a card of his hidden ones was already his when he moved.
         was_held = 1 - min(drawn[seat] - drawn_then, hidden) / hidden
-        w = 1 - was_held * (1 - slip)
+        w = 1 - was_held * (1 - max(slip, doubt))
         into = weights[seat]
         while excluded:
             low = excluded & -excluded
@@ -95,9 +95,10 @@ class _Reader:
         self.taking = False
         self.defender = -1
         self.gone = 0   # the discard
-        self.found: list[tuple[int, int, int]] = []   # (seat, excluded mask, his draws then)
+        # (seat, excluded mask, his draws then, the chance that the move excluded nothing)
+        self.found: list[tuple[int, int, int, float]] = []
 
-    def read(self) -> list[tuple[int, int, int]]:
+    def read(self) -> list[tuple[int, int, int, float]]:
         forced = None   # the seat whose next move a timeout made
         handlers = {
             EventKind.ATTACK: self._attack, EventKind.DEFEND: self._defend,
@@ -122,6 +123,8 @@ class _Reader:
     def _attack(self, e: Event, chose: bool) -> None:
         if chose:
             self._note(e.seat, self._attack_says(e.card.index))
+            if not self.attacks and self.stock > NORMAL.late_stock:
+                self._note(e.seat, *self._lead_unless_pair(e.seat, e.card.index))
         if not self.attacks:
             self.defender = self._next(e.seat)
             self._open(self.defender)
@@ -129,8 +132,9 @@ class _Reader:
 
     def _defend(self, e: Event, chose: bool) -> None:
         if chose:
-            self._note(e.seat, self._defence_says(e.card.index, e.target)
-                       | self._no_transfer_says(e.seat))
+            self._note(e.seat, self._no_transfer_says(e.seat))
+            for cards, doubt in self._defence_says(e.seat, e.card.index, e.target):
+                self._note(e.seat, cards, doubt)
         if 0 <= e.target < len(self.defences):
             self.defences[e.target] = e.card.index
         self.counts[e.seat] -= 1
@@ -188,9 +192,9 @@ class _Reader:
                 return s
         return seat
 
-    def _note(self, seat: int, excluded: int) -> None:
+    def _note(self, seat: int, excluded: int, doubt: float = 0.0) -> None:
         if excluded:
-            self.found.append((seat, excluded, self.drawn[seat]))
+            self.found.append((seat, excluded, self.drawn[seat], doubt))
 
     def _table(self) -> int:
         return sum(1 << c for c in (*self.attacks, *self.defences) if c >= 0)
@@ -222,35 +226,77 @@ class _Reader:
             return self._throwable() & self.below[worth]
         if self.stock <= NORMAL.late_stock:
             return self._late_lead_says(card, worth)
-        lower = self.below[max(0, worth - 1)]
+        lower = self.below[self._bonus_floor(card, worth, NORMAL.pair_bonus)]
         if trumps >> card & 1:
             return (~trumps | lower) & ((1 << 52) - 1)
         return lower & ~trumps
+
+    def _lead_unless_pair(self, seat: int, card: int) -> tuple[int, float]:
+        """An early lead over a plain card one rank cheaper says he held a card of the lead's
+        rank too (a pair is worth leading): the cheaper cards, and the chance of such a pair."""
+        mates = self._unplayed(card) - 1
+        if not mates or SUIT_CARDS[self.trump] >> card & 1:
+            return 0, 0.0
+        worth = value(card, self.trump)
+        cheaper = self.below[worth] & ~self.below[max(0, worth - 1)] & ~SUIT_CARDS[self.trump]
+        # Of the cards he could not see then, each is one of his with chance hand / (hand +
+        # stock); the chance that some card of the lead's rank was.
+        return cheaper, _fewer_than(1, mates, self._share(seat))
 
     def _pass_says(self) -> int:
         if len(self.attacks) >= self.limit:
             return 0
         return self._throwable()
 
-    def _defence_says(self, card: int, target: int) -> int:
-        """A cheaper beater of a rank on the table, or one cheaper by more than the most a new
-        rank can cost, would have been played instead."""
+    def _defence_says(self, seat: int, card: int, target: int) -> list[tuple[int, float]]:
+        """A cheaper beater would have been played instead, if its rank is on the table or if
+        opening its rank cost less than the difference; that cost falls with each card of the
+        rank he holds, so for a new rank it says: no such beater, unless he held enough of its
+        rank. (cards, the chance that they are not excluded) for each rank."""
         if not 0 <= target < len(self.attacks):
-            return 0
+            return []
         beaters = self.beaters[self.attacks[target]]
         worth = value(card, self.trump)
-        return beaters & (self.below[worth] & self._ranks()
-                          | self.below[max(0, worth - _NEW_RANK_MOST)])
+        ranks = self._ranks()
+        out = [(beaters & self.below[worth] & ranks, 0.0)]
+        p = self._share(seat)
+        rest = beaters & self.below[worth] & ~ranks
+        while rest:
+            rank = RANK_CARDS[(rest & -rest).bit_length() - 1]
+            rest &= ~rank
+            others = max(0, self._unplayed(rank.bit_length() - 1) - 1)
+            # A beater worth `gap` less is played once the unseen cards of its rank cost less
+            # than `gap`: when he holds more than others - gap / cost of them.
+            for gap in range(1, worth + 1):
+                need = math.floor(others - gap / NORMAL.new_rank_cost) + 1
+                if need > others:
+                    continue
+                cards = beaters & rank & self.below[worth - gap + 1] & ~self.below[worth - gap]
+                if cards:
+                    out.append((cards, _fewer_than(need, others, p)))
+        return out
+
+    def _share(self, seat: int) -> float:
+        """The chance that a card he could not see was his: his hand's share of the hidden
+        cards."""
+        return self.counts[seat] / (sum(self.counts) + self.stock)
 
     def _late_lead_says(self, card: int, worth: int) -> int:
         """A lead once the stock is low, from the whole hand: a card cheaper than the lead by
         more than every bonus the lead may have had (a pair, the defender unable to beat it)."""
         pair = NORMAL.endgame_pair_bonus if not self.stock else NORMAL.pair_bonus
-        mates = (RANK_CARDS[card] & ~self.gone & ~self._table()).bit_count() - 1
-        top = worth - pair * mates - NORMAL.sure_bonus
-        if top <= 0:
-            return 0
-        return self.below[math.ceil(top)]
+        return self.below[self._bonus_floor(card, worth, pair, NORMAL.sure_bonus)]
+
+    def _bonus_floor(self, card: int, worth: int, pair: float, sure: float = 0.0) -> int:
+        """The value under which a card would have been led instead of `card`, whatever bonus
+        it had: a pair's if a card of its rank may have been his too (three of a rank are rare
+        enough to be left to the slip), and `sure`."""
+        mates = min(1, self._unplayed(card) - 1)
+        return max(0, math.ceil(worth - pair * mates - sure))
+
+    def _unplayed(self, card: int) -> int:
+        """Cards of `card`'s rank neither on the table nor discarded."""
+        return (RANK_CARDS[card] & ~self.gone & ~self._table()).bit_count()
 
     def _take_says(self) -> int:
         """Taking with one card unbeaten: with the stock empty he cannot beat it; else no
@@ -283,6 +329,11 @@ class _Reader:
         if receiver == seat or self.counts[receiver] < k + 1 or k + 1 > self._round_limit():
             return 0
         return rank & ~SUIT_CARDS[self.trump]
+
+
+def _fewer_than(need: int, cards: int, p: float) -> float:
+    """The chance that fewer than `need` of `cards` cards are his, each with chance `p`."""
+    return sum(math.comb(cards, k) * p ** k * (1 - p) ** (cards - k) for k in range(need))
 
 
 def _dealt(view: PlayerView) -> tuple[list[int], int]:

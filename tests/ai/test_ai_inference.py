@@ -31,8 +31,10 @@ def test_a_lead_over_a_cheaper_plain_card_makes_the_cheaper_cards_unlikely() -> 
     # He held 6♠ and 7♣ and led 9♠: a sensible player leads the six.
     assert w[card("6s")] == pytest.approx(SLIP)
     assert w[card("7c")] == pytest.approx(SLIP)
-    # One rank lower is not read (a pair may be worth leading), nor trumps, nor higher cards.
-    assert card("8s") not in w and card("9h") not in w and card("Js") not in w
+    # One rank lower only if he had no other nine (a pair is worth leading); trumps and higher
+    # cards say nothing.
+    assert SLIP < w[card("8s")] < 0.9
+    assert card("9h") not in w and card("Js") not in w
     assert hand_weights(g.view(0))[0] == {}, "the seat's own moves say nothing to itself"
 
 
@@ -75,7 +77,10 @@ def test_a_take_with_one_card_left_unbeaten_says_he_cannot_beat_that_card() -> N
     w = weights_of_seat_1(g)
     for beater in ("10c", "Ac", "6h", "Ah"):
         assert w[card(beater)] == pytest.approx(SLIP)
-    assert card("7s") not in w and card("6c") not in w
+    assert card("6c") not in w
+    # Beating the six with a nine says little of the seven: a new rank, dearer to open unless
+    # he held another seven.
+    assert w[card("7s")] > 0.5
 
 
 def test_a_late_trump_lead_says_he_had_no_plain_card() -> None:
@@ -178,7 +183,10 @@ def test_beating_with_a_trump_says_he_had_no_plain_beater_much_cheaper() -> None
     w = weights_of_seat_1(g)
     assert w[card("Ks")] == pytest.approx(SLIP)   # more than nine cheaper: any rank
     assert w[card("10s")] == pytest.approx(SLIP)  # cheaper, and of a rank on the table
-    assert card("As") not in w and card("7h") not in w
+    # An ace opens a new rank that costs more than the difference unless he held other aces;
+    # a cheaper trump costs the same unless he held all the other cards of its rank.
+    assert SLIP < w[card("As")] < 1 and w.get(card("7h"), 1.0) > 0.9
+    assert card("Ah") not in w
 
 
 def test_any_history_on_any_table_gives_weights_of_unseen_cards_of_other_seats() -> None:
