@@ -15,8 +15,8 @@ The evidence kept, for the move of a seat that chose it (a timeout's forced move
 
 - a lead while the stock is not yet low: no plain card two ranks lower (a lead of a trump: no plain
   card at all, no trump two ranks lower); once it is low (the lead is chosen from the whole hand):
-  no card cheaper than the lead by more than every bonus the lead may have had, a pair's for
-  each card of its rank not yet discarded and the bonus of a card the defender cannot beat;
+  no card cheaper than the lead by more than every bonus the lead may have had (a pair's, if
+  another card of its rank may be his, and that of a card the defender cannot beat);
 - a throw-in: no cheaper card of the table's ranks that it would throw in;
 - a pass with room on the table: no card of the table's ranks that it would throw in;
 - a defence: no cheaper beater of that card among the ranks on the table, nor one so much cheaper
@@ -24,6 +24,12 @@ The evidence kept, for the move of a seat that chose it (a timeout's forced move
 - a take with one card left unbeaten: with the stock empty, no beater of it; else no beater cheap
   enough that beating it would have cost less than taking the table;
 - in the transfer game, a defence or a take where a transfer was open: no plain card of the rank.
+
+Some moves say a card is unlikely only unless he held other cards: an early lead over a plain card
+one rank cheaper (unless he held a pair of the lead's rank), a defence over a cheaper beater of a
+rank not on the table (unless he held enough of its rank to make opening it cheap). Those cards
+get, in place of the slip, the chance of that "unless" (`_fewer_than`, each unseen card his with
+his hand's share of the hidden cards).
 """
 
 from __future__ import annotations
@@ -232,15 +238,13 @@ class _Reader:
         return lower & ~trumps
 
     def _lead_unless_pair(self, seat: int, card: int) -> tuple[int, float]:
-        """An early lead over a plain card one rank cheaper says he held a card of the lead's
-        rank too (a pair is worth leading): the cheaper cards, and the chance of such a pair."""
+        """An early lead over a plain card one rank cheaper says he had no such card unless he
+        held a pair of the lead's rank (worth leading): those cards, and the chance of a pair."""
         mates = self._unplayed(card) - 1
         if not mates or SUIT_CARDS[self.trump] >> card & 1:
             return 0, 0.0
         worth = value(card, self.trump)
         cheaper = self.below[worth] & ~self.below[max(0, worth - 1)] & ~SUIT_CARDS[self.trump]
-        # Of the cards he could not see then, each is one of his with chance hand / (hand +
-        # stock); the chance that some card of the lead's rank was.
         return cheaper, _fewer_than(1, mates, self._share(seat))
 
     def _pass_says(self) -> int:
