@@ -27,7 +27,7 @@ import random
 import time
 from collections import Counter
 
-from engine.ai.driver import seats_to_ask
+from engine.ai.driver import seats_to_ask, step
 from engine.ai.inference import hand_weights
 from engine.ai.policy import NORMAL, normal_action
 from engine.cards import mask_of
@@ -46,18 +46,11 @@ def positions(games: int, variant: str, every: int, seed: int, seat: int = 0):
         g = Game.new(rules, f"{seed}-{i}")
         now = 0.0
         while not g.is_over:
-            seats = seats_to_ask(g)
-            if not seats:
-                now = max(now, g.next_deadline)
-                g.advance(now)
-                continue
-            s = seats[0]
-            legal = g.legal_actions(s)
-            if s == seat and len(legal) > 1:
+            if seats_to_ask(g)[:1] == [seat] and len(g.legal_actions(seat)) > 1:
                 k += 1
                 if k % every == 0:
                     yield g, g.view(0)
-            g.apply(s, normal_action(g, s, legal), now)
+            now = step(g, normal_action, now)
 
 
 def forecast(view, weights, deals: int, rng: random.Random) -> dict[int, float]:
