@@ -30,10 +30,10 @@ from collections import Counter
 from engine.ai.driver import seats_to_ask, step
 from engine.ai.inference import hand_weights
 from engine.ai.policy import NORMAL, normal_action
+from engine.ai.search import deals
 from engine.cards import mask_of
 from engine.game import Game
 from engine.rules import Rules
-from engine.sampling import sample
 
 FLOOR = 1e-3   # a forecast of 0 or 1 that is wrong would cost infinitely much
 
@@ -53,12 +53,12 @@ def positions(games: int, variant: str, every: int, seed: int, seat: int = 0):
             now = step(g, normal_action, now)
 
 
-def forecast(view, weights, deals: int, rng: random.Random) -> dict[int, float]:
-    """Each unseen card's share of `deals` deals that put it in seat 1's hand."""
+def forecast(view, deal_of, deals: int, rng: random.Random) -> dict[int, float]:
+    """Each unseen card's share of `deals` deals from `deal_of` that put it in seat 1's hand."""
     unseen = [c.index for c in view.unseen]
     hits = dict.fromkeys(unseen, 0)
     for _ in range(deals):
-        held = sample(view, rng, weights=weights or None).hands[1]
+        held = deal_of(rng).hands[1]
         for c in unseen:
             hits[c] += held >> c & 1
     return {c: n / deals for c, n in hits.items()}
@@ -132,7 +132,7 @@ def main() -> None:
         return
     t0 = time.perf_counter()
     cards = points = 0
-    totals = {"uniform": [0.0, 0.0], "weighted": [0.0, 0.0]}
+    totals = {"uniform": [0.0, 0.0], "weighted": [0.0, 0.0], "replayed": [0.0, 0.0]}
     low_held = low_free = held_n = free_n = 0
     for g, view in positions(args.games, args.variant, args.every, args.seed):
         hidden = g.hands[1] & ~mask_of(view.known[1])
@@ -140,10 +140,12 @@ def main() -> None:
             continue
         weights = hand_weights(view, args.slip)
         unseen = mask_of(view.unseen)
-        for kind, w in (("uniform", ()), ("weighted", weights)):
-            # The same deals' randomness for every position's two forecasts, run after run.
+        dealers = {"uniform": deals(view, 1.0), "weighted": deals(view, args.slip, replay=False),
+                   "replayed": deals(view, args.slip)}
+        for kind, deal_of in dealers.items():
+            # The same deals' randomness for every position's forecasts, run after run.
             rng = random.Random(f"{args.seed}-{points}")
-            loss, brier = score(forecast(view, w, args.deals, rng), hidden)
+            loss, brier = score(forecast(view, deal_of, args.deals, rng), hidden)
             totals[kind][0] += loss
             totals[kind][1] += brier
         for c in (c.index for c in view.unseen):

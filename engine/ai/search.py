@@ -14,7 +14,9 @@ the arena against the baseline showed to be worth keeping (`engine/ai/README.md`
   the other hand. The baseline played such positions by playouts; they are searched as an empty
   stock is (the solver plays the last draw as the rules do).
 - The hidden cards are dealt as the other players' moves suggest (`engine/ai/inference.py`): a
-  card a player's move makes unlikely is dealt to him less often.
+  card a player's move makes unlikely is dealt to him less often. And a whole deal on which the
+  last rounds, played again, show moves unlike `normal`'s is kept less often
+  (`engine/ai/replay.py`).
 
 With hidden cards left in the stock, solving every deal consistent with the view instead of
 playing it out was tried and is not here: at 0.3 s a decision not one such deal of 32 positions
@@ -41,6 +43,7 @@ from engine.ai.baseline import (
 )
 from engine.ai.evaluation import estimate
 from engine.ai.inference import SLIP, hand_weights
+from engine.ai.replay import likely_deal
 from engine.game import Game
 from engine.sampling import sample
 from engine.views import PlayerView
@@ -52,13 +55,25 @@ ROUNDS = 2   # rounds a playout plays after the move before it asks the estimate
 DROP_Z_HARD = 3.0
 FIRST_DEPTH = 2   # plies of the first search over a known deal; each next one two more
 
-__all__ = ["DEFAULT_BUDGET", "HardPlayer", "HorizonSolver", "hides_nothing"]
+__all__ = ["DEFAULT_BUDGET", "HardPlayer", "HorizonSolver", "deals", "hides_nothing"]
 
 
 def hides_nothing(view: PlayerView) -> bool:
     """Heads-up with no card hidden in the stock: the other hand is every card not seen."""
     return (len(view.active_seats) == 2 and view.seat in view.active_seats
             and view.stock_count == (view.trump_card is not None))
+
+
+def deals(view: PlayerView, slip: float = SLIP, replay: bool = True
+          ) -> Callable[[random.Random], Game]:
+    """How `hard` deals the cards `view` hides: weighted by what each card's evidence says
+    (`slip` 1: uniformly, as the baseline), then, with `replay`, kept as likely as the recent
+    rounds replayed on the deal are."""
+    weights = hand_weights(view, slip) if slip < 1 else ()
+    deal_of = partial(sample, view, weights=weights) if any(weights) else partial(sample, view)
+    if not replay or slip >= 1:
+        return deal_of
+    return partial(likely_deal, deal_of, view.seat, slip)
 
 
 class HardPlayer(BaselinePlayer):
@@ -70,25 +85,24 @@ class HardPlayer(BaselinePlayer):
     kept in reserve for a busy machine. `rounds`: rounds a playout plays before the estimate
     (None: playouts to the end and the exact solver only, as the baseline). `drop_z`: standard
     errors that drop a trailing move. `slip`: the chance that a move says the wrong thing about a
-    hand (inference's weight; 1 deals the hidden cards uniformly, as the baseline).
+    hand (inference's weight; 1 deals the hidden cards uniformly, as the baseline). `replay`:
+    replay the last rounds on each deal (`engine/ai/replay.py`).
     """
 
     name = "hard"
 
     def __init__(self, *args: object, rounds: int | None = ROUNDS, drop_z: float = DROP_Z_HARD,
-                 slip: float = SLIP, **options: object) -> None:
+                 slip: float = SLIP, replay: bool = True, **options: object) -> None:
         super().__init__(*args, **options)
         if not 0 < slip <= 1:
             raise ValueError("slip must be in (0, 1]")
         self.rounds = rounds
         self.drop_z = drop_z
         self.slip = slip
+        self.replay = replay
 
     def _dealer(self, view: PlayerView) -> Callable[[random.Random], Game]:
-        weights = hand_weights(view, self.slip) if self.slip < 1 else ()
-        if not any(weights):
-            return partial(sample, view)
-        return partial(sample, view, weights=weights)
+        return deals(view, self.slip, self.replay)
 
     def _nothing_hidden(self, view: PlayerView, deal: Game) -> bool:
         return hides_nothing(view)
