@@ -23,15 +23,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
 
 from engine.actions import Action, Event, EventKind, IllegalMove
 from engine.ai.policy import normal_action
 from engine.game import Game
 from engine.state import DERIVED, FIELDS
 
-ROUNDS = 8     # rounds replayed, the current one included: older ones say almost nothing
+ROUNDS = 3     # rounds replayed, the current one included (module text: what more would cost)
 FADE = 0.8     # per round back, what is left of a mismatch's weight against 1
-TRIES = 8      # deals drawn for one kept deal at most
+TRIES = 4      # deals drawn for one kept deal at most
 
 _PLAYS = frozenset({EventKind.ATTACK, EventKind.DEFEND, EventKind.TRANSFER})
 _MOVES = frozenset({*_PLAYS, EventKind.SHOW_TRUMP, EventKind.TAKE, EventKind.PASS})
@@ -45,60 +46,115 @@ class Inconsistent(Exception):
     """The history cannot have happened on this deal (a history cut short, say)."""
 
 
-def round_starts(deal: Game, rng: random.Random, rounds: int = ROUNDS,
-                 drawn: Drawn | None = None) -> Iterator[tuple[Game, Sequence[Event]]]:
-    """The starts of the last `rounds` rounds on `deal`, newest first, each with the round's
-    events; a start is built when it is asked for (an earlier one is rebuilt from a copy).
+class _Round(NamedTuple):
+    """One round of the history, read once for every deal of a decision."""
 
-    `drawn(i, seat, candidates, count)` names the cards drawn at `deal.history[i]` (a test knows
-    them); by default they are chosen at random among `candidates` (a mask). Raises
-    Inconsistent if the history cannot have happened on the deal.
+    begin: int                                     # the index of its first event
+    moves: tuple[tuple[int, Action, bool], ...]   # (seat, move, chosen: not a timeout's)
+    played: tuple[tuple[int, int], ...]            # (seat, the cards it played)
+    shows: int                                     # seats that showed a trump
+    outs: tuple[int, ...]                          # seats that went out
+    table: int                                     # every card played
+    draws: tuple[tuple[int, int, int], ...]        # (event index, seat, count), in order
+    taker: int                                     # who took the table, -1: beaten
+    starter: int                                   # -1: the first round, before its lead
+    defender: int                                  # -1: the first round
+
+
+class Past:
+    """What the history of a view says, read once for all the deals of one decision: its
+    rounds, the cards seen before each event, the cards known since the deal."""
+
+    def __init__(self, history: Sequence[Event], known: Sequence[int], named_trump: int) -> None:
+        begins = [0] + [i + 1 for i, e in enumerate(history) if e.kind == EventKind.ROUND]
+        ends = [b - 1 for b in begins[1:]] + [len(history)]   # a ROUND event is not its own
+        self.rounds = [_read_round(history, b, e) for b, e in zip(begins, ends, strict=True)]
+        self.seen = [0]   # seen[i]: the cards in history[:i]
+        for e in history:
+            self.seen.append(self.seen[-1] | (1 << e.card.index if e.card is not None else 0))
+        self.named = 1 << named_trump if named_trump >= 0 else 0
+        # Known since the deal and not played since (R3.1's opening trump, R2.3's last card).
+        self.shown = [k & ~self.seen[-1] & ~self.named for k in known]
+
+    @classmethod
+    def of(cls, g: Game) -> Past:
+        return cls(g.history, g.known, g.named_trump)
+
+
+def _read_round(history: Sequence[Event], begin: int, end: int) -> _Round:
+    moves, draws, outs = [], [], []
+    played: dict[int, int] = {}
+    shows = table = 0
+    taker = starter = defender = -1
+    forced = None   # a timeout's move was the engine's, and says nothing
+    if begin:
+        starter, defender = history[begin - 1].seat, history[begin - 1].to_seat
+    for i in range(begin, end):
+        e = history[i]
+        kind = e.kind
+        if kind == EventKind.TIMEOUT:
+            forced = e.seat
+        elif kind in _MOVES:
+            moves.append((e.seat, Action(kind, e.card, e.target), e.seat != forced))
+            forced = None
+            if kind in _PLAYS:
+                played[e.seat] = played.get(e.seat, 0) | 1 << e.card.index
+                table |= 1 << e.card.index
+                if starter < 0:
+                    starter = e.seat
+            elif kind == EventKind.SHOW_TRUMP:
+                shows |= 1 << e.seat
+        elif kind == EventKind.DRAW:
+            draws.append((i, e.seat, e.count))
+        elif kind == EventKind.OUT:
+            outs.append(e.seat)
+        elif kind == EventKind.TAKEN:
+            taker = e.seat
+    return _Round(begin, tuple(moves), tuple(played.items()), shows, tuple(outs), table,
+                  tuple(draws), taker, starter, defender)
+
+
+def round_starts(deal: Game, rng: random.Random, rounds: int = ROUNDS,
+                 drawn: Drawn | None = None, past: Past | None = None
+                 ) -> Iterator[tuple[Game, _Round]]:
+    """The starts of the last `rounds` rounds on `deal`, newest first, each with the round's
+    moves; a start is built when it is asked for (an earlier one from a copy).
+
+    `past` is `Past.of(deal)`, shared by the deals of a decision. `drawn(i, seat, candidates,
+    count)` names the cards drawn at `deal.history[i]` (a test knows them); by default they are
+    chosen at random among `candidates` (a mask). Raises Inconsistent if the history cannot have
+    happened on the deal.
     """
-    history = deal.history
-    starts = [0] + [i + 1 for i, e in enumerate(history) if e.kind == EventKind.ROUND]
-    seen = [0]   # seen[i]: the cards in history[:i]
-    for e in history:
-        seen.append(seen[-1] | (1 << e.card.index if e.card is not None else 0))
-    named = 1 << deal.named_trump if deal.named_trump >= 0 else 0
-    # Known since the deal and not played since (R3.1's opening trump, R2.3's last card).
-    shown = [k & ~seen[-1] & ~named for k in deal.known]
+    past = past or Past.of(deal)
+    drawn = drawn or _at_random(rng)
     g = deal.copy(with_log=False)
-    j = len(starts) - 1
-    events = history[starts[j]:]
+    j = len(past.rounds) - 1
     for back in range(rounds):
-        _unplay(g, events)
-        start = _start(g, history, starts[j], seen[starts[j]] | named, shown, j == 0)
+        r = past.rounds[j]
+        _unplay(g, r)
+        start = _start(g, r, past, j == 0)
         if back + 1 == rounds or not j:
-            yield start, events
+            yield start, r
             return
         g = start.copy(with_log=False)   # the caller plays the round on `start`
-        yield start, events
+        yield start, r
         j -= 1
-        events = history[starts[j]:starts[j + 1] - 1]   # the next ROUND event is not its own
-        _undo_close(g, events, starts[j], seen, shown, drawn or _at_random(rng))
+        _undo_close(g, past.rounds[j], past, drawn)
 
 
-def unlike_normal(deal: Game, seat: int, rng: random.Random, rounds: int = ROUNDS
-                  ) -> Iterator[int]:
+def unlike_normal(deal: Game, seat: int, rng: random.Random, rounds: int = ROUNDS,
+                  past: Past | None = None) -> Iterator[int]:
     """Per round back (first the current one), how many moves the other seats chose that
     `normal` would not have made on `deal`. It stops early at a round that cannot have happened
     on the deal: what it said so far stands."""
     try:
-        for g, events in round_starts(deal, rng, rounds):
+        for g, r in round_starts(deal, rng, rounds, past=past):
             missed = 0
-            forced = None   # a timeout's move was the engine's, and says nothing
-            for e in events:
-                if e.kind == EventKind.TIMEOUT:
-                    forced = e.seat
-                    continue
-                if e.kind not in _MOVES:
-                    continue
-                action = Action(e.kind, e.card, e.target)
-                if e.seat != seat and e.seat != forced:
-                    legal = g.legal_actions(e.seat)
-                    missed += len(legal) > 1 and normal_action(g, e.seat, legal) != action
-                forced = None
-                g.apply(e.seat, action, 0.0)
+            for s, action, chosen in r.moves:
+                if chosen and s != seat:
+                    legal = g.legal_actions(s)
+                    missed += len(legal) > 1 and normal_action(g, s, legal) != action
+                g.apply(s, action, 0.0)
             yield missed
     except (Inconsistent, IllegalMove):
         return
@@ -111,7 +167,7 @@ def factor(back: int, missed: int, slip: float, fade: float = FADE) -> float:
     return (1.0 - (1.0 - slip) * fade ** back) ** missed if missed else 1.0
 
 
-def likely_deal(deal_of: Callable[[random.Random], Game], seat: int, slip: float,
+def likely_deal(deal_of: Callable[[random.Random], Game], past: Past, seat: int, slip: float,
                 rng: random.Random) -> Game:
     """A deal from `deal_of`, kept with its likelihood (the product of the rounds' `factor`s).
 
@@ -124,7 +180,7 @@ def likely_deal(deal_of: Callable[[random.Random], Game], seat: int, slip: float
         deal = deal_of(rng)
         threshold = rng.random()
         p = 1.0
-        for back, missed in enumerate(unlike_normal(deal, seat, rng)):
+        for back, missed in enumerate(unlike_normal(deal, seat, rng, past=past)):
             p *= factor(back, missed, slip)
             if p <= threshold:
                 break
@@ -137,39 +193,37 @@ def likely_deal(deal_of: Callable[[random.Random], Game], seat: int, slip: float
 
 def _at_random(rng: random.Random) -> Drawn:
     def drawn(i: int, seat: int, candidates: int, count: int) -> list[int]:
-        cards = [c for c in range(candidates.bit_length()) if candidates >> c & 1]
+        cards = []
+        while candidates:
+            low = candidates & -candidates
+            cards.append(low.bit_length() - 1)
+            candidates ^= low
         if len(cards) < count:
             raise Inconsistent
         return rng.sample(cards, count)
     return drawn
 
 
-def _unplay(g: Game, events: Sequence[Event]) -> None:
+def _unplay(g: Game, r: _Round) -> None:
     """Take back the round's moves: its cards to the hands that played them."""
-    for e in events:
-        if e.kind in _PLAYS:
-            g.hands[e.seat] |= 1 << e.card.index
-        elif e.kind == EventKind.SHOW_TRUMP:
-            g.showed_trump &= ~(1 << e.seat)
-        elif e.kind == EventKind.OUT and not g.active >> e.seat & 1:
-            g.active |= 1 << e.seat
-            g.out_order.remove(e.seat)
+    hands = g.hands
+    for s, cards in r.played:
+        hands[s] |= cards
+    g.showed_trump &= ~r.shows
+    for s in r.outs:
+        if not g.active >> s & 1:
+            g.active |= 1 << s
+            g.out_order.remove(s)
 
 
-def _undo_close(g: Game, events: Sequence[Event], begin: int, seen: list[int],
-                shown: list[int], drawn: Drawn) -> None:
+def _undo_close(g: Game, r: _Round, past: Past, drawn: Drawn) -> None:
     """Undo how a round ended: the draws (the last first), then the take or the discard."""
-    table = 0
-    for e in events:
-        if e.kind in _PLAYS:
-            table |= 1 << e.card.index
-    bottom = g.trump_card_index if g.trump_card_index >= 0 else g.named_trump
+    bottom = g.trump_card_index if g.trump_card_index >= 0 else (
+        past.named.bit_length() - 1)
     bottom_bit = 1 << bottom if bottom >= 0 else 0
     emptied = not g.stock
-    draws = [(i, e) for i, e in enumerate(events, begin) if e.kind == EventKind.DRAW]
-    for n, (i, e) in enumerate(reversed(draws)):
-        hand = g.hands[e.seat]
-        count = e.count
+    for n, (i, seat, count) in enumerate(reversed(r.draws)):
+        hand = g.hands[seat]
         if emptied and not n and bottom_bit:   # he drew the last card: the face-up trump
             if not hand & bottom_bit:
                 raise Inconsistent
@@ -177,27 +231,24 @@ def _undo_close(g: Game, events: Sequence[Event], begin: int, seen: list[int],
             g.stock.insert(0, bottom)
             g.trump_card_index = bottom
             count -= 1
-        for c in drawn(i, e.seat, hand & ~seen[i] & ~shown[e.seat] & ~bottom_bit, count):
+        for c in drawn(i, seat, hand & ~past.seen[i] & ~past.shown[seat] & ~bottom_bit, count):
             hand &= ~(1 << c)
             g.stock.append(c)
-        g.hands[e.seat] = hand
-    for e in events:
-        if e.kind == EventKind.TAKEN:
-            if g.hands[e.seat] & table != table:
-                raise Inconsistent
-            g.hands[e.seat] &= ~table
-        elif e.kind == EventKind.BEATEN:
-            g.discard &= ~table
-
-
-def _start(g: Game, history: Sequence[Event], begin: int, seen: int, shown: list[int],
-           first: bool) -> Game:
-    """The start of the round at `history[begin]`, with `g`'s hands, stock and discard."""
-    if begin:
-        e = history[begin - 1]
-        starter, defender = e.seat, e.to_seat
+        g.hands[seat] = hand
+    if r.taker >= 0:
+        if g.hands[r.taker] & r.table != r.table:
+            raise Inconsistent
+        g.hands[r.taker] &= ~r.table
     else:
-        starter = next((e.seat for e in history if e.kind == EventKind.ATTACK), g.round_starter)
+        g.discard &= ~r.table
+
+
+def _start(g: Game, r: _Round, past: Past, first: bool) -> Game:
+    """The start of round `r`, with `g`'s hands, stock and discard."""
+    starter, defender = r.starter, r.defender
+    if starter < 0:
+        starter = g.round_starter
+    if defender < 0:
         defender = next(s % g.players for s in range(starter + 1, starter + g.players)
                         if g.active >> s % g.players & 1)
     limit = g.rules.max_attack
@@ -206,6 +257,7 @@ def _start(g: Game, history: Sequence[Event], begin: int, seen: int, shown: list
     in_stock = 0
     for c in g.stock:
         in_stock |= 1 << c
+    seen = (past.seen[r.begin] | past.named) & ~in_stock
     fields = {name: getattr(g, name) for name in _GIVEN}
     fields.update(
         log=[], history=[], attacks=[], defences=[], taking=False, passes=0,
@@ -214,6 +266,6 @@ def _start(g: Game, history: Sequence[Event], begin: int, seen: int, shown: list
         attack_limit=min(limit, g.hands[defender].bit_count()),
         turn_due=0.0, window_due=None, close_due=None,
         # Known: a card seen on the table before (it came back by a take), the drawn trump card.
-        known=[hand & ((seen & ~in_stock) | shown[s]) for s, hand in enumerate(g.hands)],
+        known=[hand & (seen | shown) for hand, shown in zip(g.hands, past.shown, strict=True)],
     )
     return Game.from_fields(**fields)

@@ -43,7 +43,8 @@ from engine.ai.baseline import (
 )
 from engine.ai.evaluation import estimate
 from engine.ai.inference import SLIP, hand_weights
-from engine.ai.replay import likely_deal
+from engine.ai.replay import Past, likely_deal
+from engine.cards import mask_of
 from engine.game import Game
 from engine.sampling import sample
 from engine.views import PlayerView
@@ -73,7 +74,9 @@ def deals(view: PlayerView, slip: float = SLIP, replay: bool = True
     deal_of = partial(sample, view, weights=weights) if any(weights) else partial(sample, view)
     if not replay or slip >= 1:
         return deal_of
-    return partial(likely_deal, deal_of, view.seat, slip)
+    past = Past(view.history, [mask_of(k) for k in view.known],
+                -1 if view.named_trump is None else view.named_trump.index)
+    return partial(likely_deal, deal_of, past, view.seat, slip)
 
 
 class HardPlayer(BaselinePlayer):

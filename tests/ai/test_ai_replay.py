@@ -11,7 +11,7 @@ from engine import Game, Rules
 from engine.actions import EventKind
 from engine.ai.driver import seats_to_ask, step
 from engine.ai.policy import normal_action
-from engine.ai.replay import FADE, factor, likely_deal, round_starts, unlike_normal
+from engine.ai.replay import FADE, ROUNDS, Past, factor, likely_deal, round_starts, unlike_normal
 from engine.ai.search import deals
 from engine.sampling import sample
 from engine.state import DERIVED, FIELDS
@@ -50,7 +50,7 @@ def _recorded_games(seed: int, games: int):
 def test_round_starts_with_the_real_draws_are_the_real_round_starts() -> None:
     checked = 0
     for g, starts, draws, setup in _recorded_games(seed=5, games=12):
-        def drawn(i: int, seat: int, candidates: int, count: int) -> list[int]:
+        def drawn(i: int, seat: int, candidates: int, count: int, draws=draws) -> list[int]:
             # The face-up trump card is put back by the replay itself, so not a candidate.
             cards = [c for c in range(52) if (draws[i] & candidates) >> c & 1]
             assert len(cards) == count, "a drawn card was not a candidate"
@@ -94,7 +94,7 @@ def test_any_history_on_any_table_replays_on_every_deal_of_the_view() -> None:
         view = g.view(seat)
         rounds = 1 + sum(e.kind == EventKind.ROUND for e in g.history)
         real = list(unlike_normal(g, seat, random.Random(2)))
-        assert len(real) == min(rounds, 8)
+        assert len(real) == min(rounds, ROUNDS)
         rng = random.Random(3)
         for _ in range(3):
             missed = list(unlike_normal(sample(view, rng), seat, rng))
@@ -113,7 +113,8 @@ def test_a_history_that_cannot_have_happened_stops_the_replay_without_an_error()
     forged = g.copy(with_log=False)
     forged.hands[0] &= ~(1 << card("6s").index)   # he took it, and it is gone
     assert len(list(unlike_normal(forged, 0, random.Random(0)))) <= 1
-    assert isinstance(likely_deal(lambda _: forged, 0, 0.1, random.Random(0)), Game)
+    assert isinstance(likely_deal(lambda _: forged, Past.of(forged), 0, 0.1, random.Random(0)),
+                      Game)
 
 
 def test_a_lead_unlike_normal_keeps_fewer_deals_in_which_normal_leads_otherwise() -> None:
