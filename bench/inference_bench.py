@@ -5,13 +5,14 @@ Run: python bench/inference_bench.py [--games 120] [--variant throw-in] [--slip 
      [--every 3] [--seed 1]
 
 It plays heads-up games of `normal` against itself and, at every `--every`-th decision of seat 0
-with a card of the other hand hidden, deals `--deals` games from seat 0's view as `hard` does
-(`hand_weights` with `--slip`, then `engine.sampling.sample`). For each unseen card, the share of
+with a card of the other hand hidden, deals `--deals` games from seat 0's view three ways
+(`engine.ai.search.deals`): uniformly (what the baseline plays on), weighted card by card
+(`hand_weights` with `--slip`), and as `hard` deals them (weighted, then kept as likely as the
+last rounds replayed on the deal are: `engine/ai/replay.py`). For each unseen card, the share of
 those deals that put it in the other hand is a forecast of "he holds it"; the truth is the real
 game. It prints the forecasts' log loss and Brier score (per unseen card; lower is better) for
-uniform deals (what the baseline plays on) and for the weighted ones, and how many held and
-not-held cards got a weight at or under 0.15. `normal` is the arena's opponent, so these are
-the figures against it; people play unlike `normal` more often.
+each, and how many held and not-held cards got a weight at or under 0.15. `normal` is the
+arena's opponent, so these are the figures against it; people play unlike `normal` more often.
 
 With `--missed` it counts instead what the moves of seat 1 said that the evidence does not read:
 for each of his moves with a choice, the unseen cards (from seat 0) that would have changed
@@ -132,7 +133,7 @@ def main() -> None:
         return
     t0 = time.perf_counter()
     cards = points = 0
-    totals = {"uniform": [0.0, 0.0], "weighted": [0.0, 0.0], "replayed": [0.0, 0.0]}
+    totals = {kind: [0.0, 0.0, 0.0] for kind in ("uniform", "weighted", "replayed")}
     low_held = low_free = held_n = free_n = 0
     for g, view in positions(args.games, args.variant, args.every, args.seed):
         hidden = g.hands[1] & ~mask_of(view.known[1])
@@ -145,7 +146,10 @@ def main() -> None:
         for kind, deal_of in dealers.items():
             # The same deals' randomness for every position's forecasts, run after run.
             rng = random.Random(f"{args.seed}-{points}")
-            loss, brier = score(forecast(view, deal_of, args.deals, rng), hidden)
+            start = time.perf_counter()
+            shares = forecast(view, deal_of, args.deals, rng)
+            totals[kind][2] += time.perf_counter() - start
+            loss, brier = score(shares, hidden)
             totals[kind][0] += loss
             totals[kind][1] += brier
         for c in (c.index for c in view.unseen):
@@ -160,8 +164,9 @@ def main() -> None:
         points += 1
     print(f"{args.variant}, {args.games} games, {points} decisions, {cards} unseen cards, "
           f"slip {args.slip}, {args.deals} deals each ({time.perf_counter() - t0:.0f} s)")
-    for kind, (loss, brier) in totals.items():
-        print(f"  {kind:8s} log loss {loss / cards:.4f} bits a card   Brier {brier / cards:.4f}")
+    for kind, (loss, brier, seconds) in totals.items():
+        print(f"  {kind:8s} log loss {loss / cards:.4f} bits a card   Brier {brier / cards:.4f}   "
+              f"{1000 * seconds / max(1, points * args.deals):.3f} ms a deal")
     print(f"  weight <= 0.15: {low_held} of {held_n} held cards, "
           f"{low_free} of {free_n} not held ({100 * low_free / max(1, free_n):.1f} %)")
 

@@ -14,9 +14,12 @@ the arena against the baseline showed to be worth keeping (`engine/ai/README.md`
   the other hand. The baseline played such positions by playouts; they are searched as an empty
   stock is (the solver plays the last draw as the rules do).
 - The hidden cards are dealt as the other players' moves suggest (`engine/ai/inference.py`): a
-  card a player's move makes unlikely is dealt to him less often. And a whole deal on which the
-  last rounds, played again, show moves unlike `normal`'s is kept less often
-  (`engine/ai/replay.py`).
+  card a player's move makes unlikely is dealt to him less often.
+
+With `replay=True` it also keeps a whole deal less often when the last rounds, played again on
+it, show moves unlike `normal`'s (`engine/ai/replay.py`). The deals then know more of the other
+hand, but each kept deal costs several times what its playouts cost, and at equal time that did
+not win more games (docs/computer-players.md), so it is off by default.
 
 With hidden cards left in the stock, solving every deal consistent with the view instead of
 playing it out was tried and is not here: at 0.3 s a decision not one such deal of 32 positions
@@ -65,7 +68,7 @@ def hides_nothing(view: PlayerView) -> bool:
             and view.stock_count == (view.trump_card is not None))
 
 
-def deals(view: PlayerView, slip: float = SLIP, replay: bool = True
+def deals(view: PlayerView, slip: float = SLIP, replay: bool = False
           ) -> Callable[[random.Random], Game]:
     """How `hard` deals the cards `view` hides: weighted by what each card's evidence says
     (`slip` 1: uniformly, as the baseline), then, with `replay`, kept as likely as the recent
@@ -89,13 +92,14 @@ class HardPlayer(BaselinePlayer):
     (None: playouts to the end and the exact solver only, as the baseline). `drop_z`: standard
     errors that drop a trailing move. `slip`: the chance that a move says the wrong thing about a
     hand (inference's weight; 1 deals the hidden cards uniformly, as the baseline). `replay`:
-    replay the last rounds on each deal (`engine/ai/replay.py`).
+    keep each deal as likely as the last rounds replayed on it are (`engine/ai/replay.py`; off:
+    module text).
     """
 
     name = "hard"
 
     def __init__(self, *args: object, rounds: int | None = ROUNDS, drop_z: float = DROP_Z_HARD,
-                 slip: float = SLIP, replay: bool = True, **options: object) -> None:
+                 slip: float = SLIP, replay: bool = False, **options: object) -> None:
         super().__init__(*args, **options)
         if not 0 < slip <= 1:
             raise ValueError("slip must be in (0, 1]")

@@ -4,6 +4,7 @@ judged against `normal`, and deals kept as likely as the moves they replay."""
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
@@ -12,7 +13,7 @@ from engine.actions import EventKind
 from engine.ai.driver import seats_to_ask, step
 from engine.ai.policy import normal_action
 from engine.ai.replay import FADE, ROUNDS, Past, factor, likely_deal, round_starts, unlike_normal
-from engine.ai.search import deals
+from engine.ai.search import HardPlayer, deals
 from engine.sampling import sample
 from engine.state import DERIVED, FIELDS
 from tests.helpers.deals import PASS, TAKE, attack, card, deal
@@ -129,6 +130,24 @@ def test_a_lead_unlike_normal_keeps_fewer_deals_in_which_normal_leads_otherwise(
 
     weighted, replayed = share_consistent(False), share_consistent(True)
     assert replayed > 0.9 and replayed > weighted + 0.1, (weighted, replayed)
+
+
+def test_hard_with_replay_deals_as_the_replay_keeps_and_keeps_its_budget() -> None:
+    g = deal("10d Jd Qd Kd Ad 10s", HANDS[1], stock=STOCK.replace("10s", "7s"), first_attacker=1)
+    g.apply(1, attack("9s"), 1.0)
+    view, legal = g.view(0), g.legal_actions(0)
+    assert len(legal) == 2   # beat with 10♠, or take
+    player = HardPlayer(budget=0.05, replay=True)
+
+    def consistent(dealer: HardPlayer) -> int:
+        deal_of, rng = dealer._dealer(view), random.Random(4)
+        return sum(next(unlike_normal(deal_of(rng), 0, rng)) == 0 for _ in range(200))
+
+    assert consistent(player) > consistent(HardPlayer()) + 20
+    start = time.perf_counter()
+    assert player.choose(view, legal, random.Random(5)) in legal
+    assert time.perf_counter() - start < 0.05 + 0.05
+    assert player.last["deals"] > 0
 
 
 def test_a_miss_counts_slip_now_and_fades_towards_one_a_round_back() -> None:

@@ -10,15 +10,26 @@ import sys
 import pytest
 
 from bench import inference_bench
+from engine.ai.search import deals
 
 
-def test_the_forecasts_share_out_exactly_the_other_players_hidden_cards() -> None:
+@pytest.mark.parametrize("replay", [False, True])
+def test_the_forecasts_share_out_exactly_the_other_players_hidden_cards(replay: bool) -> None:
     _, view = next(inference_bench.positions(1, "throw-in", 5, seed=2))
-    shares = inference_bench.forecast(view, (), 40, random.Random(1))
+    shares = inference_bench.forecast(view, deals(view, replay=replay), 40, random.Random(1))
     hidden = view.hand_counts[1] - len(view.known[1])
     assert set(shares) == {c.index for c in view.unseen}
     assert sum(shares.values()) == pytest.approx(hidden)
     assert all(0 <= p <= 1 for p in shares.values())
+
+
+def test_it_scores_the_three_ways_of_dealing(monkeypatch, capsys) -> None:
+    monkeypatch.setattr(sys, "argv", ["inference_bench", "--games", "2", "--deals", "10"])
+    inference_bench.main()
+    rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()[1:4]}
+    assert list(rows) == ["uniform", "weighted", "replayed"]
+    for row in rows.values():
+        assert 0 < float(row[3]) < 1 and float(row[-4]) > 0   # bits a card; ms a deal
 
 
 def test_the_truth_scores_nothing_and_a_coin_one_bit_a_card() -> None:
