@@ -6,12 +6,12 @@ Run: python bench/inference_bench.py [--games 120] [--variant throw-in] [--slip 
 
 It plays heads-up games of `normal` against itself and, at every `--every`-th decision of seat 0
 with a card of the other hand hidden, deals `--deals` games from seat 0's view three ways
-(`engine.ai.search.deals`): uniformly (what the baseline plays on), weighted card by card
-(`hand_weights` with `--slip`), and as `hard` deals them (weighted, then kept as likely as the
-last rounds replayed on the deal are: `engine/ai/replay.py`). For each unseen card, the share of
-those deals that put it in the other hand is a forecast of "he holds it"; the truth is the real
-game. It prints the forecasts' log loss and Brier score (per unseen card; lower is better) for
-each, and how many held and not-held cards got a weight at or under 0.15. `normal` is the
+(`engine.ai.search.deals`): uniformly (what the baseline plays on), weighted card by card as `hard`
+deals them (`hand_weights` with `--slip`), and weighted, then kept as likely as the last rounds
+replayed on the deal are (`hard` with `replay=True`: `engine/ai/replay.py`). For each unseen card,
+the share of those deals that put it in the other hand is a forecast of "he holds it"; the truth is
+the real game. It prints the forecasts' log loss and Brier score (per unseen card; lower is better)
+for each, and how many held and not-held cards got a weight at or under 0.15. `normal` is the
 arena's opponent, so these are the figures against it; people play unlike `normal` more often.
 
 With `--missed` it counts instead what the moves of seat 1 said that the evidence does not read:
@@ -141,8 +141,8 @@ def main() -> None:
             continue
         weights = hand_weights(view, args.slip)
         unseen = mask_of(view.unseen)
-        dealers = {"uniform": deals(view, 1.0), "weighted": deals(view, args.slip, replay=False),
-                   "replayed": deals(view, args.slip)}
+        dealers = {"uniform": deals(view, 1.0), "weighted": deals(view, args.slip),
+                   "replayed": deals(view, args.slip, replay=True)}
         for kind, deal_of in dealers.items():
             # The same deals' randomness for every position's forecasts, run after run.
             rng = random.Random(f"{args.seed}-{points}")

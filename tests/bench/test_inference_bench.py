@@ -30,6 +30,7 @@ def test_it_scores_the_three_ways_of_dealing(monkeypatch, capsys) -> None:
     assert list(rows) == ["uniform", "weighted", "replayed"]
     for row in rows.values():
         assert 0 < float(row[3]) < 1 and float(row[-4]) > 0   # bits a card; ms a deal
+    assert len({row[3] for row in rows.values()}) == 3, "each row deals its own way"
 
 
 def test_the_truth_scores_nothing_and_a_coin_one_bit_a_card() -> None:
