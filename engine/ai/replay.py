@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 from engine.actions import Action, Event, EventKind, IllegalMove
 from engine.ai.policy import normal_action
+from engine.cards import bits_of
 from engine.game import Game
 from engine.state import DERIVED, FIELDS
 
@@ -198,11 +199,7 @@ def likely_deal(deal_of: Callable[[random.Random], Game], past: Past, seat: int,
 
 def _at_random(rng: random.Random) -> Drawn:
     def drawn(i: int, seat: int, candidates: int, count: int) -> list[int]:
-        cards = []
-        while candidates:
-            low = candidates & -candidates
-            cards.append(low.bit_length() - 1)
-            candidates ^= low
+        cards = bits_of(candidates)
         if len(cards) < count:
             raise Inconsistent
         return rng.sample(cards, count)

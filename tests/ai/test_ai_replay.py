@@ -14,6 +14,7 @@ from engine.ai.driver import seats_to_ask, step
 from engine.ai.policy import normal_action
 from engine.ai.replay import FADE, ROUNDS, Past, factor, likely_deal, round_starts, unlike_normal
 from engine.ai.search import HardPlayer, deals
+from engine.cards import bits_of
 from engine.sampling import sample
 from engine.state import DERIVED, FIELDS
 from tests.helpers.deals import PASS, TAKE, attack, card, deal
@@ -53,7 +54,7 @@ def test_round_starts_with_the_real_draws_are_the_real_round_starts() -> None:
     for g, starts, draws, setup in _recorded_games(seed=5, games=12):
         def drawn(i: int, seat: int, candidates: int, count: int, draws=draws) -> list[int]:
             # The face-up trump card is put back by the replay itself, so not a candidate.
-            cards = [c for c in range(52) if (draws[i] & candidates) >> c & 1]
+            cards = bits_of(draws[i] & candidates)
             assert len(cards) == count, "a drawn card was not a candidate"
             return cards
 
