@@ -38,12 +38,15 @@ import math
 
 from engine.actions import Event, EventKind
 from engine.ai.policy import MEAN, NORMAL, value
-from engine.cards import RANK_CARDS, SUIT_CARDS, mask_of, parse_suit
+from engine.cards import RANK_CARDS, SUIT_CARDS, deck_mask, mask_of, parse_suit
 from engine.game import BEATERS
 from engine.rules import Variant
 from engine.views import PlayerView
 
 SLIP = 0.1   # chance that a player's move says the wrong thing about his hand
+# The chance, before his cards show otherwise, that a player's moves say nothing of his hand:
+# he plays by some other rule than `normal`'s (module text).
+UNLIKE = 0.05
 
 Weights = tuple[dict[int, float], ...]   # per seat: card index -> weight (1 unless listed)
 
@@ -63,6 +66,7 @@ def hand_weights(view: PlayerView, slip: float = SLIP) -> Weights:
     unseen = mask_of(view.unseen)
     drawn = reader.drawn   # by now, each seat's draws since the deal
     weights: list[dict[int, float]] = [{} for _ in view.hand_counts]
+    slips = [reader.slip(seat, slip) for seat in range(len(view.hand_counts))]
     for seat, excluded, drawn_then, doubt in evidence:
         hidden = view.hand_counts[seat] - len(view.known[seat])
         excluded &= unseen
@@ -70,7 +74,7 @@ def hand_weights(view: PlayerView, slip: float = SLIP) -> Weights:
             continue
         # The chance that a card of his hidden ones was already his when he moved.
         was_held = 1 - min(drawn[seat] - drawn_then, hidden) / hidden
-        w = 1 - was_held * (1 - max(slip, doubt))
+        w = 1 - was_held * (1 - max(slips[seat], doubt))
         into = weights[seat]
         while excluded:
             low = excluded & -excluded
@@ -79,6 +83,14 @@ def hand_weights(view: PlayerView, slip: float = SLIP) -> Weights:
                 into[c] = w
             excluded ^= low
     return tuple(weights)
+
+
+def slips(view: PlayerView, slip: float = SLIP) -> tuple[float, ...]:
+    """Per seat, the chance that a move of his says the wrong thing about his hand, as far as
+    the cards he played so far tell (`slip` for a player who plays like `normal`)."""
+    reader = _Reader(view)
+    reader.read()
+    return tuple(reader.slip(seat, slip) for seat in range(len(view.hand_counts)))
 
 
 class _Reader:
@@ -101,8 +113,17 @@ class _Reader:
         self.taking = False
         self.defender = -1
         self.gone = 0   # the discard
+        self.deck = deck_mask(self.rules.deck)
         # (seat, excluded mask, his draws then, the chance that the move excluded nothing)
         self.found: list[tuple[int, int, int, float]] = []
+        # How far each seat's moves can be trusted (`slip`): cards known to be his (taken from
+        # the table); what each of his moves excluded (mask, his draws then, the share of the
+        # cards he might have held that it excluded); and, over the cards he played since, each
+        # counted by the chance that it was his at the move, how many a move had excluded and
+        # how many a move that said nothing would have.
+        self.held = [0] * n
+        self.said: list[list[tuple[int, int, float]]] = [[] for _ in range(n)]
+        self.unlike = [math.log(UNLIKE / (1 - UNLIKE))] * n   # log odds: his moves say nothing
 
     def read(self) -> list[tuple[int, int, int, float]]:
         forced = None   # the seat whose next move a timeout made
@@ -127,6 +148,7 @@ class _Reader:
     # ---- each event: what a chosen move says, then what it changed ----------------------
 
     def _attack(self, e: Event, chose: bool) -> None:
+        self._played(e.seat, e.card.index)
         if chose:
             self._note(e.seat, self._attack_says(e.card.index))
             if not self.attacks and self.stock > NORMAL.late_stock:
@@ -137,6 +159,7 @@ class _Reader:
         self._put(e.seat, e.card.index)
 
     def _defend(self, e: Event, chose: bool) -> None:
+        self._played(e.seat, e.card.index)
         if chose:
             self._note(e.seat, self._no_transfer_says(e.seat))
             for cards, doubt in self._defence_says(e.seat, e.card.index, e.target):
@@ -146,8 +169,11 @@ class _Reader:
         self.counts[e.seat] -= 1
 
     def _transfer(self, e: Event, chose: bool) -> None:
+        self._played(e.seat, e.card.index)
         if e.kind == EventKind.TRANSFER:
             self._put(e.seat, e.card.index)
+        else:   # the trump shown stays in his hand, now known
+            self.held[e.seat] |= 1 << e.card.index
         self.defender = e.to_seat
         self._open(e.to_seat)
 
@@ -163,6 +189,7 @@ class _Reader:
     def _close(self, e: Event, chose: bool) -> None:
         if e.kind == EventKind.TAKEN:
             self.counts[e.seat] += e.count
+            self.held[e.seat] |= self._table()
         else:
             self.gone |= self._table()
         self.attacks, self.defences = [], []
@@ -175,6 +202,12 @@ class _Reader:
 
     def _out(self, e: Event, chose: bool) -> None:
         self.active.discard(e.seat)
+
+    def slip(self, seat: int, prior: float) -> float:
+        """How often `seat`'s moves say the wrong thing about his hand: `prior` until the cards
+        he played show otherwise (module text), never less."""
+        unlike = 1 / (1 + math.exp(-self.unlike[seat]))
+        return prior + (1 - prior) * unlike
 
     # ---- the public state -------------------------------------------------------------
 
@@ -199,8 +232,38 @@ class _Reader:
         return seat
 
     def _note(self, seat: int, excluded: int, doubt: float = 0.0) -> None:
-        if excluded:
-            self.found.append((seat, excluded, self.drawn[seat], doubt))
+        excluded &= ~self.held[seat]
+        if not excluded:
+            return
+        self.found.append((seat, excluded, self.drawn[seat], doubt))
+        if not doubt:
+            maybe = self.deck & ~self.gone & ~self._table() & ~sum(
+                h for s, h in enumerate(self.held) if s != seat)
+            self.said[seat].append((excluded, self.drawn[seat],
+                                    (excluded & maybe).bit_count() / max(1, maybe.bit_count())))
+
+    def _played(self, seat: int, card: int) -> None:
+        """He played (or showed) `card`: unless it was known to be his, it was his at each of
+        his earlier moves, unless he drew it since."""
+        if self.held[seat] >> card & 1:
+            self.held[seat] &= ~(1 << card)
+            return
+        hand = max(1, self.counts[seat])
+        kept = []
+        for item in self.said[seat]:
+            excluded, drawn_then, share = item
+            was_his = 1 - min(self.drawn[seat] - drawn_then, hand) / hand
+            if was_his <= 0:
+                continue   # his hand then is all drawn away: nothing to check it against
+            kept.append(item)
+            # The chance that the move excluded this card: a move that says nothing, `share`;
+            # one like `normal`'s, that only if he drew the card since, or else slipped.
+            like = share * (1 - was_his + was_his * SLIP / (1 - share * (1 - SLIP)))
+            if excluded >> card & 1:
+                self.unlike[seat] += math.log(share / like)
+            elif share < 1:
+                self.unlike[seat] += math.log((1 - share) / (1 - like))
+        self.said[seat] = kept
 
     def _table(self) -> int:
         return sum(1 << c for c in (*self.attacks, *self.defences) if c >= 0)

@@ -4,11 +4,14 @@ deals weighted by it."""
 from __future__ import annotations
 
 import random
+import statistics
 
 import pytest
 
-from engine import Card, Game
-from engine.ai.inference import SLIP, hand_weights
+from engine import Card, Game, Rules
+from engine.ai import get_player
+from engine.ai.driver import step
+from engine.ai.inference import SLIP, UNLIKE, hand_weights, slips
 from engine.ai.search import HardPlayer
 from engine.cards import CARDS
 from engine.sampling import sample
@@ -18,6 +21,8 @@ from tests.helpers.positions import positions
 # Seat 1 leads; seat 0 watches. Hearts are trump; the stock holds 12 cards.
 HANDS = ("10d Jd Qd Kd Ad 7s", "6s 7c 9s 8s Js 9h")
 STOCK = "6d 7d 8d 9d 6c 8c 9c Jc Qc Kc Ac 6h"
+# The weight of a card that a move excludes while nothing yet shows that he plays unlike `normal`.
+FIRST = SLIP + (1 - SLIP) * UNLIKE
 
 
 def weights_of_seat_1(g: Game) -> dict[Card, float]:
@@ -29,11 +34,11 @@ def test_a_lead_over_a_cheaper_plain_card_makes_the_cheaper_cards_unlikely() -> 
     g.apply(1, attack("9s"), 1.0)
     w = weights_of_seat_1(g)
     # He held 6♠ and 7♣ and led 9♠: a sensible player leads the six.
-    assert w[card("6s")] == pytest.approx(SLIP)
-    assert w[card("7c")] == pytest.approx(SLIP)
+    assert w[card("6s")] == pytest.approx(FIRST)
+    assert w[card("7c")] == pytest.approx(FIRST)
     # One rank lower only if he had no other nine (a pair is worth leading); trumps and higher
     # cards say nothing.
-    assert SLIP < w[card("8s")] < 0.9
+    assert FIRST < w[card("8s")] < 0.9
     assert card("9h") not in w and card("Js") not in w
     assert hand_weights(g.view(0))[0] == {}, "the seat's own moves say nothing to itself"
 
@@ -43,7 +48,7 @@ def test_a_trump_lead_says_he_had_no_plain_card() -> None:
     g.apply(1, attack("7h"), 1.0)
     w = weights_of_seat_1(g)
     for plain in ("6s", "8s", "Js", "6c", "Qc"):
-        assert w[card(plain)] == pytest.approx(SLIP)
+        assert w[card(plain)] == pytest.approx(FIRST)
     assert card("9h") not in w   # a trump two ranks higher is not excluded
 
 
@@ -53,8 +58,8 @@ def test_a_pass_with_a_card_of_the_tables_rank_makes_that_card_unlikely() -> Non
     g.apply(0, defend("7s", 0), 2.0)
     g.apply(1, PASS, 3.0)
     w = weights_of_seat_1(g)
-    assert w[card("7c")] == pytest.approx(SLIP)   # the seven on the table: he would throw it
-    assert w[card("6c")] == pytest.approx(SLIP)
+    assert w[card("7c")] == pytest.approx(FIRST)   # the seven on the table: he would throw it
+    assert w[card("6c")] == pytest.approx(FIRST)
     assert card("9c") not in w
 
 
@@ -64,7 +69,7 @@ def test_a_take_of_one_card_with_the_stock_empty_says_he_cannot_beat_it() -> Non
     g.apply(1, TAKE, 2.0)
     w = weights_of_seat_1(g)
     for beater in ("8s", "As", "6h", "Ah"):
-        assert w[card(beater)] == pytest.approx(SLIP)
+        assert w[card(beater)] == pytest.approx(FIRST)
     assert card("6d") not in w
 
 
@@ -76,7 +81,7 @@ def test_a_take_with_one_card_left_unbeaten_says_he_cannot_beat_that_card() -> N
     g.apply(1, TAKE, 4.0)
     w = weights_of_seat_1(g)
     for beater in ("10c", "Ac", "6h", "Ah"):
-        assert w[card(beater)] == pytest.approx(SLIP)
+        assert w[card(beater)] == pytest.approx(FIRST)
     assert card("6c") not in w
     # Beating the six with a nine says little of the seven: a new rank, dearer to open unless
     # he held another seven.
@@ -90,7 +95,7 @@ def test_a_late_trump_lead_says_he_had_no_plain_card() -> None:
     g.apply(1, attack("Kh"), 1.0)
     w = weights_of_seat_1(g)
     for plain in ("6c", "Qc", "Ac", "9d"):
-        assert w[card(plain)] == pytest.approx(SLIP)
+        assert w[card(plain)] == pytest.approx(FIRST)
     assert card("7h") not in w and card("Ah") not in w
 
 
@@ -106,7 +111,7 @@ def test_defending_where_a_plain_transfer_was_open_makes_the_rank_unlikely() -> 
     g.apply(0, attack("6s"), 1.0)
     g.apply(1, TAKE, 2.0)
     w = weights_of_seat_1(g)
-    assert w[card("6c")] == pytest.approx(SLIP) and w[card("6d")] == pytest.approx(SLIP)
+    assert w[card("6c")] == pytest.approx(FIRST) and w[card("6d")] == pytest.approx(FIRST)
     assert card("6h") not in w   # a trump transfer is kept for when defending costs more
 
 
@@ -127,7 +132,7 @@ def test_cards_he_drew_since_bring_the_weights_back_up() -> None:
     assert view.hand_counts[1] == 6
     w = weights_of_seat_1(g)
     # One of his six hidden cards is new: the six of spades was his then with chance 5/6.
-    assert w[card("6s")] == pytest.approx(1 - 5 / 6 * (1 - SLIP))
+    assert w[card("6s")] == pytest.approx(1 - 5 / 6 * (1 - FIRST))
 
 
 def test_a_timeouts_forced_move_says_nothing() -> None:
@@ -172,7 +177,7 @@ def test_taking_one_plain_card_early_says_he_has_no_plain_beater_of_it() -> None
     g.apply(0, attack("6s"), 1.0)
     g.apply(1, TAKE, 2.0)
     w = weights_of_seat_1(g)
-    assert w[card("Qs")] == pytest.approx(SLIP) and w[card("As")] == pytest.approx(SLIP)
+    assert w[card("Qs")] == pytest.approx(FIRST) and w[card("As")] == pytest.approx(FIRST)
     assert card("6h") not in w and card("Ah") not in w   # a trump may be worth keeping
 
 
@@ -181,11 +186,11 @@ def test_beating_with_a_trump_says_he_had_no_plain_beater_much_cheaper() -> None
     g.apply(0, attack("6s"), 1.0)
     g.apply(1, defend("10h", 0), 2.0)
     w = weights_of_seat_1(g)
-    assert w[card("Ks")] == pytest.approx(SLIP)   # more than nine cheaper: any rank
-    assert w[card("10s")] == pytest.approx(SLIP)  # cheaper, and of a rank on the table
+    assert w[card("Ks")] == pytest.approx(FIRST)   # more than nine cheaper: any rank
+    assert w[card("10s")] == pytest.approx(FIRST)  # cheaper, and of a rank on the table
     # An ace opens a new rank that costs more than the difference unless he held other aces;
     # a cheaper trump costs the same unless he held all the other cards of its rank.
-    assert SLIP < w[card("As")] < 1 and w.get(card("7h"), 1.0) > 0.9
+    assert FIRST < w[card("As")] < 1 and w.get(card("7h"), 1.0) > 0.9
     assert card("Ah") not in w
 
 
@@ -226,3 +231,35 @@ def test_hard_deals_the_hidden_cards_as_the_moves_suggest() -> None:
     assert dealt_to_him(HardPlayer()) * 3 < dealt_to_him(HardPlayer(slip=1.0))
     with pytest.raises(ValueError):
         HardPlayer(slip=0.0)
+
+
+def test_a_card_he_played_that_his_move_had_excluded_makes_his_moves_trusted_less() -> None:
+    g = deal(*HANDS, stock=STOCK, first_attacker=1)
+    g.apply(1, attack("9s"), 1.0)      # says: no 6♠, no 7♣
+    before = slips(g.view(0))[1]
+    assert before == pytest.approx(FIRST)
+    g.apply(0, TAKE, 2.0)
+    g.advance(g.next_deadline)         # he draws one card, and leads again
+    g.apply(1, attack("6s"), g.next_deadline)   # the six he held when he led the nine
+    after = slips(g.view(0))[1]
+    assert after > 1.5 * before
+    w = weights_of_seat_1(g)
+    # The seven his first lead excluded is now dealt to him more often than the lead alone said.
+    assert w[card("7c")] > 1 - 5 / 6 * (1 - before) + 0.05
+
+
+@pytest.mark.parametrize("variant", ["throw-in", "transfer"])
+def test_a_player_who_plays_like_normal_stays_trusted_and_a_random_one_does_not(
+        variant: str) -> None:
+    def end_slips(name: str) -> list[float]:
+        player, rng, out = get_player(name), random.Random(3), []
+        for i in range(40):
+            g = Game.new(Rules(variant=variant, players=2), f"trust/{i}")
+            now = 0.0
+            while not g.is_over:
+                now = step(g, lambda g, s, legal: player.choose(g.view(s), legal, rng), now)
+            out.append(slips(g.view(0))[1])
+        return out
+
+    trusted, random_ = statistics.median(end_slips("normal")), statistics.median(end_slips("easy"))
+    assert trusted < 0.2 and random_ > max(0.3, 2 * trusted)
