@@ -2,17 +2,20 @@
 against where they are.
 
 Run: python bench/inference_bench.py [--games 120] [--variant throw-in] [--slip 0.1] [--deals 100]
-     [--every 3] [--seed 1]
+     [--every 3] [--seed 1] [--against normal] [--budget 0.05]
 
-It plays heads-up games of `normal` against itself and, at every `--every`-th decision of seat 0
-with a card of the other hand hidden, deals `--deals` games from seat 0's view three ways
-(`engine.ai.search.deals`): uniformly (what the baseline plays on), weighted card by card as `hard`
-deals them (`hand_weights` with `--slip`), and weighted, then kept as likely as the last rounds
-replayed on the deal are (`hard` with `replay=True`: `engine/ai/replay.py`). For each unseen card,
-the share of those deals that put it in the other hand is a forecast of "he holds it"; the truth is
-the real game. It prints the forecasts' log loss and Brier score (per unseen card; lower is better)
-for each, and how many held and not-held cards got a weight at or under 0.15. `normal` is the
-arena's opponent, so these are the figures against it; people play unlike `normal` more often.
+It plays heads-up games, seat 0 `normal`, seat 1 `--against` (`normal`, `easy`, or a searching
+player, `hard` or `baseline`, at `--budget` seconds a decision), and, at every `--every`-th
+decision of seat 0 with a card of the other hand hidden, deals `--deals` games from seat 0's view
+four ways: uniformly (what the baseline plays on); weighted card by card, every player trusted to
+play like `normal` (`hand_weights` with `--slip` and `unlike=0`: `hard` before it checked); the
+same, each player trusted as far as his plays show (`engine.ai.search.deals`: today's `hard`); and
+that, then kept as likely as the last rounds replayed on the deal are (`hard` with `replay=True`:
+`engine/ai/replay.py`). For each unseen card, the share of those deals that put it in the other
+hand is a forecast of "he holds it"; the truth is the real game. It prints the forecasts' log loss
+and Brier score (per unseen card; lower is better) for each, and how many held and not-held cards
+today's weights put at or under 0.15. `normal` is the arena's opponent; people play unlike it
+more often, and `easy` and the searching players show what the weights do then.
 
 With `--missed` it counts instead what the moves of seat 1 said that the evidence does not read:
 for each of his moves with a choice, the unseen cards (from seat 0) that would have changed
@@ -27,7 +30,10 @@ import math
 import random
 import time
 from collections import Counter
+from functools import partial
 
+from engine.actions import Action
+from engine.ai import get_player
 from engine.ai.driver import seats_to_ask, step
 from engine.ai.inference import hand_weights
 from engine.ai.policy import NORMAL, normal_action
@@ -35,13 +41,24 @@ from engine.ai.search import deals
 from engine.cards import mask_of
 from engine.game import Game
 from engine.rules import Rules
+from engine.sampling import sample
 
 FLOOR = 1e-3   # a forecast of 0 or 1 that is wrong would cost infinitely much
 
 
-def positions(games: int, variant: str, every: int, seed: int, seat: int = 0):
-    """(game at a decision of `seat`, seat 0's view) along games of `normal` against itself."""
+def positions(games: int, variant: str, every: int, seed: int, seat: int = 0,
+              against: str = "normal", budget: float = 0.05):
+    """(game at a decision of `seat`, seat 0's view) along games of `normal` (seat 0) against
+    `against` (seat 1; a searching one thinks `budget` seconds a decision)."""
     rules = Rules(variant=variant, players=2)
+    other = get_player(against, **({"budget": budget} if against in ("hard", "baseline") else {}))
+    rng = random.Random(seed)
+
+    def decide(g: Game, s: int, legal: list[Action]) -> Action:
+        if s == 0 or against == "normal":   # the same move as the player's, without its deal
+            return normal_action(g, s, legal)
+        return other.choose(g.view(s), legal, rng)
+
     k = 0
     for i in range(games):
         g = Game.new(rules, f"{seed}-{i}")
@@ -51,7 +68,7 @@ def positions(games: int, variant: str, every: int, seed: int, seat: int = 0):
                 k += 1
                 if k % every == 0:
                     yield g, g.view(0)
-            now = step(g, normal_action, now)
+            now = step(g, decide, now)
 
 
 def forecast(view, deal_of, deals: int, rng: random.Random) -> dict[int, float]:
@@ -126,6 +143,8 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=100)
     ap.add_argument("--every", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--against", default="normal", help="seat 1's player")
+    ap.add_argument("--budget", type=float, default=0.05, help="a searching seat 1's seconds")
     ap.add_argument("--missed", action="store_true", help="what the evidence does not read")
     args = ap.parse_args()
     if args.missed:
@@ -133,15 +152,18 @@ def main() -> None:
         return
     t0 = time.perf_counter()
     cards = points = 0
-    totals = {kind: [0.0, 0.0, 0.0] for kind in ("uniform", "weighted", "replayed")}
+    totals = {kind: [0.0, 0.0, 0.0] for kind in ("uniform", "trusting", "weighted", "replayed")}
     low_held = low_free = held_n = free_n = 0
-    for g, view in positions(args.games, args.variant, args.every, args.seed):
+    for g, view in positions(args.games, args.variant, args.every, args.seed,
+                             against=args.against, budget=args.budget):
         hidden = g.hands[1] & ~mask_of(view.known[1])
         if not hidden:
             continue
         weights = hand_weights(view, args.slip)
         unseen = mask_of(view.unseen)
-        dealers = {"uniform": deals(view, 1.0), "weighted": deals(view, args.slip),
+        trusting = partial(sample, view, weights=hand_weights(view, args.slip, unlike=0.0))
+        dealers = {"uniform": deals(view, 1.0), "trusting": trusting,
+                   "weighted": deals(view, args.slip),
                    "replayed": deals(view, args.slip, replay=True)}
         for kind, deal_of in dealers.items():
             # The same deals' randomness for every position's forecasts, run after run.
@@ -162,8 +184,10 @@ def main() -> None:
                 low_free += low
         cards += unseen.bit_count()
         points += 1
-    print(f"{args.variant}, {args.games} games, {points} decisions, {cards} unseen cards, "
-          f"slip {args.slip}, {args.deals} deals each ({time.perf_counter() - t0:.0f} s)")
+    against = args.against + (f" {args.budget} s" if args.against in ("hard", "baseline") else "")
+    print(f"{args.variant}, {args.games} games against {against}, {points} decisions, {cards} "
+          f"unseen cards, slip {args.slip}, {args.deals} deals each "
+          f"({time.perf_counter() - t0:.0f} s)")
     for kind, (loss, brier, seconds) in totals.items():
         print(f"  {kind:8s} log loss {loss / cards:.4f} bits a card   Brier {brier / cards:.4f}   "
               f"{1000 * seconds / max(1, points * args.deals):.3f} ms a deal")

@@ -30,6 +30,17 @@ one rank cheaper (unless he held a pair of the lead's rank), a defence over a ch
 rank not on the table (unless he held enough of its rank to make opening it cheap). Those cards
 get, in place of the slip, the chance of that "unless" (`_fewer_than`, each unseen card his with
 his hand's share of the hidden cards).
+
+How far a player's moves are trusted is read from his own play. Each card he plays was his at
+each of his earlier moves, unless he drew it since; a move that had excluded it is one he made
+unlike `normal`. Two accounts of him are weighed against each other: he plays like `normal`
+(slipping with `slip`), or his moves say nothing of his hand (a player with other habits, a
+searching program). Each card he plays is likelier under one or the other: under the second,
+an earlier move excluded it with the chance that move excluded any card he might have held; under
+the first, only if he drew it since or slipped. The weight of an excluded card is then `slip`
+mixed with 1 by the chance of the second account (`UNLIKE` before anything is played). Against
+`normal` it stays near `slip`; against a player whose plays keep contradicting his moves, his
+moves soon weigh little (`bench/inference_bench.py --against`).
 """
 
 from __future__ import annotations
@@ -59,14 +70,17 @@ _BELOW = tuple(tuple(sum(1 << c for c in range(52) if value(c, t) < v) for v in 
                for t in range(4))
 
 
-def hand_weights(view: PlayerView, slip: float = SLIP) -> Weights:
-    """Per seat, the weights of the unseen cards its moves make unlikely (empty: none)."""
+def hand_weights(view: PlayerView, slip: float = SLIP, unlike: float = UNLIKE) -> Weights:
+    """Per seat, the weights of the unseen cards its moves make unlikely (empty: none).
+
+    `unlike`: the chance, before his cards show otherwise, that a player's moves say nothing of
+    his hand (0: every player plays like `normal`, with `slip`)."""
     reader = _Reader(view)
     evidence = reader.read()
     unseen = mask_of(view.unseen)
     drawn = reader.drawn   # by now, each seat's draws since the deal
     weights: list[dict[int, float]] = [{} for _ in view.hand_counts]
-    slips = [reader.slip(seat, slip) for seat in range(len(view.hand_counts))]
+    slips = [reader.slip(seat, slip, unlike) for seat in range(len(view.hand_counts))]
     for seat, excluded, drawn_then, doubt in evidence:
         hidden = view.hand_counts[seat] - len(view.known[seat])
         excluded &= unseen
@@ -85,12 +99,12 @@ def hand_weights(view: PlayerView, slip: float = SLIP) -> Weights:
     return tuple(weights)
 
 
-def slips(view: PlayerView, slip: float = SLIP) -> tuple[float, ...]:
+def slips(view: PlayerView, slip: float = SLIP, unlike: float = UNLIKE) -> tuple[float, ...]:
     """Per seat, the chance that a move of his says the wrong thing about his hand, as far as
     the cards he played so far tell (`slip` for a player who plays like `normal`)."""
     reader = _Reader(view)
     reader.read()
-    return tuple(reader.slip(seat, slip) for seat in range(len(view.hand_counts)))
+    return tuple(reader.slip(seat, slip, unlike) for seat in range(len(view.hand_counts)))
 
 
 class _Reader:
@@ -116,14 +130,14 @@ class _Reader:
         self.deck = deck_mask(self.rules.deck)
         # (seat, excluded mask, his draws then, the chance that the move excluded nothing)
         self.found: list[tuple[int, int, int, float]] = []
-        # How far each seat's moves can be trusted (`slip`): cards known to be his (taken from
-        # the table); what each of his moves excluded (mask, his draws then, the share of the
-        # cards he might have held that it excluded); and, over the cards he played since, each
-        # counted by the chance that it was his at the move, how many a move had excluded and
-        # how many a move that said nothing would have.
+        # How far each seat's moves can be trusted (`slip`, module text): the cards known to be
+        # his (taken from the table, a trump shown); what each of his moves excluded (mask, his
+        # draws then, the share of the cards he might have held that it excluded); and the log
+        # of how much likelier his plays so far are if his moves say nothing than if he plays
+        # like `normal`.
         self.held = [0] * n
         self.said: list[list[tuple[int, int, float]]] = [[] for _ in range(n)]
-        self.unlike = [math.log(UNLIKE / (1 - UNLIKE))] * n   # log odds: his moves say nothing
+        self.odds = [0.0] * n
 
     def read(self) -> list[tuple[int, int, int, float]]:
         forced = None   # the seat whose next move a timeout made
@@ -203,11 +217,12 @@ class _Reader:
     def _out(self, e: Event, chose: bool) -> None:
         self.active.discard(e.seat)
 
-    def slip(self, seat: int, prior: float) -> float:
-        """How often `seat`'s moves say the wrong thing about his hand: `prior` until the cards
-        he played show otherwise (module text), never less."""
-        unlike = 1 / (1 + math.exp(-self.unlike[seat]))
-        return prior + (1 - prior) * unlike
+    def slip(self, seat: int, slip: float, unlike: float) -> float:
+        """How often `seat`'s moves say the wrong thing about his hand: `slip` if he plays like
+        `normal`, 1 if his moves say nothing, weighed by the chance of each (`unlike` before his
+        plays showed anything)."""
+        ratio = unlike * math.exp(min(self.odds[seat], 500.0))
+        return slip + (1 - slip) * ratio / (ratio + 1 - unlike)
 
     # ---- the public state -------------------------------------------------------------
 
@@ -260,9 +275,9 @@ class _Reader:
             # one like `normal`'s, that only if he drew the card since, or else slipped.
             like = share * (1 - was_his + was_his * SLIP / (1 - share * (1 - SLIP)))
             if excluded >> card & 1:
-                self.unlike[seat] += math.log(share / like)
+                self.odds[seat] += math.log(share / like)
             elif share < 1:
-                self.unlike[seat] += math.log((1 - share) / (1 - like))
+                self.odds[seat] += math.log((1 - share) / (1 - like))
         self.said[seat] = kept
 
     def _table(self) -> int:

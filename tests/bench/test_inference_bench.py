@@ -23,14 +23,19 @@ def test_the_forecasts_share_out_exactly_the_other_players_hidden_cards(replay: 
     assert all(0 <= p <= 1 for p in shares.values())
 
 
-def test_it_scores_the_three_ways_of_dealing(monkeypatch, capsys) -> None:
-    monkeypatch.setattr(sys, "argv", ["inference_bench", "--games", "2", "--deals", "10"])
+def test_it_scores_the_four_ways_of_dealing(monkeypatch, capsys) -> None:
+    # Against `easy`, whose plays soon show that his moves say little, trusting him and
+    # checking him deal differently.
+    monkeypatch.setattr(sys, "argv", ["inference_bench", "--games", "2", "--deals", "10",
+                                      "--against", "easy"])
     inference_bench.main()
-    rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()[1:4]}
-    assert list(rows) == ["uniform", "weighted", "replayed"]
+    out = capsys.readouterr().out.splitlines()
+    assert "against easy" in out[0]
+    rows = {line.split()[0]: line.split() for line in out[1:5]}
+    assert list(rows) == ["uniform", "trusting", "weighted", "replayed"]
     for row in rows.values():
-        assert 0 < float(row[3]) < 1 and float(row[-4]) > 0   # bits a card; ms a deal
-    assert len({row[3] for row in rows.values()}) == 3, "each row deals its own way"
+        assert 0 < float(row[3]) < 2 and float(row[-4]) > 0   # bits a card; ms a deal
+    assert len({row[3] for row in rows.values()}) == 4, "each row deals its own way"
 
 
 def test_the_truth_scores_nothing_and_a_coin_one_bit_a_card() -> None:
