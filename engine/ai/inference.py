@@ -75,12 +75,12 @@ def hand_weights(view: PlayerView, slip: float = SLIP, unlike: float = UNLIKE) -
 
     `unlike`: the chance, before his cards show otherwise, that a player's moves say nothing of
     his hand (0: every player plays like `normal`, with `slip`)."""
-    reader = _Reader(view)
+    reader = _Reader(view, slip)
     evidence = reader.read()
     unseen = mask_of(view.unseen)
     drawn = reader.drawn   # by now, each seat's draws since the deal
     weights: list[dict[int, float]] = [{} for _ in view.hand_counts]
-    slips = [reader.slip(seat, slip, unlike) for seat in range(len(view.hand_counts))]
+    slips = [reader.slip(seat, unlike) for seat in range(len(view.hand_counts))]
     for seat, excluded, drawn_then, doubt in evidence:
         hidden = view.hand_counts[seat] - len(view.known[seat])
         excluded &= unseen
@@ -102,15 +102,16 @@ def hand_weights(view: PlayerView, slip: float = SLIP, unlike: float = UNLIKE) -
 def slips(view: PlayerView, slip: float = SLIP, unlike: float = UNLIKE) -> tuple[float, ...]:
     """Per seat, the chance that a move of his says the wrong thing about his hand, as far as
     the cards he played so far tell (`slip` for a player who plays like `normal`)."""
-    reader = _Reader(view)
+    reader = _Reader(view, slip)
     reader.read()
-    return tuple(reader.slip(seat, slip, unlike) for seat in range(len(view.hand_counts)))
+    return tuple(reader.slip(seat, unlike) for seat in range(len(view.hand_counts)))
 
 
 class _Reader:
     """Replays the public part of the history: the table, the stock's and hands' sizes."""
 
-    def __init__(self, view: PlayerView) -> None:
+    def __init__(self, view: PlayerView, slip: float = SLIP) -> None:
+        self.normal_slip = slip
         self.view = view
         self.rules = view.rules
         self.trump = parse_suit(view.trump_suit)
@@ -217,10 +218,11 @@ class _Reader:
     def _out(self, e: Event, chose: bool) -> None:
         self.active.discard(e.seat)
 
-    def slip(self, seat: int, slip: float, unlike: float) -> float:
+    def slip(self, seat: int, unlike: float) -> float:
         """How often `seat`'s moves say the wrong thing about his hand: `slip` if he plays like
         `normal`, 1 if his moves say nothing, weighed by the chance of each (`unlike` before his
         plays showed anything)."""
+        slip = self.normal_slip
         ratio = unlike * math.exp(min(self.odds[seat], 500.0))
         return slip + (1 - slip) * ratio / (ratio + 1 - unlike)
 
@@ -273,7 +275,8 @@ class _Reader:
             kept.append(item)
             # The chance that the move excluded this card: a move that says nothing, `share`;
             # one like `normal`'s, that only if he drew the card since, or else slipped.
-            like = share * (1 - was_his + was_his * SLIP / (1 - share * (1 - SLIP)))
+            slip = self.normal_slip
+            like = share * (1 - was_his + was_his * slip / (1 - share * (1 - slip)))
             if excluded >> card & 1:
                 self.odds[seat] += math.log(share / like)
             elif share < 1:
