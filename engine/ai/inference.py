@@ -276,7 +276,7 @@ class _Reader:
             # The chance that the move excluded this card: a move that says nothing, `share`;
             # one like `normal`'s, that only if he drew the card since, or else slipped.
             slip = self.normal_slip
-            like = share * (1 - was_his + was_his * slip / (1 - share * (1 - slip)))
+            like = max(1e-12, share * (1 - was_his + was_his * slip / (1 - share * (1 - slip))))
             if excluded >> card & 1:
                 self.odds[seat] += math.log(share / like)
             elif share < 1:
