@@ -44,6 +44,7 @@ from engine.rules import Rules
 from engine.sampling import sample
 
 FLOOR = 1e-3   # a forecast of 0 or 1 that is wrong would cost infinitely much
+SEARCHING = ("hard", "baseline")   # the players --against that think --budget seconds
 
 
 def positions(games: int, variant: str, every: int, seed: int, seat: int = 0,
@@ -51,7 +52,7 @@ def positions(games: int, variant: str, every: int, seed: int, seat: int = 0,
     """(game at a decision of `seat`, seat 0's view) along games of `normal` (seat 0) against
     `against` (seat 1; a searching one thinks `budget` seconds a decision)."""
     rules = Rules(variant=variant, players=2)
-    other = get_player(against, **({"budget": budget} if against in ("hard", "baseline") else {}))
+    other = get_player(against, **({"budget": budget} if against in SEARCHING else {}))
     rng = random.Random(seed)
 
     def decide(g: Game, s: int, legal: list[Action]) -> Action:
@@ -184,7 +185,7 @@ def main() -> None:
                 low_free += low
         cards += unseen.bit_count()
         points += 1
-    against = args.against + (f" {args.budget} s" if args.against in ("hard", "baseline") else "")
+    against = args.against + (f" {args.budget} s" if args.against in SEARCHING else "")
     print(f"{args.variant}, {args.games} games against {against}, {points} decisions, {cards} "
           f"unseen cards, slip {args.slip}, {args.deals} deals each "
           f"({time.perf_counter() - t0:.0f} s)")

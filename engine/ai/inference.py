@@ -86,8 +86,7 @@ def hand_weights(view: PlayerView, slip: float = SLIP, unlike: float = UNLIKE) -
         excluded &= unseen
         if hidden <= 0 or not excluded:
             continue
-        # The chance that a card of his hidden ones was already his when he moved.
-        was_held = 1 - min(drawn[seat] - drawn_then, hidden) / hidden
+        was_held = _still_his(drawn[seat] - drawn_then, hidden)
         w = 1 - was_held * (1 - max(slips[seat], doubt))
         into = weights[seat]
         while excluded:
@@ -266,16 +265,16 @@ class _Reader:
             self.held[seat] &= ~(1 << card)
             return
         hand = max(1, self.counts[seat])
+        slip = self.normal_slip
         kept = []
         for item in self.said[seat]:
             excluded, drawn_then, share = item
-            was_his = 1 - min(self.drawn[seat] - drawn_then, hand) / hand
+            was_his = _still_his(self.drawn[seat] - drawn_then, hand)
             if was_his <= 0:
                 continue   # his hand then is all drawn away: nothing to check it against
             kept.append(item)
             # The chance that the move excluded this card: a move that says nothing, `share`;
             # one like `normal`'s, that only if he drew the card since, or else slipped.
-            slip = self.normal_slip
             like = max(1e-12, share * (1 - was_his + was_his * slip / (1 - share * (1 - slip))))
             if excluded >> card & 1:
                 self.odds[seat] += math.log(share / like)
@@ -414,6 +413,11 @@ class _Reader:
         if receiver == seat or self.counts[receiver] < k + 1 or k + 1 > self._round_limit():
             return 0
         return rank & ~SUIT_CARDS[self.trump]
+
+
+def _still_his(drawn_since: int, hand: int) -> float:
+    """The chance that a card of his `hand` cards was already his `drawn_since` draws ago."""
+    return 1 - min(drawn_since, hand) / hand
 
 
 def _fewer_than(need: int, cards: int, p: float) -> float:
