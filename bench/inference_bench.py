@@ -37,6 +37,7 @@ from engine.ai import get_player
 from engine.ai.driver import seats_to_ask, step
 from engine.ai.inference import hand_weights
 from engine.ai.policy import NORMAL, normal_action
+from engine.ai.replay import ROUNDS
 from engine.ai.search import deals
 from engine.cards import mask_of
 from engine.game import Game
@@ -146,6 +147,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--against", default="normal", help="seat 1's player")
     ap.add_argument("--budget", type=float, default=0.05, help="a searching seat 1's seconds")
+    ap.add_argument("--replay", type=int, default=ROUNDS, help="rounds the replayed row replays")
     ap.add_argument("--missed", action="store_true", help="what the evidence does not read")
     args = ap.parse_args()
     if args.missed:
@@ -165,7 +167,7 @@ def main() -> None:
         trusting = partial(sample, view, weights=hand_weights(view, args.slip, unlike=0.0))
         dealers = {"uniform": deals(view, 1.0), "trusting": trusting,
                    "weighted": deals(view, args.slip),
-                   "replayed": deals(view, args.slip, replay=True)}
+                   "replayed": deals(view, args.slip, replay=args.replay)}
         for kind, deal_of in dealers.items():
             # The same deals' randomness for every position's forecasts, run after run.
             rng = random.Random(f"{args.seed}-{points}")

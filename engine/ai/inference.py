@@ -75,12 +75,24 @@ def hand_weights(view: PlayerView, slip: float = SLIP, unlike: float = UNLIKE) -
 
     `unlike`: the chance, before his cards show otherwise, that a player's moves say nothing of
     his hand (0: every player plays like `normal`, with `slip`)."""
+    return read(view, slip, unlike)[0]
+
+
+def slips(view: PlayerView, slip: float = SLIP, unlike: float = UNLIKE) -> tuple[float, ...]:
+    """Per seat, the chance that a move of his says the wrong thing about his hand, as far as
+    the cards he played so far tell (`slip` for a player who plays like `normal`)."""
+    return read(view, slip, unlike)[1]
+
+
+def read(view: PlayerView, slip: float = SLIP, unlike: float = UNLIKE
+         ) -> tuple[Weights, tuple[float, ...]]:
+    """`hand_weights` and `slips` from one reading of the history."""
     reader = _Reader(view, slip)
     evidence = reader.read()
     unseen = mask_of(view.unseen)
     drawn = reader.drawn   # by now, each seat's draws since the deal
     weights: list[dict[int, float]] = [{} for _ in view.hand_counts]
-    slips = [reader.slip(seat, unlike) for seat in range(len(view.hand_counts))]
+    slips = tuple(reader.slip(seat, unlike) for seat in range(len(view.hand_counts)))
     for seat, excluded, drawn_then, doubt in evidence:
         hidden = view.hand_counts[seat] - len(view.known[seat])
         excluded &= unseen
@@ -95,15 +107,7 @@ def hand_weights(view: PlayerView, slip: float = SLIP, unlike: float = UNLIKE) -
             if w < into.get(c, 1.0):
                 into[c] = w
             excluded ^= low
-    return tuple(weights)
-
-
-def slips(view: PlayerView, slip: float = SLIP, unlike: float = UNLIKE) -> tuple[float, ...]:
-    """Per seat, the chance that a move of his says the wrong thing about his hand, as far as
-    the cards he played so far tell (`slip` for a player who plays like `normal`)."""
-    reader = _Reader(view, slip)
-    reader.read()
-    return tuple(reader.slip(seat, unlike) for seat in range(len(view.hand_counts)))
+    return tuple(weights), slips
 
 
 class _Reader:

@@ -16,12 +16,13 @@ therefore rests on more guessed cards, and a move there that looks wrong counts 
 (`fade`).
 
 `likely_deal` deals by rejection: a deal is kept with its likelihood, so the deals the search
-plays on follow what the moves say. `bench/inference_bench.py` measures the result: the deals
-know half as much again as deals weighted card by card. The price is time, about 0.28 ms a kept
-deal against 0.05 (a rebuilt start is a `Game`, and about three deals are drawn for one kept);
-replaying all the rounds (8, with 8 tries) knew a little more at more than twice that. At equal
-time the search's fewer deals cost what the better ones gain, so `hard` replays only when asked
-(`HardPlayer(replay=True)`; docs/computer-players.md).
+plays on follow what the moves say. Each seat's moves count with his own slip, as far as his
+plays showed that his moves can be trusted (`inference.slips`): a player unlike `normal` is held
+to his moves little. `bench/inference_bench.py` measures the result: the deals know more than
+deals weighted card by card. The price is time (a rebuilt start is a `Game`, and several deals
+may be drawn for one kept), and at equal time the search's fewer deals cost what the better ones
+gain, so `hard` replays only when asked, `HardPlayer(replay=N)` replaying the last N rounds
+(docs/computer-players.md).
 """
 
 from __future__ import annotations
@@ -149,17 +150,17 @@ def round_starts(deal: Game, rng: random.Random, rounds: int = ROUNDS,
 
 
 def unlike_normal(deal: Game, seat: int, rng: random.Random, rounds: int = ROUNDS,
-                  past: Past | None = None) -> Iterator[int]:
-    """Per round back (first the current one), how many moves the other seats chose that
-    `normal` would not have made on `deal`. It stops early at a round that cannot have happened
-    on the deal: what it said so far stands."""
+                  past: Past | None = None) -> Iterator[list[int]]:
+    """Per round back (first the current one), how many moves each other seat chose that
+    `normal` would not have made on `deal` (a count per seat). It stops early at a round that
+    cannot have happened on the deal: what it said so far stands."""
     try:
         for g, r in round_starts(deal, rng, rounds, past=past):
-            missed = 0
+            missed = [0] * g.players
             for s, action, chosen in r.moves:
                 if chosen and s != seat:
                     legal = g.legal_actions(s)
-                    missed += len(legal) > 1 and normal_action(g, s, legal) != action
+                    missed[s] += len(legal) > 1 and normal_action(g, s, legal) != action
                 g.apply(s, action, 0.0)
             yield missed
     except (Inconsistent, IllegalMove):
@@ -173,9 +174,11 @@ def factor(back: int, missed: int, slip: float, fade: float = FADE) -> float:
     return (1.0 - (1.0 - slip) * fade ** back) ** missed if missed else 1.0
 
 
-def likely_deal(deal_of: Callable[[random.Random], Game], past: Past, seat: int, slip: float,
-                rng: random.Random) -> Game:
-    """A deal from `deal_of`, kept with its likelihood (the product of the rounds' `factor`s).
+def likely_deal(deal_of: Callable[[random.Random], Game], past: Past, seat: int,
+                slips: Sequence[float], rounds: int, rng: random.Random) -> Game:
+    """A deal from `deal_of`, kept with its likelihood over the last `rounds` rounds: the
+    product of the `factor`s, each seat's misses counted with his own slip (`slips`, per seat:
+    `inference.slips`, so a player whose moves say little is held to them little).
 
     Rejection: the threshold is drawn first, so a deal is dropped at the first round that brings
     its likelihood under it, the older rounds unread. If none of `TRIES` deals is kept, the one
@@ -186,8 +189,10 @@ def likely_deal(deal_of: Callable[[random.Random], Game], past: Past, seat: int,
         deal = deal_of(rng)
         threshold = rng.random()
         p = 1.0
-        for back, missed in enumerate(unlike_normal(deal, seat, rng, past=past)):
-            p *= factor(back, missed, slip)
+        for back, missed in enumerate(unlike_normal(deal, seat, rng, rounds, past)):
+            for s, m in enumerate(missed):
+                if m:
+                    p *= factor(back, m, slips[s])
             if p <= threshold:
                 break
         else:

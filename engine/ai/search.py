@@ -16,7 +16,7 @@ the arena against the baseline showed to be worth keeping (`engine/ai/README.md`
 - The hidden cards are dealt as the other players' moves suggest (`engine/ai/inference.py`): a
   card a player's move makes unlikely is dealt to him less often.
 
-With `replay=True` it also keeps a whole deal less often when the last rounds, played again on
+With `replay=N` it also keeps a whole deal less often when the last N rounds, played again on
 it, show moves unlike `normal`'s (`engine/ai/replay.py`). The deals then know more of the other
 hand, but each kept deal costs several times what its playouts cost, and at equal time that did
 not win more games (docs/computer-players.md), so it is off by default.
@@ -45,7 +45,7 @@ from engine.ai.baseline import (
     settle,
 )
 from engine.ai.evaluation import estimate
-from engine.ai.inference import SLIP, hand_weights
+from engine.ai.inference import SLIP, read
 from engine.ai.replay import Past, likely_deal
 from engine.cards import mask_of
 from engine.game import Game
@@ -68,18 +68,18 @@ def hides_nothing(view: PlayerView) -> bool:
             and view.stock_count == (view.trump_card is not None))
 
 
-def deals(view: PlayerView, slip: float = SLIP, replay: bool = False
+def deals(view: PlayerView, slip: float = SLIP, replay: int = 0
           ) -> Callable[[random.Random], Game]:
     """How `hard` deals the cards `view` hides: weighted by what each card's evidence says
-    (`slip` 1: uniformly, as the baseline), then, with `replay`, kept as likely as the recent
+    (`slip` 1: uniformly, as the baseline), then, with `replay` rounds, kept as likely as those
     rounds replayed on the deal are."""
-    weights = hand_weights(view, slip) if slip < 1 else ()
+    weights, seat_slips = read(view, slip) if slip < 1 else ((), ())
     deal_of = partial(sample, view, weights=weights) if any(weights) else partial(sample, view)
     if not replay or slip >= 1:
         return deal_of
     past = Past(view.history, [mask_of(k) for k in view.known],
                 -1 if view.named_trump is None else view.named_trump.index)
-    return partial(likely_deal, deal_of, past, view.seat, slip)
+    return partial(likely_deal, deal_of, past, view.seat, seat_slips, replay)
 
 
 class HardPlayer(BaselinePlayer):
@@ -92,17 +92,19 @@ class HardPlayer(BaselinePlayer):
     (None: playouts to the end and the exact solver only, as the baseline). `drop_z`: standard
     errors that drop a trailing move. `slip`: the chance that a move says the wrong thing about a
     hand (inference's weight; 1 deals the hidden cards uniformly, as the baseline). `replay`:
-    keep each deal as likely as the last rounds replayed on it are (`engine/ai/replay.py`; off:
-    module text).
+    keep each deal as likely as the last `replay` rounds replayed on it are
+    (`engine/ai/replay.py`; 0, off: module text).
     """
 
     name = "hard"
 
     def __init__(self, *args: object, rounds: int | None = ROUNDS, drop_z: float = DROP_Z_HARD,
-                 slip: float = SLIP, replay: bool = False, **options: object) -> None:
+                 slip: float = SLIP, replay: int = 0, **options: object) -> None:
         super().__init__(*args, **options)
         if not 0 < slip <= 1:
             raise ValueError("slip must be in (0, 1]")
+        if replay < 0:
+            raise ValueError("replay counts rounds: 0 or more")
         self.rounds = rounds
         self.drop_z = drop_z
         self.slip = slip

@@ -87,7 +87,7 @@ def same_hand_deal(seed: int, players: int = 2) -> Game:
 
 PLAYERS = [("easy", {}), ("normal", {}),
            ("hard", {"budget": 30.0, "iterations": 12, "nodes": 3000}),
-           ("hard", {"budget": 30.0, "iterations": 12, "nodes": 3000, "replay": True}),
+           ("hard", {"budget": 30.0, "iterations": 12, "nodes": 3000, "replay": 1}),
            ("baseline", {"budget": 30.0, "iterations": 12, "nodes": 3000})]
 
 

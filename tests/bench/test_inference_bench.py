@@ -13,8 +13,8 @@ from bench import inference_bench
 from engine.ai.search import deals
 
 
-@pytest.mark.parametrize("replay", [False, True])
-def test_the_forecasts_share_out_exactly_the_other_players_hidden_cards(replay: bool) -> None:
+@pytest.mark.parametrize("replay", [0, 1, 3])
+def test_the_forecasts_share_out_exactly_the_other_players_hidden_cards(replay: int) -> None:
     _, view = next(inference_bench.positions(1, "throw-in", 5, seed=2))
     shares = inference_bench.forecast(view, deals(view, replay=replay), 40, random.Random(1))
     hidden = view.hand_counts[1] - len(view.known[1])
