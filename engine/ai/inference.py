@@ -92,14 +92,14 @@ def read(view: PlayerView, slip: float = SLIP, unlike: float = UNLIKE
     unseen = mask_of(view.unseen)
     drawn = reader.drawn   # by now, each seat's draws since the deal
     weights: list[dict[int, float]] = [{} for _ in view.hand_counts]
-    slips = tuple(reader.slip(seat, unlike) for seat in range(len(view.hand_counts)))
+    seat_slips = tuple(reader.slip(seat, unlike) for seat in range(len(view.hand_counts)))
     for seat, excluded, drawn_then, doubt in evidence:
         hidden = view.hand_counts[seat] - len(view.known[seat])
         excluded &= unseen
         if hidden <= 0 or not excluded:
             continue
         was_held = _still_his(drawn[seat] - drawn_then, hidden)
-        w = 1 - was_held * (1 - max(slips[seat], doubt))
+        w = 1 - was_held * (1 - max(seat_slips[seat], doubt))
         into = weights[seat]
         while excluded:
             low = excluded & -excluded
@@ -107,7 +107,7 @@ def read(view: PlayerView, slip: float = SLIP, unlike: float = UNLIKE
             if w < into.get(c, 1.0):
                 into[c] = w
             excluded ^= low
-    return tuple(weights), slips
+    return tuple(weights), seat_slips
 
 
 class _Reader:
