@@ -2,20 +2,20 @@
 against where they are.
 
 Run: python bench/inference_bench.py [--games 120] [--variant throw-in] [--slip 0.1] [--deals 100]
-     [--every 3] [--seed 1] [--against normal] [--budget 0.05]
+     [--every 3] [--seed 1] [--against normal] [--budget 0.05] [--replay 3]
 
 It plays heads-up games, seat 0 `normal`, seat 1 `--against` (`normal`, `easy`, or a searching
-player, `hard` or `baseline`, at `--budget` seconds a decision), and, at every `--every`-th
-decision of seat 0 with a card of the other hand hidden, deals `--deals` games from seat 0's view
-four ways: uniformly (what the baseline plays on); weighted card by card, every player trusted to
-play like `normal` (`hand_weights` with `--slip` and `unlike=0`: `hard` before it checked); the
-same, each player trusted as far as his plays show (`engine.ai.search.deals`: today's `hard`); and
-that, then kept as likely as the last rounds replayed on the deal are (`hard` with `replay=True`:
-`engine/ai/replay.py`). For each unseen card, the share of those deals that put it in the other
-hand is a forecast of "he holds it"; the truth is the real game. It prints the forecasts' log loss
-and Brier score (per unseen card; lower is better) for each, and how many held and not-held cards
-today's weights put at or under 0.15. `normal` is the arena's opponent; people play unlike it
-more often, and `easy` and the searching players show what the weights do then.
+player, `hard` or `baseline`, at `--budget` seconds a decision), and, at every `--every`-th decision
+of seat 0 with a card of the other hand hidden, deals `--deals` games from seat 0's view four ways:
+uniformly (what the baseline plays on); weighted card by card, every player trusted to play like
+`normal` (`hand_weights` with `--slip` and `unlike=0`: `hard` before it checked); the same, each
+player trusted as far as his plays show (`engine.ai.search.deals`: today's `hard`); and that, then
+kept as likely as the last `--replay` rounds replayed on the deal are (`hard` with `replay=3`:
+`engine/ai/replay.py`). For each unseen card, the share of those deals that put it in the other hand
+is a forecast of "he holds it"; the truth is the real game. It prints the forecasts' log loss and
+Brier score (per unseen card; lower is better) for each, and how many held and not-held cards
+today's weights put at or under 0.15. `normal` is the arena's opponent; people play unlike it more
+often, and `easy` and the searching players show what the weights do then.
 
 With `--missed` it counts instead what the moves of seat 1 said that the evidence does not read:
 for each of his moves with a choice, the unseen cards (from seat 0) that would have changed
