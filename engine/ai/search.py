@@ -103,7 +103,7 @@ class HardPlayer(BaselinePlayer):
         super().__init__(*args, **options)
         if not 0 < slip <= 1:
             raise ValueError("slip must be in (0, 1]")
-        if replay < 0:
+        if isinstance(replay, bool) or replay < 0:   # True was the option before it counted
             raise ValueError("replay counts rounds: 0 or more")
         self.rounds = rounds
         self.drop_z = drop_z

@@ -185,3 +185,9 @@ def test_a_miss_counts_slip_now_and_fades_towards_one_a_round_back() -> None:
     assert factor(0, 2, 0.1) == pytest.approx(0.01)
     assert factor(1, 1, 0.1) == pytest.approx(1 - 0.9 * FADE)
     assert factor(3, 1, 0.1) < factor(4, 1, 0.1) < 1.0
+
+
+@pytest.mark.parametrize("replay", [True, -1])
+def test_replay_takes_a_count_of_rounds(replay: object) -> None:
+    with pytest.raises(ValueError):
+        HardPlayer(replay=replay)
