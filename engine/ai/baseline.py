@@ -162,7 +162,7 @@ class Solver:
         """The value of `s`'s best move for him: max for the root's seat, min for the other."""
         mine = s == self.seat
         best = 0.0 if mine else 1.0
-        for a in _ordered(g, s, g.legal_actions(s)):
+        for a in self._order(g, s, g.legal_actions(s)):
             child = g.copy(with_log=False)
             child.apply(s, a, 0.0)
             v = self.value(child, alpha, beta)
@@ -176,6 +176,10 @@ class Solver:
             if alpha >= beta:
                 break
         return best
+
+    def _order(self, g: Game, seat: int, legal: list[Action]) -> list[Action]:
+        """The order `seat`'s moves are searched in below the root (the new `hard` changes it)."""
+        return _ordered(g, seat, legal)
 
     def _store(self, key: tuple, best: float, alpha: float, beta: float, lo: float,
                hi: float) -> None:
