@@ -9,7 +9,7 @@ from engine.ai import get_player
 from engine.ai.baseline import Solver, perfect_information, reward
 from engine.ai.driver import seats_to_ask
 from engine.ai.policy import normal_action
-from engine.ai.search import HorizonSolver
+from engine.ai.search import HorizonSolver, LeanSolver, cards_first
 from tests.helpers.deals import cards
 from tests.helpers.positions import endgame, positions
 
@@ -62,7 +62,7 @@ def _minimax(g: Game, seat: int) -> float:
     return max(values) if mover == seat else min(values)
 
 
-def test_the_solver_agrees_with_plain_minimax_on_small_endgames() -> None:
+def test_the_solvers_agree_with_plain_minimax_on_small_endgames() -> None:
     rng = random.Random(5)
     deck = [str(c) for c in cards("9s 10s Js Qs Ks As 9h 10h Jh Qh Kh Ah "
                                   "9d 10d Jd Qd Kd Ad 9c 10c Jc Qc Kc Ac")]
@@ -78,6 +78,7 @@ def test_the_solver_agrees_with_plain_minimax_on_small_endgames() -> None:
             seat = seats_to_ask(g)[0]
         expected = _minimax(g, seat)
         assert Solver(seat, FAR).best(g, g.legal_actions(seat))[1] == expected
+        assert LeanSolver(seat, FAR).best(g, g.legal_actions(seat))[1] == expected
         checked += 1
 
 
@@ -101,6 +102,20 @@ def test_the_solver_ends_where_cards_can_go_round_for_ever() -> None:
     assert value in (0.0, 0.5, 1.0)
 
 
+def test_the_lean_order_tries_cards_first_plain_before_trump_and_take_or_pass_last() -> None:
+    # Trump ♥. Seat 0 attacks with 9♣; seat 1 may beat it with 10♣ or a trump, take, or (in the
+    # transfer game) transfer with 9♠ or show 9♥ (R9.7).
+    g = endgame("9c 6d", "10c 7h 9s 9h", trump="h", variant="transfer")
+    g.apply(0, Action("attack", cards("9c")[0]), 0.0)
+    order = cards_first(g, g.legal_actions(1))
+    kinds = [(a.kind, str(a.card) if a.card else None) for a in order]
+    assert kinds[-1] == ("take", None)
+    trumps = [i for i, a in enumerate(order) if a.card and a.card.suit_index == g.trump]
+    plain = [i for i, a in enumerate(order) if a.card and a.card.suit_index != g.trump]
+    assert trumps and plain and max(plain) < min(trumps)
+    assert sorted(order) == sorted(g.legal_actions(1))
+
+
 def big_endings(count: int) -> list[tuple[Game, int]]:
     """Heads-up endings with the stock empty and many cards in hand, from random games."""
     found = [(g, seat) for g, seat in positions(seed=36, games=200, every=1)
@@ -112,7 +127,7 @@ def big_endings(count: int) -> list[tuple[Game, int]]:
 def test_the_horizon_search_is_exact_when_it_reaches_the_end_and_cut_otherwise() -> None:
     g = endgame("As 6h", "7h 8c", trump="s")
     deep = HorizonSolver(0, FAR, depth=40)
-    assert deep.best(g, g.legal_actions(0)) == Solver(0, FAR).best(g, g.legal_actions(0))
+    assert deep.best(g, g.legal_actions(0)) == LeanSolver(0, FAR).best(g, g.legal_actions(0))
     assert not deep.cut
     for g, seat in big_endings(6):
         shallow = HorizonSolver(seat, FAR, depth=2)
