@@ -106,6 +106,8 @@ class Solver:
     transposition table of value bounds. Raises OutOfTime after `deadline`.
     """
 
+    check_mask = 255   # the clock is read every check_mask + 1 nodes
+
     def __init__(self, seat: int, deadline: float, max_nodes: int | None = None) -> None:
         self.seat = seat
         self.deadline = deadline
@@ -154,7 +156,7 @@ class Solver:
 
     def _count_node(self) -> None:
         self.nodes += 1
-        if not self.nodes & 255 and (time.perf_counter() > self.deadline or (
+        if not self.nodes & self.check_mask and (time.perf_counter() > self.deadline or (
                 self.max_nodes is not None and self.nodes > self.max_nodes)):
             raise OutOfTime
 
