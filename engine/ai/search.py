@@ -170,7 +170,7 @@ class LeanSolver(Solver):
     Over 89 heads-up endings (`python bench/endings_bench.py --solvers`) it needed 0.58 of the
     baseline's nodes and 0.38 of its time, with the same values (engine/ai/README.md).
     It reads the clock every 64 nodes, not 256: at 0.05 s a decision, 256 nodes (about 9 ms)
-    took decisions on endings past the budget (max 67 ms against 48 ms, 180 decisions).
+    took decisions on endings past the budget (max 67-70 ms against 48-50 ms, 180 decisions).
     """
 
     check_mask = 63
