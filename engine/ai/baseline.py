@@ -234,6 +234,7 @@ class BaselinePlayer(Player):
 
     name = "baseline"
     drop_z = DROP_Z
+    exact_solver: type[Solver] = Solver   # the new `hard` searches known deals in its own order
 
     def __init__(self, budget: float = DEFAULT_BUDGET, iterations: int | None = None,
                  nodes: int | None = None, solve: bool = True, margin: float | None = None
@@ -275,7 +276,7 @@ class BaselinePlayer(Player):
                deadline: float) -> Action | None:
         """The exact best of `cands` on the one deal there is, or None if it did not fit."""
         # The solver gets most of the budget; if it cannot finish, playouts get the rest.
-        solver = Solver(seat, start + SOLVER_SHARE * (deadline - start), self.nodes)
+        solver = self.exact_solver(seat, start + SOLVER_SHARE * (deadline - start), self.nodes)
         try:
             action = solver.best(deal, cands)[0]
         except OutOfTime:

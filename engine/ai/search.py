@@ -8,7 +8,8 @@ the arena against the baseline showed to be worth keeping (`engine/ai/README.md`
   learned estimate of that position (`engine/ai/evaluation.py`) instead of playing on to a 0 or
   a 1. A deal then costs a fraction of the time and says more, so the race sees several times
   the deals; it drops a trailing move at three standard errors, not two.
-- A known deal is searched exactly first (`LeanSolver`, 60 % of the time); one that it cannot
+- A known deal is searched exactly first (`LeanSolver`, the baseline's 60 % of the time, as
+  estimates between 0 and 1 cut far fewer lines than exact values); one that it cannot
   finish is searched deeper and deeper with the estimate at the horizon (`HorizonSolver`), where
   the baseline fell back to playouts. Both search the moves below the root in a cheap order
   (`cards_first`), not `normal`'s move first.
@@ -60,10 +61,6 @@ ROUNDS = 2   # rounds a playout plays after the move before it asks the estimate
 # 2, 54.5 % at 3, heads-up throw-in at 0.05 s against the baseline at 0.3 s).
 DROP_Z_HARD = 3.0
 FIRST_DEPTH = 2   # plies of the first search over a known deal; each next one two more
-# Share of a decision's time the exact search of a known deal gets before the deeper and deeper
-# searches with the estimate take the rest. Estimates between 0 and 1 cut far fewer lines than
-# exact values, so the exact search solves more in the same time (module text).
-EXACT_SHARE = 0.6
 
 __all__ = ["DEFAULT_BUDGET", "HardPlayer", "HorizonSolver", "LeanSolver", "cards_first", "deals",
            "hides_nothing"]
@@ -113,6 +110,8 @@ class HardPlayer(BaselinePlayer):
         if isinstance(replay, bool) or replay < 0:   # True was the option before it counted
             raise ValueError("replay counts rounds: 0 or more")
         self.rounds = rounds
+        # rounds=None plays a known deal as the baseline does: its solver, then playouts.
+        self.exact_solver = Solver if rounds is None else LeanSolver
         self.drop_z = drop_z
         self.slip = slip
         self.replay = replay
@@ -129,20 +128,13 @@ class HardPlayer(BaselinePlayer):
 
     def _solve(self, deal: Game, seat: int, cands: list[Action], start: float,
                deadline: float) -> Action | None:
-        """Search exactly for `EXACT_SHARE` of the time; if that cannot finish, deeper and deeper
-        with the estimate at the horizon, until a search needs no estimate (the exact answer) or
-        the time is up (the deepest finished search's answer)."""
-        if self.rounds is None:
-            return super()._solve(deal, seat, cands, start, deadline)
-        exact = LeanSolver(seat, start + EXACT_SHARE * (deadline - start), self.nodes)
-        try:
-            action = exact.best(deal, cands)[0]
-        except OutOfTime:
-            pass
-        else:
-            self.last = {"solved": True, "nodes": exact.nodes, "moves": len(cands)}
+        """Search exactly, as the baseline, for its share of the time (`LeanSolver`); if that
+        cannot finish, deeper and deeper with the estimate at the horizon, until a search needs
+        no estimate (the exact answer) or the time is up (the deepest finished search's answer)."""
+        action = super()._solve(deal, seat, cands, start, deadline)
+        if action is not None or self.rounds is None:
             return action
-        best, depth, finished, nodes = None, FIRST_DEPTH, 0, exact.nodes
+        best, depth, finished, nodes = None, FIRST_DEPTH, 0, 0
         while True:
             solver = HorizonSolver(seat, deadline, depth, self.nodes)
             try:
