@@ -61,6 +61,12 @@ ROUNDS = 2   # rounds a playout plays after the move before it asks the estimate
 # 2, 54.5 % at 3, heads-up throw-in at 0.05 s against the baseline at 0.3 s).
 DROP_Z_HARD = 3.0
 FIRST_DEPTH = 2   # plies of the first search over a known deal; each next one two more
+# The reserve the default budget keeps, a tenth, at every budget. The baseline keeps a fifth of a
+# small one: at 0.05 s it stopped at 40 ms, though its decisions ran at most 5.6 ms past the
+# deadline (6,207 decisions, arena, throw-in), so the cheap `hard` thought 40 ms to the
+# baseline's 270 at 0.3 s, not a sixth.
+MARGIN_SHARE = 0.1
+MAX_MARGIN = 0.03
 
 __all__ = ["DEFAULT_BUDGET", "HardPlayer", "HorizonSolver", "LeanSolver", "cards_first", "deals",
            "hides_nothing"]
@@ -92,12 +98,12 @@ class HardPlayer(BaselinePlayer):
     `budget`: seconds a decision (default 0.3). `iterations`: at most this many deals, and
     `nodes`: at most this many nodes a solver search (with both, a decision is repeatable:
     tests; the time budget still applies). `solve`: search what hides nothing. `margin`: seconds
-    kept in reserve for a busy machine. `rounds`: rounds a playout plays before the estimate
-    (None: playouts to the end and the exact solver only, as the baseline). `drop_z`: standard
-    errors that drop a trailing move. `slip`: the chance that a move says the wrong thing about a
-    hand (inference's weight; 1 deals the hidden cards uniformly, as the baseline). `replay`:
-    keep each deal as likely as the last `replay` rounds replayed on it are
-    (`engine/ai/replay.py`; 0, off: module text).
+    kept in reserve for a busy machine (default a tenth of the budget, at most 0.03). `rounds`:
+    rounds a playout plays before the estimate (None: playouts to the end and the exact solver
+    only, as the baseline). `drop_z`: standard errors that drop a trailing move. `slip`: the
+    chance that a move says the wrong thing about a hand (inference's weight; 1 deals the hidden
+    cards uniformly, as the baseline). `replay`: keep each deal as likely as the last `replay`
+    rounds replayed on it are (`engine/ai/replay.py`; 0, off: module text).
     """
 
     name = "hard"
@@ -105,6 +111,8 @@ class HardPlayer(BaselinePlayer):
     def __init__(self, *args: object, rounds: int | None = ROUNDS, drop_z: float = DROP_Z_HARD,
                  slip: float = SLIP, replay: int = 0, **options: object) -> None:
         super().__init__(*args, **options)
+        if options.get("margin") is None:
+            self.margin = min(MAX_MARGIN, self.budget * MARGIN_SHARE)
         if not 0 < slip <= 1:
             raise ValueError("slip must be in (0, 1]")
         if isinstance(replay, bool) or replay < 0:   # True was the option before it counted

@@ -6,6 +6,8 @@ import random
 import time
 from itertools import islice
 
+import pytest
+
 from engine import Game
 from engine.ai import get_player
 from engine.ai.baseline import Solver, playout
@@ -24,6 +26,15 @@ def test_hard_keeps_to_its_budget_on_average() -> None:
         hard.choose(g.view(seat), g.legal_actions(seat), rng)
         spent.append(time.perf_counter() - start)
     assert sum(spent) / len(spent) < budget + 1.0
+
+
+def test_hard_keeps_a_tenth_of_its_budget_in_reserve() -> None:
+    # The baseline keeps a fifth of a small budget: at 0.05 s it thought 40 ms, under a sixth of
+    # its own 270 ms at 0.3 s.
+    assert [get_player("hard", budget=b).margin for b in (0.05, 0.3, 2.0)] == pytest.approx(
+        [0.005, 0.03, 0.03])
+    assert get_player("baseline", budget=0.05).margin == pytest.approx(0.01)
+    assert get_player("hard", budget=0.05, margin=0.02).margin == 0.02
 
 
 def test_with_an_iteration_budget_a_decision_repeats_exactly() -> None:
