@@ -49,10 +49,10 @@ SEARCHING = ("hard", "baseline")   # the players --against that think --budget s
 
 
 def positions(games: int, variant: str, every: int, seed: int, seat: int = 0,
-              against: str = "normal", budget: float = 0.05):
+              against: str = "normal", budget: float = 0.05, players: int = 2):
     """(game at a decision of `seat`, seat 0's view) along games of `normal` (seat 0) against
-    `against` (seat 1; a searching one thinks `budget` seconds a decision)."""
-    rules = Rules(variant=variant, players=2)
+    `against` (the other seats; a searching one thinks `budget` seconds a decision)."""
+    rules = Rules(variant=variant, players=players)
     other = get_player(against, **({"budget": budget} if against in SEARCHING else {}))
     rng = random.Random(seed)
 

@@ -12,11 +12,13 @@ from bench import race_bench
 from engine.ai.search import hides_nothing
 
 
-def test_its_positions_hide_cards_and_offer_a_choice() -> None:
-    found = race_bench.cases(5, "transfer", seed=3)
+@pytest.mark.parametrize("players", [2, 3])
+def test_its_positions_hide_cards_and_offer_a_choice(players: int) -> None:
+    found = race_bench.cases(5, "transfer", seed=3, players=players)
     assert len(found) == 5
     for view, legal in found:
         assert not hides_nothing(view) and len(legal) > 1 and view.seat == 0
+        assert len(view.hand_counts) == players
 
 
 def test_the_reference_values_every_legal_move_as_a_chance() -> None:
