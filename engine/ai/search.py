@@ -108,10 +108,11 @@ class HardPlayer(BaselinePlayer):
 
     name = "hard"
 
-    def __init__(self, *args: object, rounds: int | None = ROUNDS, drop_z: float = DROP_Z_HARD,
-                 slip: float = SLIP, replay: int = 0, **options: object) -> None:
-        super().__init__(*args, **options)
-        if options.get("margin") is None:
+    def __init__(self, *args: object, margin: float | None = None, rounds: int | None = ROUNDS,
+                 drop_z: float = DROP_Z_HARD, slip: float = SLIP, replay: int = 0,
+                 **options: object) -> None:
+        super().__init__(*args, margin=margin, **options)
+        if margin is None:
             self.margin = min(MAX_MARGIN, self.budget * MARGIN_SHARE)
         if not 0 < slip <= 1:
             raise ValueError("slip must be in (0, 1]")

@@ -77,12 +77,12 @@ def test_hard_solves_what_hides_nothing_where_the_baseline_plays_it_out() -> Non
             assert hard.last["depth"] >= 2   # too big: searched to a depth, not played out
             continue
         solved += 1
-        values = {}
-        for move in legal:
-            child = g.copy(with_log=False)
-            child.apply(seat, move, 0.0)
-            values[move] = Solver(seat, float("inf")).value(child, 0.0, 1.0)
-        assert values[action] == max(values.values())
+        # The best value, then whether the chosen move reaches it: a window just under it (values
+        # are 0, 1/2 and 1). Every move's full value took minutes on one of these endings.
+        best = Solver(seat, float("inf")).best(g, legal)[1]
+        child = g.copy(with_log=False)
+        child.apply(seat, action, 0.0)
+        assert Solver(seat, float("inf")).value(child, best - 0.25, best) >= best
     # Of the twelve smallest, the others need more than 20,000 nodes a search (the deeper and
     # deeper searches spend nodes before the one that needs no estimate).
     assert solved >= 1
