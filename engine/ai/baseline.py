@@ -45,6 +45,7 @@ SAME_AFTER = 32          # deals showing no difference between the moves left: s
 DROP_Z = 2.0             # standard errors of the paired difference that drop a move
 MIN_DEALS_TO_DROP = 8
 SOLVER_SHARE = 0.6
+MAX_MARGIN = 0.03        # seconds: the most a decision keeps in reserve
 MAX_LINE = 300           # solver plies on one line (Python's stack is the limit)
 PLAYOUT_STEPS = 1_000    # a playout still going after this many moves has cards going round
 NOISE = 0.15             # chance of a beginner's move in playouts on a fully known deal
@@ -234,6 +235,7 @@ class BaselinePlayer(Player):
 
     name = "baseline"
     drop_z = DROP_Z
+    margin_share = 0.2   # of the budget kept in reserve, at most MAX_MARGIN (the new `hard`: 0.1)
     exact_solver: type[Solver] = Solver   # the new `hard` searches known deals in its own order
 
     def __init__(self, budget: float = DEFAULT_BUDGET, iterations: int | None = None,
@@ -245,7 +247,7 @@ class BaselinePlayer(Player):
         self.iterations = iterations
         self.nodes = nodes
         self.solve = solve
-        self.margin = min(0.03, budget * 0.2) if margin is None else margin
+        self.margin = min(MAX_MARGIN, budget * self.margin_share) if margin is None else margin
         # What the last decision did (for benchmarks): "solved", or the deals it raced over.
         self.last: dict = {}
 

@@ -61,12 +61,6 @@ ROUNDS = 2   # rounds a playout plays after the move before it asks the estimate
 # 2, 54.5 % at 3, heads-up throw-in at 0.05 s against the baseline at 0.3 s).
 DROP_Z_HARD = 3.0
 FIRST_DEPTH = 2   # plies of the first search over a known deal; each next one two more
-# The reserve the default budget keeps, a tenth, at every budget. The baseline keeps a fifth of a
-# small one: at 0.05 s it stopped at 40 ms, though its decisions ran at most 5.6 ms past the
-# deadline (6,207 decisions, arena, throw-in), so the cheap `hard` thought 40 ms to the
-# baseline's 270 at 0.3 s, not a sixth.
-MARGIN_SHARE = 0.1
-MAX_MARGIN = 0.03
 
 __all__ = ["DEFAULT_BUDGET", "HardPlayer", "HorizonSolver", "LeanSolver", "cards_first", "deals",
            "hides_nothing"]
@@ -107,13 +101,15 @@ class HardPlayer(BaselinePlayer):
     """
 
     name = "hard"
+    # The reserve the default budget keeps, a tenth, at every budget. The baseline keeps a fifth
+    # of a small one: at 0.05 s it stopped at 40 ms, though its decisions ran at most 5.6 ms past
+    # the deadline (6,207 decisions, arena, throw-in), so the cheap `hard` thought 40 ms to the
+    # baseline's 270 at 0.3 s, not a sixth.
+    margin_share = 0.1
 
-    def __init__(self, *args: object, margin: float | None = None, rounds: int | None = ROUNDS,
-                 drop_z: float = DROP_Z_HARD, slip: float = SLIP, replay: int = 0,
-                 **options: object) -> None:
-        super().__init__(*args, margin=margin, **options)
-        if margin is None:
-            self.margin = min(MAX_MARGIN, self.budget * MARGIN_SHARE)
+    def __init__(self, *args: object, rounds: int | None = ROUNDS, drop_z: float = DROP_Z_HARD,
+                 slip: float = SLIP, replay: int = 0, **options: object) -> None:
+        super().__init__(*args, **options)
         if not 0 < slip <= 1:
             raise ValueError("slip must be in (0, 1]")
         if isinstance(replay, bool) or replay < 0:   # True was the option before it counted
