@@ -32,7 +32,7 @@ import time
 from engine.actions import Action
 from engine.ai.baseline import _ordered
 from engine.ai.search import HardPlayer, hides_nothing
-from engine.arena import percentile
+from engine.arena import options, percentile
 from engine.views import PlayerView
 
 try:
@@ -70,11 +70,6 @@ def reference(view: PlayerView, legal: list[Action], deals: int, seed: int
     return {m: s / deals for m, s in zip(moves, sums, strict=True)}
 
 
-def options(text: str) -> dict:
-    """`budget=0.05,drop_z=2` as HardPlayer's options."""
-    return {k: json.loads(v) for k, _, v in (p.partition("=") for p in text.split(",") if p)}
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--positions", type=int, default=240)
@@ -90,7 +85,7 @@ def main() -> None:
     valued = [(view, legal, reference(view, legal, args.reference, i))
               for i, (view, legal) in enumerate(found)]
     for spec in args.player or ["budget=0.05", "budget=0.3"]:
-        player = HardPlayer(**options(spec))
+        player = HardPlayer(**options(spec.split(",")))
         losses, deals, times = [], [], []
         for i, (view, legal, values) in enumerate(valued):
             best = max(values.values())

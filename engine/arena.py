@@ -218,7 +218,8 @@ def report(a: Side, b: Side, records: list[dict], rules: Rules) -> str:
     return "\n".join(lines)
 
 
-def _options(pairs: list[str]) -> dict:
+def options(pairs: list[str]) -> dict:
+    """A player's options from `key=value` pairs, each value read as JSON where it is JSON."""
     out = {}
     for pair in pairs:
         key, _, raw = pair.partition("=")
@@ -248,7 +249,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--json", help="also write every game's record to this file")
     args = p.parse_args(argv)
     rules = Rules(variant=args.variant, players=args.players, deck=args.deck)
-    a_opts, b_opts = _options(args.a_opt), _options(args.b_opt)
+    a_opts, b_opts = options(args.a_opt), options(args.b_opt)
     if args.budget is not None:
         for name, opts in ((args.a, a_opts), (args.b, b_opts)):
             if name in SEARCHERS:

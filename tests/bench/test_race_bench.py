@@ -39,9 +39,3 @@ def test_it_scores_each_player(monkeypatch, capsys) -> None:
     for row in rows:
         assert row["decisions"] == 6 and 0 <= row["worse_moves"] <= 6 and row["mean_loss"] >= 0
     assert rows[1]["median_deals"] == 1
-
-
-@pytest.mark.parametrize("text, expected", [("budget=0.05,drop_z=2", {"budget": 0.05, "drop_z": 2}),
-                                            ("", {})])
-def test_options_read_as_json(text: str, expected: dict) -> None:
-    assert race_bench.options(text) == expected
