@@ -20,6 +20,7 @@ from engine.cards import (
 from engine.rules import HAND_SIZE, Rules
 
 Hands = list[list[Card]]
+_DECKS = {size: tuple(c for c in CARDS if c.rank >= low) for size, low in DECK_LOWEST_RANK.items()}
 
 
 def shuffled_deal(rules: Rules, seed: int | str) -> tuple[Hands, list[Card], str, Card | None]:
@@ -28,7 +29,7 @@ def shuffled_deal(rules: Rules, seed: int | str) -> tuple[Hands, list[Card], str
     Returns the hands, the stock (stock[0] drawn next), the trump suit and the card that named
     it when no stock is left (R2.3), else None.
     """
-    deck = [c for c in CARDS if c.rank >= DECK_LOWEST_RANK[rules.deck]]
+    deck = list(_DECKS[rules.deck])
     random.Random(seed).shuffle(deck)
     n = rules.players
     hands = [deck[i * HAND_SIZE:(i + 1) * HAND_SIZE] for i in range(n)]
@@ -75,12 +76,13 @@ def _check(rules: Rules, hands: Hands, stock: list[Card], first_attacker: int | 
 def opening_attacker(hands: list[int], trump: int) -> tuple[int, Card | None]:
     """R3.1 the holder of the lowest trump; R3.2 without trumps, of the lowest card, ties by
     suit order. Returns the seat and the card that decided it (all see it)."""
-    best = None
-    for seat, hand in enumerate(hands):
-        trumps = hand & SUIT_CARDS[trump]
-        pool = cards_of(trumps) if trumps else cards_of(hand)
-        for c in pool:
-            key = (0 if trumps else 1, c.rank, c.suit_index)
-            if best is None or key < best[0]:
-                best = (key, seat, c)
-    return best[1], best[2]
+    trumps = 0
+    for hand in hands:
+        trumps |= hand
+    trumps &= SUIT_CARDS[trump]
+    if trumps:   # in one suit the lowest index is the lowest rank
+        lowest = (trumps & -trumps).bit_length() - 1
+    else:
+        lowest = min(cards_of(sum(hands)), key=lambda c: (c.rank, c.suit_index)).index
+    seat = next(s for s, hand in enumerate(hands) if hand >> lowest & 1)
+    return seat, CARDS[lowest]

@@ -110,7 +110,7 @@ class Game:
         # The deal as dealt; spelled out as JSON only when someone asks for it (to_dict).
         g.initial = (tuple(map(tuple, hands)), tuple(stock), trump, first_attacker, now, revealed)
         g.trump = parse_suit(trump)
-        g.hands = [mask_of(h) for h in hands]
+        g.hands = [sum(1 << c.index for c in h) for h in hands]   # Cards, each once (deal.py)
         g.known = [0] * n
         g.stock = [c.index for c in reversed(stock)]  # drawn with pop(): the next card is last
         g.trump_card_index = g.stock[0] if g.stock else -1
@@ -339,15 +339,18 @@ class Game:
             return attack_actions(self.hands[seat]) if self._lead_refusal(seat) is None else []
         if seat == self.defender:  # cheap necessary conditions first: most seats have none
             out: list[Action] = []
-            if self.unbeaten and not self.taking and self._answer_refusal(seat) is None:
+            if self.unbeaten and not self.taking:   # _answer_refusal's conditions
                 self._add_answers(seat, out)
             return out
-        cards = self.hands[seat] & self.table_ranks
-        if not self.throwers >> seat & 1 or (not cards and self.passes >> seat & 1):
+        if not self.throwers >> seat & 1:
             return []
-        may_throw_in, may_pass = self._thrower_seats()
-        out = picked(cards, ATTACK) if cards and may_throw_in >> seat & 1 else []
-        if may_pass >> seat & 1:
+        # _thrower_seats for one seat known to be a thrower (R5.2-R5.4, R6.3).
+        cards = self.hands[seat] & self.table_ranks
+        passed = self.passes >> seat & 1
+        if not cards:
+            return [] if passed else [PASS]
+        out = picked(cards, ATTACK) if len(self.attacks) < self.attack_limit else []
+        if not passed:
             out.append(PASS)
         return out
 
