@@ -346,11 +346,8 @@ class Game:
             return []
         # _thrower_seats for one seat known to be a thrower (R5.2-R5.4, R6.3).
         cards = self.hands[seat] & self.table_ranks
-        passed = self.passes >> seat & 1
-        if not cards:
-            return [] if passed else [PASS]
-        out = picked(cards, ATTACK) if len(self.attacks) < self.attack_limit else []
-        if not passed:
+        out = picked(cards, ATTACK) if cards and len(self.attacks) < self.attack_limit else []
+        if not self.passes >> seat & 1:
             out.append(PASS)
         return out
 
