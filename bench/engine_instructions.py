@@ -7,9 +7,9 @@ On a shared machine the wall clock moves by a tenth from one run to the next; an
 count moves by far less than a thousandth, so an engine change worth a few per cent shows. Each
 engine (`engine.Game`, `bench/plain_engine.py`) plays the same `--games` games of
 `bench/engine_bench.py`'s all-pairs driver under `valgrind --tool=cachegrind`, and once more
-with no game to take Python's start-up out. It prints the instructions a game and how many
-times the engine's the plain engine needs. Instructions are not time, so the issue's ratio is
-still `engine_bench.py`'s; this tells whether a change makes the engine do less.
+with no game to take Python's start-up out. It prints each engine's instructions a game and
+their ratio, plain over engine. Instructions are not time, so the issue's ratio is still
+`engine_bench.py`'s; this tells whether a change makes the engine do less.
 
 Needs valgrind (`apt-get install valgrind`).
 """

@@ -76,13 +76,13 @@ def _check(rules: Rules, hands: Hands, stock: list[Card], first_attacker: int | 
 def opening_attacker(hands: list[int], trump: int) -> tuple[int, Card | None]:
     """R3.1 the holder of the lowest trump; R3.2 without trumps, of the lowest card, ties by
     suit order. Returns the seat and the card that decided it (all see it)."""
-    trumps = 0
+    held = 0
     for hand in hands:
-        trumps |= hand
-    trumps &= SUIT_CARDS[trump]
+        held |= hand
+    trumps = held & SUIT_CARDS[trump]
     if trumps:   # in one suit the lowest index is the lowest rank
         lowest = (trumps & -trumps).bit_length() - 1
     else:
-        lowest = min(cards_of(sum(hands)), key=lambda c: (c.rank, c.suit_index)).index
+        lowest = min(cards_of(held), key=lambda c: (c.rank, c.suit_index)).index
     seat = next(s for s, hand in enumerate(hands) if hand >> lowest & 1)
     return seat, CARDS[lowest]
