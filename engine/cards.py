@@ -154,9 +154,11 @@ def names_of(mask: int) -> list[str]:
 
 
 def mask_of(cards) -> int:
+    """The mask of `cards`: Card objects, or spellings Card.parse reads."""
     m = 0
     for c in cards:
-        m |= 1 << Card.parse(c).index
+        # A deal's Cards skip the parser: a Card is no spelling, so it misses its cache first.
+        m |= 1 << (c if c.__class__ is Card else Card.parse(c)).index
     return m
 
 

@@ -20,7 +20,7 @@ from engine.cards import (
 from engine.rules import HAND_SIZE, Rules
 
 Hands = list[list[Card]]
-_DECKS = {size: tuple(c for c in CARDS if c.rank >= low) for size, low in DECK_LOWEST_RANK.items()}
+_DECKS = {size: tuple(cards_of(deck_mask(size))) for size in DECK_LOWEST_RANK}   # R1.1
 
 
 def shuffled_deal(rules: Rules, seed: int | str) -> tuple[Hands, list[Card], str, Card | None]:

@@ -110,7 +110,7 @@ class Game:
         # The deal as dealt; spelled out as JSON only when someone asks for it (to_dict).
         g.initial = (tuple(map(tuple, hands)), tuple(stock), trump, first_attacker, now, revealed)
         g.trump = parse_suit(trump)
-        g.hands = [sum(1 << c.index for c in h) for h in hands]   # Cards, each once (deal.py)
+        g.hands = [mask_of(h) for h in hands]
         g.known = [0] * n
         g.stock = [c.index for c in reversed(stock)]  # drawn with pop(): the next card is last
         g.trump_card_index = g.stock[0] if g.stock else -1

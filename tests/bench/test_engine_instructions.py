@@ -10,4 +10,3 @@ def test_the_plain_engine_needs_more_instructions_a_game_than_the_engine() -> No
     assert set(counts) == {"engine", "plain"}
     # A two-player game is thousands of Python steps: millions of instructions, not start-up.
     assert 1e6 < counts["engine"] < counts["plain"]
-
