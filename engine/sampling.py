@@ -7,12 +7,14 @@ cards it cannot see are dealt at random. Not a rule of the game, so not in `engi
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from engine.cards import Card, mask_of, parse_suit
+from engine.cards import mask_of, parse_suit
 from engine.game import Game
 from engine.rules import AWAY_AFTER_TIMEOUTS
 from engine.views import PlayerView
+
+Dealer = Callable[[random.Random], Game]
 
 
 def sample(view: PlayerView, rng: random.Random,
@@ -27,16 +29,33 @@ def sample(view: PlayerView, rng: random.Random,
     `weights[seat]` maps card indexes to how likely (against 1 for an unlisted card) the card is
     to be dealt to that seat rather than elsewhere (what his moves said: `engine.ai.inference`).
     """
+    return dealer(view, weights)(rng)
+
+
+def dealer(view: PlayerView, weights: Sequence[Mapping[int, float]] | None = None) -> Dealer:
+    """`sample` for many deals of one view: what the view fixes is read once (a search deals
+    hundreds of times a decision), and each deal draws from `rng` as `sample` does."""
     rules = view.rules
-    seed = rng.random()  # drawn first: the order of draws decides the deals a seeded search plays
-    hands, stock = _deal_hidden(view, rng, weights)
-    return Game.from_fields(
-        rules=rules, seed=seed, players=rules.players, initial=None, log=[],
+    known = [mask_of(k) for k in view.known]
+    # Per other seat: how many hidden cards it still needs, and the weights they are drawn by.
+    needs = []
+    for seat, count in enumerate(view.hand_counts):
+        need = 0 if seat == view.seat else count - len(view.known[seat])
+        if need < 0:
+            raise ValueError("view is inconsistent: more known cards than cards in a hand")
+        needs.append((need, weights[seat] if weights and need else None))
+    hidden = [c.index for c in view.unseen]
+    if len(hidden) - sum(n for n, _ in needs) != view.stock_count - (view.trump_card is not None):
+        raise ValueError("view is inconsistent: hidden cards do not fill the stock")
+    hand = mask_of(view.hand)
+    bottom = [] if view.trump_card is None else [view.trump_card.index]
+    template = Game.from_fields(
+        rules=rules, seed=0.0, players=rules.players, initial=None, log=[],
         history=list(view.history),
         trump=parse_suit(view.trump_suit),
-        hands=hands,
-        known=[mask_of(k) for k in view.known],
-        stock=stock,
+        hands=[0] * rules.players,
+        known=known,
+        stock=[],
         trump_card_index=-1 if view.trump_card is None else view.trump_card.index,
         named_trump=-1 if view.named_trump is None else view.named_trump.index,
         discard=mask_of(view.discarded),
@@ -53,16 +72,40 @@ def sample(view: PlayerView, rng: random.Random,
         timeouts=[AWAY_AFTER_TIMEOUTS if s in view.away else 0 for s in range(rules.players)],
         is_over=view.is_over, durak=view.durak,
     )
+    mine = view.seat
+
+    def deal(rng: random.Random) -> Game:
+        seed = rng.random()  # drawn first: the order of draws decides the deals a search plays
+        cards = hidden[:]
+        rng.shuffle(cards)
+        hands = []
+        pos = 0
+        for seat, (need, weight) in enumerate(needs):
+            if seat == mine:
+                hands.append(hand)
+                continue
+            if weight:
+                _weigh_forward(cards, pos, need, weight, rng)
+            m = known[seat]
+            for c in cards[pos:pos + need]:
+                m |= 1 << c
+            hands.append(m)
+            pos += need
+        g = template.copy()
+        g.seed, g.hands, g.stock = seed, hands, bottom + cards[pos:]  # the next drawn last
+        return g
+
+    return deal
 
 
-def _weigh_forward(hidden: list[Card], pos: int, need: int, weights: Mapping[int, float],
+def _weigh_forward(hidden: list[int], pos: int, need: int, weights: Mapping[int, float],
                    rng: random.Random) -> None:
     """Put `need` of `hidden[pos:]` first, each card chosen in proportion to its weight
     (Efraimidis and Spirakis' weighted sampling without replacement: the largest u^(1/w)).
     The others keep their shuffled order: where they lie in the stock says nothing."""
     rand = rng.random
     tail = hidden[pos:]
-    keys = [rand() ** (1.0 / weights.get(c.index, 1.0)) for c in tail]
+    keys = [rand() ** (1.0 / weights.get(c, 1.0)) for c in tail]
     chosen = sorted(range(len(tail)), key=keys.__getitem__, reverse=True)[:need]
     taken = set(chosen)
     hidden[pos:] = [tail[i] for i in chosen] + [c for i, c in enumerate(tail) if i not in taken]
@@ -70,31 +113,3 @@ def _weigh_forward(hidden: list[Card], pos: int, need: int, weights: Mapping[int
 
 def _seat_mask(seats: tuple[int, ...] | frozenset[int]) -> int:
     return sum(1 << s for s in seats)
-
-
-def _deal_hidden(view: PlayerView, rng: random.Random,
-                 weights: Sequence[Mapping[int, float]] | None
-                 ) -> tuple[list[int], list[int]]:
-    """Hands and stock for a game consistent with `view`: its unseen cards shuffled in."""
-    hidden = list(view.unseen)
-    rng.shuffle(hidden)
-    hands = []
-    pos = 0
-    for seat, count in enumerate(view.hand_counts):
-        if seat == view.seat:
-            hands.append(mask_of(view.hand))
-            continue
-        need = count - len(view.known[seat])
-        if need < 0:
-            raise ValueError("view is inconsistent: more known cards than cards in a hand")
-        if weights and weights[seat] and need:
-            _weigh_forward(hidden, pos, need, weights[seat], rng)
-        hands.append(mask_of(view.known[seat]) | mask_of(hidden[pos:pos + need]))
-        pos += need
-    rest = hidden[pos:]
-    if len(rest) != view.stock_count - (view.trump_card is not None):
-        raise ValueError("view is inconsistent: hidden cards do not fill the stock")
-    stock = [c.index for c in rest]  # the next drawn last, as in Game
-    if view.trump_card is not None:
-        stock.insert(0, view.trump_card.index)
-    return hands, stock

@@ -30,14 +30,13 @@ import math
 import random
 import time
 from collections.abc import Callable
-from functools import partial
 
 from engine.actions import Action
 from engine.ai.driver import seats_to_ask
 from engine.ai.players import Player
 from engine.ai.policy import easy_action, normal_action
 from engine.game import Game
-from engine.sampling import sample
+from engine.sampling import Dealer, dealer
 from engine.views import PlayerView
 
 DEFAULT_BUDGET = 0.3
@@ -270,9 +269,9 @@ class BaselinePlayer(Player):
                 return action
         return self._race(seat, deal_of, deal, cands, rng, deadline, known)
 
-    def _dealer(self, view: PlayerView) -> Callable[[random.Random], Game]:
+    def _dealer(self, view: PlayerView) -> Dealer:
         """How this decision deals the hidden cards (the new `hard` weighs what it saw)."""
-        return partial(sample, view)
+        return dealer(view)
 
     def _solve(self, deal: Game, seat: int, cands: list[Action], start: float,
                deadline: float) -> Action | None:
@@ -290,7 +289,7 @@ class BaselinePlayer(Player):
         """Whether `deal` is the only deal the view allows (the new `hard` says so of more)."""
         return perfect_information(deal, view.seat)
 
-    def _race(self, seat: int, deal_of: Callable[[random.Random], Game], deal: Game,
+    def _race(self, seat: int, deal_of: Dealer, deal: Game,
               cands: list[Action], rng: random.Random, deadline: float, known: bool) -> Action:
         scores: list[list[float]] = [[] for _ in cands]
         alive = list(range(len(cands)))

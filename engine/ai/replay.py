@@ -35,6 +35,7 @@ from engine.actions import Action, Event, EventKind, IllegalMove
 from engine.ai.policy import normal_action
 from engine.cards import bits_of
 from engine.game import Game
+from engine.sampling import Dealer
 from engine.state import DERIVED, FIELDS
 
 ROUNDS = 3     # rounds replayed, the current one included (module text: what more costs)
@@ -174,7 +175,7 @@ def factor(back: int, missed: int, slip: float, fade: float = FADE) -> float:
     return (1.0 - (1.0 - slip) * fade ** back) ** missed if missed else 1.0
 
 
-def likely_deal(deal_of: Callable[[random.Random], Game], past: Past, seat: int,
+def likely_deal(deal_of: Dealer, past: Past, seat: int,
                 slips: Sequence[float], rounds: int, rng: random.Random) -> Game:
     """A deal from `deal_of`, kept with its likelihood over the last `rounds` rounds: the
     product of the `factor`s, each seat's misses counted with his own slip (`slips`, per seat:

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
 from functools import partial
 
 from engine.actions import Action
@@ -52,7 +51,7 @@ from engine.ai.inference import SLIP, read
 from engine.ai.replay import Past, likely_deal
 from engine.cards import SUIT_CARDS, mask_of
 from engine.game import Game
-from engine.sampling import sample
+from engine.sampling import Dealer, dealer
 from engine.views import PlayerView
 
 ROUNDS = 2   # rounds a playout plays after the move before it asks the estimate
@@ -73,12 +72,12 @@ def hides_nothing(view: PlayerView) -> bool:
 
 
 def deals(view: PlayerView, slip: float = SLIP, replay: int = 0
-          ) -> Callable[[random.Random], Game]:
+          ) -> Dealer:
     """How `hard` deals the cards `view` hides: weighted by what each card's evidence says
     (`slip` 1: uniformly, as the baseline), then, with `replay` rounds, kept as likely as those
     rounds replayed on the deal are."""
     weights, seat_slips = read(view, slip) if slip < 1 else ((), ())
-    deal_of = partial(sample, view, weights=weights) if any(weights) else partial(sample, view)
+    deal_of = dealer(view, weights if any(weights) else None)
     if not replay or slip >= 1:
         return deal_of
     past = Past(view.history, [mask_of(k) for k in view.known],
@@ -121,7 +120,7 @@ class HardPlayer(BaselinePlayer):
         self.slip = slip
         self.replay = replay
 
-    def _dealer(self, view: PlayerView) -> Callable[[random.Random], Game]:
+    def _dealer(self, view: PlayerView) -> Dealer:
         return deals(view, self.slip, self.replay)
 
     def _nothing_hidden(self, view: PlayerView, deal: Game) -> bool:

@@ -9,9 +9,10 @@ import pytest
 
 from engine import Action, Card, Game, Rules
 from engine.ai import get_player
+from engine.ai.baseline import playout
 from engine.ai.policy import easy_action, normal_action
 from engine.cards import CARDS, deck_mask
-from engine.sampling import sample
+from engine.sampling import dealer, sample
 from tests.helpers.deals import cards
 from tests.helpers.positions import positions
 
@@ -46,6 +47,18 @@ def test_a_sample_conserves_the_deck_and_keeps_known_cards_with_their_holders() 
             assert len(dealt.hand(s)) == len(g.hand(s))
         assert dealt.hand(seat) == g.hand(seat)
         assert dealt.trump_card == g.trump_card
+
+
+def test_a_dealer_deals_as_sample_does_and_its_deals_share_nothing_mutable() -> None:
+    """A search deals many times from one view: each deal is `sample`'s from the same draws, and
+    playing one on does not touch the next (the dealer reads the view once)."""
+    for g, seat in positions(seed=23, games=20, every=5):
+        view = g.view(seat)
+        deal_of = dealer(view)
+        playout(deal_of(random.Random(7)), seat)  # in place, to the game's end
+        again = deal_of(random.Random(7))
+        assert again.to_dict() == sample(view, random.Random(7)).to_dict()
+        assert again.view(seat) == view
 
 
 def test_samples_differ_where_the_seat_cannot_see() -> None:
