@@ -334,6 +334,26 @@ def test_heads_up_the_taker_is_told_who_may_throw_in_not_the_others() -> None:
     assert _prompt(game, 0, "pl") == f"Bierzesz. {PL1} może jeszcze dorzucić."
 
 
+def test_heads_up_an_attacker_with_nothing_to_throw_in_waits_on_no_one() -> None:
+    """Heads-up nobody else may throw in (R5.2): with no card that fits, the round closes."""
+    def game(answer: Action) -> Game:
+        g = Game.from_deal(Rules(players=2), [["7s", "Kd"], ["9s", "Jd"]], ["Ac"],
+                           first_attacker=0)
+        g.apply(0, Action("attack", c("7s")), 1.0)
+        g.apply(1, answer, 2.0)
+        return g
+
+    beaten, taken = game(Action("defend", c("9s"), 0)), game(Action("take"))
+    assert _prompt(beaten, 0) == "All beaten. Nothing more to throw in: the round closes."
+    assert _prompt(beaten, 0, "ru") == "Всё побито. Подкинуть больше нечего: раунд закрывается."
+    assert _prompt(beaten, 0, "uk") == "Усе побито. Підкинути більше нічого: раунд закривається."
+    assert _prompt(beaten, 0, "pl") == (
+        "Wszystko pobite. Nie ma już czego dorzucić: runda się zamyka.")
+    assert _prompt(taken, 0) == f"{C1} takes. Nothing more to throw in: the round closes."
+    assert _prompt(taken, 0, "ru") == f"{RU1} берёт. Подкинуть больше нечего: раунд закрывается."
+    assert _prompt(beaten, 1) == "All beaten. Waiting for Alice to throw in…"  # he cannot know
+
+
 @pytest.mark.parametrize(("variant", "hand", "prompt"), [
     ("throw-in", ["9s", "Jd"], "You defend: beat the cards or take them."),
     ("throw-in", ["6h", "Jd"], "Nothing of yours beats these cards: take them."),

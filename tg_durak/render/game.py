@@ -275,6 +275,8 @@ def turn_line(inp: GameScreenInput, t: Translator) -> str:
         return t("turn.defends_throw" if can_throw else "turn.defends", name=name)
     if can_throw:
         return t("turn.taking_throw" if v.taking else "turn.beaten_throw", name=name)
+    if not any(s != me for s in v.throwers):   # nobody else may throw in: R6.3 closes the round
+        return t("turn.taking_none" if v.taking else "turn.wait_none", name=name)
     return _waiting_on(inp, t, "turn.taking" if v.taking else "turn.wait", name=name)
 
 
