@@ -348,7 +348,7 @@ def test_heads_up_an_attacker_with_nothing_to_throw_in_waits_on_no_one() -> None
     assert _prompt(beaten, 0, "ru") == "Всё побито. Подкинуть больше нечего: раунд закрывается."
     assert _prompt(beaten, 0, "uk") == "Усе побито. Підкинути більше нічого: раунд закривається."
     assert _prompt(beaten, 0, "pl") == (
-        "Wszystko pobite. Nie ma już czego dorzucić: runda się zamyka.")
+        "Wszystko pobite. Nie ma już czego dorzucić: runda się kończy.")
     assert _prompt(taken, 0) == f"{C1} takes. Nothing more to throw in: the round closes."
     assert _prompt(taken, 0, "ru") == f"{RU1} берёт. Подкинуть больше нечего: раунд закрывается."
     assert _prompt(beaten, 1) == "All beaten. Waiting for Alice to throw in…"  # he cannot know

@@ -275,24 +275,19 @@ def turn_line(inp: GameScreenInput, t: Translator) -> str:
         return t("turn.defends_throw" if can_throw else "turn.defends", name=name)
     if can_throw:
         return t("turn.taking_throw" if v.taking else "turn.beaten_throw", name=name)
-    if not any(s != me for s in v.throwers):   # nobody else may throw in: R6.3 closes the round
-        return t("turn.taking_none" if v.taking else "turn.wait_none", name=name)
     return _waiting_on(inp, t, "turn.taking" if v.taking else "turn.wait", name=name)
 
 
-def lone_thrower(throwers: Sequence[int], viewer: int | None = None) -> int | None:
-    """The one seat besides `viewer` that may still throw in this round, if there is just one:
-    a line about him names him, where "the others" would be wrong."""
-    others = [s for s in throwers if s != viewer]
-    return others[0] if len(others) == 1 else None
-
-
 def _waiting_on(inp: GameScreenInput, t: Translator, key: str, **names: str) -> str:
-    """A line that waits on the throwers; with one, its ``_one`` form names him."""
-    other = lone_thrower(inp.view.throwers, inp.view.seat)
-    if other is None:
-        return t(key, **names)
-    return t(f"{key}_one", other=_namer(inp, t)(other), **names)
+    """A line that waits on the throwers; with one, its ``_one`` form names him; with none but
+    the viewer, who has nothing to throw in, its ``_none`` form says the round closes (R6.3).
+    A defender always has a thrower (R5.2), so only the throwers' keys have a ``_none`` form."""
+    others = [s for s in inp.view.throwers if s != inp.view.seat]
+    if not others:
+        return t(f"{key}_none", **names)
+    if len(others) == 1:
+        return t(f"{key}_one", other=_namer(inp, t)(others[0]), **names)
+    return t(key, **names)
 
 
 def _defender_turn_line(inp: GameScreenInput, t: Translator) -> str:

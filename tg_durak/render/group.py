@@ -24,7 +24,6 @@ from tg_durak.render.game import (
     Namer,
     SeatInfo,
     header,
-    lone_thrower,
     result_lines,
     seat_line,
     seat_name,
@@ -181,10 +180,9 @@ def group_turn(inp: GroupScreenInput, t: Translator) -> str:
     if p.phase == "defend":
         return t("group.turn.defends", name=defender)
     key = "group.turn.taking" if p.taking else "group.turn.window"
-    other = lone_thrower(p.throwers)
-    if other is None:
+    if len(p.throwers) != 1:   # with one, a line names him, where "the others" would be wrong
         return t(key, name=defender)
-    return t(f"{key}_one", name=defender, other=name(other))
+    return t(f"{key}_one", name=defender, other=name(p.throwers[0]))
 
 
 def _bar(inp: GroupScreenInput) -> str | None:
