@@ -77,7 +77,7 @@ def deals(view: PlayerView, slip: float = SLIP, replay: int = 0
     (`slip` 1: uniformly, as the baseline), then, with `replay` rounds, kept as likely as those
     rounds replayed on the deal are."""
     weights, seat_slips = read(view, slip) if slip < 1 else ((), ())
-    deal_of = dealer(view, weights if any(weights) else None)
+    deal_of = dealer(view, weights)
     if not replay or slip >= 1:
         return deal_of
     past = Past(view.history, [mask_of(k) for k in view.known],
