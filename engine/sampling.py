@@ -37,17 +37,21 @@ def dealer(view: PlayerView, weights: Sequence[Mapping[int, float]] | None = Non
     hundreds of times a decision), and each deal draws from `rng` as `sample` does."""
     rules = view.rules
     known = [mask_of(k) for k in view.known]
-    # Per other seat: how many hidden cards it still needs, and the weights they are drawn by.
-    needs = []
+    # Per seat: what its hand holds before a deal (the view's own seat, its whole hand), how
+    # many hidden cards it still needs, and the weights they are drawn by.
+    seats = []
     for seat, count in enumerate(view.hand_counts):
-        need = 0 if seat == view.seat else count - len(view.known[seat])
+        if seat == view.seat:
+            seats.append((mask_of(view.hand), 0, None))
+            continue
+        need = count - len(view.known[seat])
         if need < 0:
             raise ValueError("view is inconsistent: more known cards than cards in a hand")
-        needs.append((need, weights[seat] if weights and need else None))
+        seats.append((known[seat], need, weights[seat] if weights and need else None))
     hidden = [c.index for c in view.unseen]
-    if len(hidden) - sum(n for n, _ in needs) != view.stock_count - (view.trump_card is not None):
+    stocked = len(hidden) - sum(need for _, need, _ in seats)
+    if stocked != view.stock_count - (view.trump_card is not None):
         raise ValueError("view is inconsistent: hidden cards do not fill the stock")
-    hand = mask_of(view.hand)
     bottom = [] if view.trump_card is None else [view.trump_card.index]
     template = Game.from_fields(
         rules=rules, seed=0.0, players=rules.players, initial=None, log=[],
@@ -72,7 +76,6 @@ def dealer(view: PlayerView, weights: Sequence[Mapping[int, float]] | None = Non
         timeouts=[AWAY_AFTER_TIMEOUTS if s in view.away else 0 for s in range(rules.players)],
         is_over=view.is_over, durak=view.durak,
     )
-    mine = view.seat
 
     def deal(rng: random.Random) -> Game:
         seed = rng.random()  # drawn first: the order of draws decides the deals a search plays
@@ -80,13 +83,9 @@ def dealer(view: PlayerView, weights: Sequence[Mapping[int, float]] | None = Non
         rng.shuffle(cards)
         hands = []
         pos = 0
-        for seat, (need, weight) in enumerate(needs):
-            if seat == mine:
-                hands.append(hand)
-                continue
+        for m, need, weight in seats:
             if weight:
                 _weigh_forward(cards, pos, need, weight, rng)
-            m = known[seat]
             for c in cards[pos:pos + need]:
                 m |= 1 << c
             hands.append(m)
