@@ -26,6 +26,13 @@ async def stored_version(store: Store, user_id: int) -> int:
     return (await store.tables.for_user(user_id)).version
 
 
+async def next_screen(tg: FakeTelegram, user_id: int, shown: Message, what: str,
+                      timeout: float = 60.0) -> None:
+    """Until his game message is edited past `shown`."""
+    await tg.wait_for(lambda: game_message(tg, user_id).edit_count != shown.edit_count,
+                      timeout=timeout, what=what)
+
+
 async def current_move(tg: FakeTelegram, store: Store, user_id: int, texts: dict[str, str]
                        ) -> tuple[Message, InlineButton]:
     """His game message once it shows the stored version and offers a move, and that move."""
@@ -35,8 +42,7 @@ async def current_move(tg: FakeTelegram, store: Store, user_id: int, texts: dict
                 game_message(tg, user_id)), what="a move the engine would take")
         if shown_version(message) == await stored_version(store, user_id):
             return message, choose_button(message, random.Random(user_id), texts)
-        await tg.wait_for(lambda m=message, u=user_id: game_message(tg, u).edit_count
-                          != m.edit_count, what="his screen of the stored version")
+        await next_screen(tg, user_id, message, "his screen of the stored version")
 
 
 async def no_problems(db_path: str) -> None:
@@ -74,8 +80,7 @@ async def test_a_locked_database_refuses_taps_politely_in_every_language(
                 answer = await tg.press(user_id, message, button)
                 if answer.text == t("tap.choose_target"):
                     # A card that beats several asks which first; that writes nothing.
-                    await tg.wait_for(lambda m=message, u=user_id: game_message(tg, u).edit_count
-                                      != m.edit_count, what="the cards it may beat")
+                    await next_screen(tg, user_id, message, "the cards it may beat")
                     continue
                 assert answer.show_alert
                 assert answer.text == t("error.not_saved"), language
@@ -132,8 +137,7 @@ async def test_a_full_disk_refuses_the_tap_and_keeps_the_table_as_stored(
         # Until Alice leads: then nothing else (a computer, a deadline) writes before her tap.
         button = choose_button(message, rng, {"pass": "Pass", "take": "Take"})
         if button is None:
-            await tg.wait_for(lambda m=message: game_message(tg, ALICE).edit_count
-                              != m.edit_count, timeout=10)
+            await next_screen(tg, ALICE, message, "her next screen", timeout=10)
         else:
             await tg.press(ALICE, message, button)
             await asyncio.sleep(PACE)
