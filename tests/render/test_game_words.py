@@ -315,7 +315,7 @@ def test_a_take_asks_to_throw_in_only_who_can() -> None:
 def test_with_neighbours_throwing_in_the_one_other_neighbour_is_named() -> None:
     """R5.2 option "neighbours": seat 3 may not throw in, so seat 0 waits on seat 2 alone."""
     game = Game.from_deal(Rules(players=4, throw_in="neighbours"),
-                          [["7s", "Kd"], ["9h", "10h", "Jd"], ["8h", "8d"], ["6h", "6d"]],
+                          [["7s", "Kd"], ["9h", "10h", "Jd"], ["7h", "8d"], ["6h", "6d"]],
                           ["Ac"], first_attacker=0)
     game.apply(0, Action("attack", c("7s")), 1.0)
     game.apply(1, Action("take"), 2.0)
@@ -324,8 +324,8 @@ def test_with_neighbours_throwing_in_the_one_other_neighbour_is_named() -> None:
     assert _prompt(game, 3) == f"{C1} takes. Waiting for the others to throw in…"
 
 def test_heads_up_the_taker_is_told_who_may_throw_in_not_the_others() -> None:
-    game = Game.from_deal(Rules(players=2), [["7s", "7h"], ["9h", "Jd"]], ["Ac"],
-                          first_attacker=1)
+    game = Game.from_deal(Rules(players=2), [["7s", "7h"], ["9h", "9d"]], ["Ac"],
+                          first_attacker=1)   # 9♦ fits: he may throw in more
     game.apply(1, Action("attack", c("9h")), 1.0)
     game.apply(0, Action("take"), 2.0)
     assert _prompt(game, 0) == f"You take. {C1} may throw in more."
@@ -334,8 +334,9 @@ def test_heads_up_the_taker_is_told_who_may_throw_in_not_the_others() -> None:
     assert _prompt(game, 0, "pl") == f"Bierzesz. {PL1} może jeszcze dorzucić."
 
 
-def test_heads_up_an_attacker_with_nothing_to_throw_in_waits_on_no_one() -> None:
-    """Heads-up nobody else may throw in (R5.2): with no card that fits, the round closes."""
+def test_once_nobody_may_throw_in_every_screen_says_the_round_closes() -> None:
+    """R6.3: with no card that fits left to throw in, the round closes after the grace, as the
+    timer says; no screen waits on a thrower then (heads-up, nobody else may throw in: R5.2)."""
     def game(answer: Action) -> Game:
         g = Game.from_deal(Rules(players=2), [["7s", "Kd"], ["9s", "Jd"]], ["Ac"],
                            first_attacker=0)
@@ -351,7 +352,18 @@ def test_heads_up_an_attacker_with_nothing_to_throw_in_waits_on_no_one() -> None
         "Wszystko pobite. Nie ma już czego dorzucić: runda się kończy.")
     assert _prompt(taken, 0) == f"{C1} takes. Nothing more to throw in: the round closes."
     assert _prompt(taken, 0, "ru") == f"{RU1} берёт. Подкинуть больше нечего: раунд закрывается."
-    assert _prompt(beaten, 1) == "All beaten. Waiting for Alice to throw in…"  # he cannot know
+    # The defender's timer says so too, so his line does not wait on the attacker.
+    assert _prompt(beaten, 1) == "All beaten. Nothing more to throw in: the round closes."
+    assert _prompt(taken, 1) == "You take. Nothing more to throw in: the round closes."
+    assert _prompt(taken, 1, "ru") == "Ты берёшь. Подкинуть больше нечего: раунд закрывается."
+    assert _prompt(taken, 1, "uk") == "Ти береш. Підкинути більше нічого: раунд закривається."
+    assert _prompt(taken, 1, "pl") == "Bierzesz. Nie ma już czego dorzucić: runda się kończy."
+    # With three, not "the others" when neither other has a card that fits.
+    three = _three_players([["7s", "Kd"], ["9s", "10s", "Jd"], ["6h", "8d"]])
+    three.apply(0, Action("attack", c("7s")), 1.0)
+    three.apply(1, Action("defend", c("9s"), 0), 2.0)
+    assert _prompt(three, 2) == "All beaten. Nothing more to throw in: the round closes."
+    assert _prompt(three, 1, "ru") == "Всё побито. Подкинуть больше нечего: раунд закрывается."
 
 
 @pytest.mark.parametrize(("variant", "hand", "prompt"), [

@@ -279,12 +279,13 @@ def turn_line(inp: GameScreenInput, t: Translator) -> str:
 
 
 def _waiting_on(inp: GameScreenInput, t: Translator, key: str, **names: str) -> str:
-    """A line that waits on the throwers; with one, its ``_one`` form names him; with none but
-    the viewer, who has nothing to throw in, its ``_none`` form says the round closes (R6.3).
-    A defender always has a thrower (R5.2), so only the throwers' keys have a ``_none`` form."""
-    others = [s for s in inp.view.throwers if s != inp.view.seat]
-    if not others:
+    """A line that waits on the throwers; with one, its ``_one`` form names him. Once nobody
+    may throw in any more, its ``_none`` form says the round closes, as the timer does: the
+    engine counts down the close grace (R6.3), in every seat's view."""
+    v = inp.view
+    if v.close_due is not None:
         return t(f"{key}_none", **names)
+    others = [s for s in v.throwers if s != v.seat]
     if len(others) == 1:
         return t(f"{key}_one", other=_namer(inp, t)(others[0]), **names)
     return t(key, **names)
