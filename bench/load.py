@@ -83,7 +83,7 @@ from tg_durak.emulator import (
 from tg_durak.i18n.translate import translator
 from tg_durak.ops.stats import PREFIX as STATS_PREFIX
 from tg_durak.play.options import PlaySettings
-from tg_durak.play.records import SeatRow, TableChange
+from tg_durak.play.rows import SeatRow, TableChange
 from tg_durak.storage import Store
 from tg_durak.tables.restart import HEARTBEAT_KEY
 

@@ -10,7 +10,7 @@ from tests.store.helpers import ONE_PROCESS
 from tg_durak.i18n.translate import translator
 from tg_durak.play.answers import Answer
 from tg_durak.play.lobby_rules import LOBBY_SECONDS
-from tg_durak.play.records import UserRow
+from tg_durak.play.rows import UserRow
 from tg_durak.storage import Store
 
 GROUP = -1001

@@ -7,7 +7,7 @@ import pytest
 from engine import ThrowIn, Variant
 from tg_durak.play.lobby_rules import DEFAULT_SEATS, Lobby, LobbySettings, message_link
 from tg_durak.play.options import OptionField, TableOptions
-from tg_durak.play.records import SeatRow, TableRow
+from tg_durak.play.rows import SeatRow, TableRow
 
 HOST, BOB, CAT = 1, 2, 3
 

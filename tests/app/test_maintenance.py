@@ -16,7 +16,7 @@ import pytest
 from engine import Game, Rules
 from tests.store.helpers import SQLITE_ONLY
 from tg_durak.ops.check import check
-from tg_durak.play.records import SeatRow, TableChange
+from tg_durak.play.rows import SeatRow, TableChange
 from tg_durak.storage import Store, StoreUnavailable
 
 # The damage is done to the file behind the store's back (the check on PostgreSQL: tests/store).

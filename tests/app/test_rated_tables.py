@@ -14,7 +14,7 @@ from engine import Game, Rules
 from tests.app.test_table_service import START, FakeClock, World, service, take_up
 from tests.store.helpers import raw
 from tg_durak.play.ratings import rate
-from tg_durak.play.records import SeatRow
+from tg_durak.play.rows import SeatRow
 from tg_durak.storage import Store
 
 ANN, BOB = 21, 22

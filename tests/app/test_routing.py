@@ -8,7 +8,7 @@ from aiogram.types import CallbackQuery, Chat, Message, User
 from engine import Action, Card, Game, Rules, Variant
 from tg_durak.i18n.translate import translator
 from tg_durak.play.options import CHOICES, OptionField, PlaySettings, TableOptions, encode
-from tg_durak.play.records import SeatRow
+from tg_durak.play.rows import SeatRow
 from tg_durak.play.taps import (
     Beat,
     Cancel,
@@ -31,7 +31,7 @@ from tg_durak.render.menus import (
     setup_screen,
 )
 from tg_durak.render.screen import Keyboard
-from tg_durak.telegram.callbacks import Menu, Move, SetupOption
+from tg_durak.telegram.callbacks import MenuCallback, MoveCallback, SetupOptionCallback
 from tg_durak.telegram.handlers import game, group, lobby, menus
 
 T = translator("en")
@@ -77,19 +77,19 @@ def _data(markup: Keyboard) -> list[str]:
 @pytest.mark.parametrize("verb", list(Verb))
 async def test_every_verb_has_its_handler(verb: Verb) -> None:
     assert set(VERB_TAPS) == set(Verb)
-    data = Move(table=1, v=0, verb=verb, card=0, target=0).pack()
+    data = MoveCallback(table=1, v=0, verb=verb, card=0, target=0).pack()
     assert await handler_for(data) is game.tapped
-    assert type(game.PRESSED[verb](Move.unpack(data))) is VERB_TAPS[verb]
+    assert type(game.PRESSED[verb](MoveCallback.unpack(data))) is VERB_TAPS[verb]
 
 
 @pytest.mark.parametrize("action", list(MenuAction))
 async def test_every_menu_action_has_its_handler(action: MenuAction) -> None:
     if action is MenuAction.RULES:
         for book in RuleBook:
-            data = Menu(action=action, book=book).pack()
+            data = MenuCallback(action=action, book=book).pack()
             assert await handler_for(data) is menus.full_rules
     else:
-        assert await handler_for(Menu(action=action).pack()) is MENU_HANDLERS[action]
+        assert await handler_for(MenuCallback(action=action).pack()) is MENU_HANDLERS[action]
 
 
 async def test_every_menu_button_drawn_is_handled() -> None:
@@ -109,7 +109,7 @@ async def test_every_menu_button_drawn_is_handled() -> None:
 @pytest.mark.parametrize("field", list(OptionField))
 async def test_every_option_value_reaches_the_option_handler(field: OptionField) -> None:
     for value in CHOICES[field]:
-        data = SetupOption(field=field, value=encode(value)).pack()
+        data = SetupOptionCallback(field=field, value=encode(value)).pack()
         assert await handler_for(data) is menus.choose_option
 
 
@@ -126,7 +126,7 @@ async def test_every_game_button_drawn_is_handled() -> None:
     game_.apply(0, Action("attack", Card.parse("6c")), 0.0)
     seats = (SeatInfo("Ann", False), SeatInfo("", True, "normal"))
     verbs = set()
-    leave = Menu(action=MenuAction.LEAVE).pack()
+    leave = MenuCallback(action=MenuAction.LEAVE).pack()
     for extra in ({}, {"choosing_transfer": True}, {"choosing_card": Card.parse("7h")},
                   {"leave": True}):
         inp = GameScreenInput(table_id=1, version=game_.version, view=game_.view(1),
@@ -135,7 +135,7 @@ async def test_every_game_button_drawn_is_handled() -> None:
         for data in _data(game_screen(inp, T).keyboard):
             assert await handler_for(data) is not game.unknown, data
             if data != leave:
-                verbs.add(Move.unpack(data).verb)
+                verbs.add(MoveCallback.unpack(data).verb)
         assert (leave in _data(game_screen(inp, T).keyboard)) == ("leave" in extra)
     assert verbs >= {Verb.CARD, Verb.TARGET, Verb.TRANSFER_MODE, Verb.TRANSFER, Verb.TAKE,
                      Verb.SHOW_TRUMP, Verb.CANCEL}

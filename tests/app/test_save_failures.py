@@ -30,7 +30,7 @@ from tests.app.test_table_service import (
 )
 from tests.store.helpers import ONE_PROCESS
 from tg_durak.play.answers import OK, Answer
-from tg_durak.play.records import TableChange
+from tg_durak.play.rows import TableChange
 from tg_durak.play.taps import Pass, PlayCard
 from tg_durak.storage import Store, StoreUnavailable
 from tg_durak.tables.core import SAVE_RETRY_SECONDS

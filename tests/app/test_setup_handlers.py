@@ -9,10 +9,10 @@ from types import SimpleNamespace
 
 from tg_durak.i18n.translate import translator
 from tg_durak.play.options import OptionField, PlaySettings, TableOptions
-from tg_durak.play.records import UserRow
+from tg_durak.play.rows import UserRow
 from tg_durak.render.callbacks import SetupField
 from tg_durak.render.menus import options_screen, setup_screen
-from tg_durak.telegram.callbacks import Setup, SetupOption
+from tg_durak.telegram.callbacks import SetupCallback, SetupOptionCallback
 from tg_durak.telegram.handlers import menus
 from tg_durak.telegram.last_menus import LastMenus
 
@@ -64,7 +64,8 @@ def user(settings: PlaySettings | dict) -> UserRow:
 
 async def tap_option(settings: PlaySettings | dict, option: OptionField, value: str):
     query, store, publisher = Query(), Store(), Publisher()
-    await menus.choose_option(query, SetupOption(field=option, value=value), T, user(settings),
+    await menus.choose_option(query, SetupOptionCallback(field=option, value=value), T,
+                              user(settings),
                               store, publisher, LastMenus())
     return query, store, publisher
 
@@ -111,7 +112,7 @@ async def test_24_cards_leave_3_opponents_and_say_why() -> None:
 async def test_5_opponents_bring_back_36_cards_and_say_why() -> None:
     query, store, publisher = Query(), Store(), Publisher()
     small = PlaySettings(TableOptions(deck=24), bots=3)
-    await menus.choose_bots(query, Setup(field=SetupField.BOTS, value="5"), T, user(small),
+    await menus.choose_bots(query, SetupCallback(field=SetupField.BOTS, value="5"), T, user(small),
                             store, publisher, LastMenus())
     expected = PlaySettings(bots=5)
     assert store.saved == [expected.to_dict()]

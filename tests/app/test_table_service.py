@@ -20,7 +20,7 @@ from tg_durak.i18n.translate import translator
 from tg_durak.outbox.queue import Priority
 from tg_durak.play.answers import Answer
 from tg_durak.play.options import PlaySettings
-from tg_durak.play.records import SeatRow, TableRow
+from tg_durak.play.rows import SeatRow, TableRow
 from tg_durak.play.taps import Cancel, Pass, PlayCard, Take, TransferMode, TransferWith
 from tg_durak.render.callbacks import MenuAction, Verb
 from tg_durak.render.cards import card_label
@@ -28,7 +28,7 @@ from tg_durak.render.screen import Screen
 from tg_durak.storage import Store
 from tg_durak.tables.restart import HEARTBEAT_KEY
 from tg_durak.tables.service import TableService
-from tg_durak.telegram.callbacks import Menu
+from tg_durak.telegram.callbacks import MenuCallback
 
 USER, STRANGER = 7, 8
 START = 1_700_000_000.0
@@ -382,7 +382,7 @@ async def test_resign_finishes_the_game_and_stores_the_result(world: World) -> N
     row = await world.store.tables.get(table_id)
     assert row.status == "aborted"
     assert (await world.store.results.stats(USER)).resigned == 1
-    again = Menu(action=MenuAction.AGAIN).pack()
+    again = MenuCallback(action=MenuAction.AGAIN).pack()
     final = world.publisher.shown[-1].screen
     assert [b.callback_data for r in final.keyboard for b in r] == [again]
     assert table_id not in world.timer.armed

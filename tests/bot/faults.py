@@ -11,7 +11,7 @@ from tg_durak.emulator import FakeTelegram
 from tg_durak.emulator.models import Message
 from tg_durak.ops.check import check
 from tg_durak.storage import Store
-from tg_durak.telegram.callbacks import Move
+from tg_durak.telegram.callbacks import MoveCallback
 
 
 async def quick_game(tg: FakeTelegram, user_id: int) -> Message:
@@ -24,7 +24,7 @@ async def quick_game(tg: FakeTelegram, user_id: int) -> Message:
 
 def shown_version(message: Message) -> int:
     """The table version a game message shows (its buttons carry it)."""
-    return next(Move.unpack(b.callback_data).v for row in message.buttons for b in row
+    return next(MoveCallback.unpack(b.callback_data).v for row in message.buttons for b in row
                 if b.callback_data and b.callback_data.startswith("m:"))
 
 

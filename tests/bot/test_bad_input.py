@@ -12,7 +12,7 @@ from tg_durak.play.stale_taps import round_start
 from tg_durak.render.callbacks import Verb
 from tg_durak.render.cards import card_label
 from tg_durak.storage import Store
-from tg_durak.telegram.callbacks import Move
+from tg_durak.telegram.callbacks import MoveCallback
 
 
 async def _start_game(tg: FakeTelegram) -> None:
@@ -88,7 +88,7 @@ async def test_garbage_foreign_and_stale_taps_change_nothing(tg, bot, store) -> 
     message = game_message(tg, ALICE)
     card = next(b for r in message.buttons for b in r
                 if b.callback_data and b.callback_data.startswith("m:")
-                and Move.unpack(b.callback_data).verb == Verb.CARD)
+                and MoveCallback.unpack(b.callback_data).verb == Verb.CARD)
 
     # A version the table has left behind: the round's start, its table still empty, where the
     # card led an attack; now it answers one. Alice is the defender of this two-seat game from

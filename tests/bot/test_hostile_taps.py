@@ -45,14 +45,14 @@ from tg_durak.play.options import CHOICES, LEVELS, OptionField, encode
 from tg_durak.render.callbacks import LobbyVerb, MenuAction, RuleBook, SetupField, Verb
 from tg_durak.storage import Store
 from tg_durak.telegram.callbacks import (
-    Kick,
-    Lang,
-    LobbyOption,
-    LobbyTap,
-    Menu,
-    Move,
-    Setup,
-    SetupOption,
+    KickCallback,
+    LangCallback,
+    LobbyOptionCallback,
+    LobbyTapCallback,
+    MenuCallback,
+    MoveCallback,
+    SetupCallback,
+    SetupOptionCallback,
 )
 from tg_durak.telegram.throttle import Throttle, TokenBuckets
 
@@ -183,18 +183,18 @@ class World:
         lobbies = {LOBBY_CHAT: self.lobby, OWN_CHAT: self.own, CLOSED_CHAT: self.closed}
         manages = GROUPS.get(chat_id, ((), None))[1] == user_id
         match _parse(data):
-            case Menu(action=action) if chat_id == user_id:   # his menus, his setup
+            case MenuCallback(action=action) if chat_id == user_id:   # his menus, his setup
                 return action in PRIVATE_ONLY
-            case Setup(field=SetupField.START) if chat_id == user_id:
+            case SetupCallback(field=SetupField.START) if chat_id == user_id:
                 return True
-            case LobbyTap(table=table, verb=LobbyVerb.SEATS, value=value) \
+            case LobbyTapCallback(table=table, verb=LobbyVerb.SEATS, value=value) \
                     if table == lobbies.get(chat_id):
                 return manages and value in SEAT_COUNTS   # garbage must be refused
-            case LobbyTap(table=table, verb=verb) if table == lobbies.get(chat_id):
+            case LobbyTapCallback(table=table, verb=verb) if table == lobbies.get(chat_id):
                 return verb in ANYONE_CHANGES or (verb in HOST_CHANGES and manages)
-            case LobbyOption(table=table) if table == lobbies.get(chat_id):
+            case LobbyOptionCallback(table=table) if table == lobbies.get(chat_id):
                 return manages
-            case Kick() if chat_id == TABLE_CHAT:
+            case KickCallback() if chat_id == TABLE_CHAT:
                 return manages   # the host may remove one who is away
         return False
 
@@ -230,7 +230,7 @@ class World:
     def _own_move(self, table_id: int, entry: list, after: State, user_id: int,
                   data: str) -> None:
         _, seat, kind, card, target, _, _ = entry
-        move = Move.unpack(data)   # anything else moving a person is a fault
+        move = MoveCallback.unpack(data)   # anything else moving a person is a fault
         assert move.table == table_id and self.seat_user(after, table_id, seat) == user_id, \
             f"{user_id}'s {data!r} moved seat {seat} of table {table_id}"
         assert kind in VERB_KINDS[move.verb], (data, entry)
@@ -253,7 +253,8 @@ class World:
 
 def _parse(data: str) -> CallbackData | None:
     """The button the data unpacks to, as the bot's filters read it."""
-    for kind in (Move, Setup, SetupOption, Lang, Menu, Kick, LobbyTap, LobbyOption):
+    for kind in (MoveCallback, SetupCallback, SetupOptionCallback, LangCallback, MenuCallback,
+                 KickCallback, LobbyTapCallback, LobbyOptionCallback):
         with contextlib.suppress(ValueError, TypeError):
             return kind.unpack(data)
     return None

@@ -25,7 +25,7 @@ from tests.helpers.deals import PASS, attack, deal, defend
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
 from tg_durak.play.ratings import rate
-from tg_durak.play.records import SeatRow, TableChange
+from tg_durak.play.rows import SeatRow, TableChange
 from tg_durak.storage import Store
 
 ALISA = 503   # a Russian-speaking newcomer

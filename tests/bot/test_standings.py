@@ -12,7 +12,7 @@ import pytest
 
 from tests.bot.conftest import ALICE, BOB
 from tg_durak.emulator import FakeTelegram
-from tg_durak.play.records import SeatRow, TableChange
+from tg_durak.play.rows import SeatRow, TableChange
 from tg_durak.storage import Store
 
 CAT = 503

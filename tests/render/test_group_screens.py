@@ -14,7 +14,7 @@ from tg_durak.i18n.translate import LOCALES, translator
 from tg_durak.play.history import History
 from tg_durak.play.lobby_rules import LobbySettings
 from tg_durak.play.options import TableOptions
-from tg_durak.play.records import SeatRow
+from tg_durak.play.rows import SeatRow
 from tg_durak.render.callbacks import LobbyVerb
 from tg_durak.render.cards import card_label
 from tg_durak.render.game import SeatInfo, computer_name
@@ -27,7 +27,7 @@ from tg_durak.render.group import (
     lobby_screen,
     private_note_screen,
 )
-from tg_durak.telegram.callbacks import LobbyOption, LobbyTap
+from tg_durak.telegram.callbacks import LobbyOptionCallback, LobbyTapCallback
 
 MAX_TEXT = 4096
 MAX_DATA = 64
@@ -61,10 +61,10 @@ def test_the_lobby_lists_the_seats_and_the_settings(locale: str) -> None:
     assert lines[lines.index(t("lobby.seats", n=3, seats=4)) + 1:][:3] == [
         "1. Ann &lt;b&gt;", f"2. {computer_name(1, 'hard', t)}", "3. Bob"]
     assert t(f"variant.{Variant.THROW_IN}") in lines[1]
-    verbs = [LobbyTap.unpack(b.callback_data).verb for b in _buttons(screen)]
+    verbs = [LobbyTapCallback.unpack(b.callback_data).verb for b in _buttons(screen)]
     assert verbs == [LobbyVerb.JOIN, LobbyVerb.LEAVE, *[LobbyVerb.COMPUTER] * 3,
                      LobbyVerb.SETTINGS, LobbyVerb.START, LobbyVerb.CANCEL]
-    assert all(LobbyTap.unpack(b.callback_data).table == TABLE_ID for b in _buttons(screen))
+    assert all(LobbyTapCallback.unpack(b.callback_data).table == TABLE_ID for b in _buttons(screen))
 
 
 @pytest.mark.parametrize("locale", LOCALES)
@@ -73,20 +73,20 @@ def test_the_settings_offer_every_option_and_the_seats(locale: str) -> None:
     screen = _lobby(locale, editing=True, settings=transfer)
     _check_limits(screen)
     data = [b.callback_data for b in _buttons(screen)]
-    fields = {LobbyOption.unpack(d).field for d in data if d.startswith("go:")}
+    fields = {LobbyOptionCallback.unpack(d).field for d in data if d.startswith("go:")}
     assert len(fields) == 7   # show-trump too: this is the transfer game
-    seats = [(LobbyTap.unpack(d).value, b.text) for d, b in zip(data, _buttons(screen),
+    seats = [(LobbyTapCallback.unpack(d).value, b.text) for d, b in zip(data, _buttons(screen),
                                                                  strict=True)
-             if d.startswith("g:") and LobbyTap.unpack(d).verb == LobbyVerb.SEATS]
+             if d.startswith("g:") and LobbyTapCallback.unpack(d).verb == LobbyVerb.SEATS]
     assert [v for v, _ in seats] == ["2", "3", "4", "5", "6"]
     assert [v for v, text in seats if text.startswith("✅")] == ["5"]
     throw_in = _lobby(locale, editing=True)
-    assert len({LobbyOption.unpack(b.callback_data).field for b in _buttons(throw_in)
+    assert len({LobbyOptionCallback.unpack(b.callback_data).field for b in _buttons(throw_in)
                 if b.callback_data.startswith("go:")}) == 6
     small = _lobby(locale, editing=True, settings=LobbySettings(TableOptions(deck=24), 4))
-    assert [LobbyTap.unpack(b.callback_data).value for b in _buttons(small)
+    assert [LobbyTapCallback.unpack(b.callback_data).value for b in _buttons(small)
             if b.callback_data.startswith("g:")
-            and LobbyTap.unpack(b.callback_data).verb == LobbyVerb.SEATS] == ["2", "3", "4"]
+            and LobbyTapCallback.unpack(b.callback_data).verb == LobbyVerb.SEATS] == ["2", "3", "4"]
 
 
 @pytest.mark.parametrize("locale", LOCALES)
@@ -180,7 +180,7 @@ def test_the_end_names_the_durak_and_the_places_and_offers_rematch(locale: str) 
     in_round = ("taking", "defending", "leading", "passed", "throwing", "away")
     assert not [line for line in seat_lines for role in in_round if t(f"role.{role}") in line]
     (rematch,) = _buttons(screen)
-    assert LobbyTap.unpack(rematch.callback_data) == LobbyTap(table=TABLE_ID,
+    assert LobbyTapCallback.unpack(rematch.callback_data) == LobbyTapCallback(table=TABLE_ID,
                                                               verb=LobbyVerb.REMATCH)
 
 

@@ -21,7 +21,7 @@ from tg_durak.render.callbacks import RuleBook, SetupField
 from tg_durak.render.menus import options_screen, rules_screen, setup_screen
 from tg_durak.render.options import MORE_OPTIONS, options_rows, options_summary
 from tg_durak.render.screen import Keyboard
-from tg_durak.telegram.callbacks import Setup, SetupOption
+from tg_durak.telegram.callbacks import SetupCallback, SetupOptionCallback
 
 MAX_TEXT = 4096
 MAX_DATA = 64
@@ -66,19 +66,22 @@ def test_the_setup_is_short_and_more_options_has_the_rest(locale: str) -> None:
     t = translator(locale)
     main = setup_screen(PlaySettings(), t)
     main_data = [b.callback_data for b in _buttons(main.keyboard)]
-    assert [SetupOption.unpack(d).field for d in main_data if d.startswith("s:variant")] == [
+    assert [SetupOptionCallback.unpack(d).field
+            for d in main_data if d.startswith("s:variant")] == [
         OptionField.VARIANT] * 2
-    assert {Setup(field=SetupField.MORE).pack(), Setup(field=SetupField.START).pack()} <= set(
+    assert {SetupCallback(field=SetupField.MORE).pack(),
+            SetupCallback(field=SetupField.START).pack()} <= set(
         main_data)
     assert len(main.keyboard) == 4
-    assert all(Setup(field=SetupField.BOTS, value=str(n)).pack() in main_data
+    assert all(SetupCallback(field=SetupField.BOTS, value=str(n)).pack() in main_data
                for n in range(1, MAX_OPPONENTS + 1))
 
     transfer = PlaySettings(TableOptions(variant=Variant.TRANSFER))
     more = [b.callback_data for b in _buttons(options_screen(transfer, t).keyboard)]
-    fields = {SetupOption.unpack(d).field for d in more if not d.startswith(("s:back", "s:start"))}
+    fields = {SetupOptionCallback.unpack(d).field
+              for d in more if not d.startswith(("s:back", "s:start"))}
     assert fields == set(MORE_OPTIONS) == set(OptionField) - {OptionField.VARIANT}
-    assert Setup(field=SetupField.BACK).pack() in more
+    assert SetupCallback(field=SetupField.BACK).pack() in more
 
 
 @pytest.mark.parametrize("locale", LOCALES)
@@ -118,7 +121,7 @@ def test_every_button_value_is_one_with_option_takes(locale: str) -> None:
         for b in _buttons(options_screen(settings, t).keyboard):
             if b.callback_data.startswith(("s:back", "s:start")):
                 continue
-            data = SetupOption.unpack(b.callback_data)
+            data = SetupOptionCallback.unpack(b.callback_data)
             assert with_option(settings.options, data.field, data.value) is not None, data
 
 
@@ -153,9 +156,9 @@ def test_the_rows_are_built_with_the_callers_callback_data() -> None:
     """What the group lobby relies on: its own callback data, the same rows."""
     seen = []
 
-    def lobby(field: OptionField, value: str) -> SetupOption:
+    def lobby(field: OptionField, value: str) -> SetupOptionCallback:
         seen.append((field, value))
-        return SetupOption(field=field, value=value)
+        return SetupOptionCallback(field=field, value=value)
 
     rows = options_rows(TableOptions(), translator("en"), lobby)
     assert [len(row) for row in rows] == [2, 3, 4, 2, 1, 1], "no show-trump in the throw-in game"

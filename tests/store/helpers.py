@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tg_durak.play.records import SeatRow
+from tg_durak.play.rows import SeatRow
 from tg_durak.storage import Store
 from tg_durak.storage.store import is_postgres
 

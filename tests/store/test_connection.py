@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from tests.store.helpers import SQLITE_ONLY, raw
-from tg_durak.play.records import SeatRow, TableChange
+from tg_durak.play.rows import SeatRow, TableChange
 from tg_durak.storage import Store, StoreUnavailable
 
 ANN = SeatRow(seat=0, user_id=1, name="Ann")

@@ -12,7 +12,7 @@ from engine import Game, Rules
 from tests.app.test_maintenance import START, outcome, sound_database
 from tests.store.helpers import raw, table_names
 from tg_durak.play.ratings import rate
-from tg_durak.play.records import SeatRow, TableChange
+from tg_durak.play.rows import SeatRow, TableChange
 from tg_durak.storage import Store
 
 ANN, BOB, CID = 7, 8, 2**40   # a Telegram id past 32 bits

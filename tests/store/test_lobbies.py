@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.store.helpers import integrity_error
-from tg_durak.play.records import SeatRow
+from tg_durak.play.rows import SeatRow
 from tg_durak.storage import AlreadySeated, LobbyClosed, LobbyFull, Store
 
 GROUP, OTHER = -1001, -1002

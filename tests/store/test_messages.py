@@ -1,7 +1,7 @@
 """The messages that show a table: one per viewer, the latest kept."""
 
 from tests.store.helpers import ANN, BOB
-from tg_durak.play.records import MessageRow
+from tg_durak.play.rows import MessageRow
 from tg_durak.storage import Store
 
 

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from tests.store.helpers import raw
-from tg_durak.play.records import SeatRow, TableChange
+from tg_durak.play.rows import SeatRow, TableChange
 from tg_durak.storage import AlreadySeated, LobbyFull, Store, StoreUnavailable
 from tg_durak.storage.errors import NoDatabase
 from tg_durak.storage.postgres_sql import migration_statements, to_pyformat

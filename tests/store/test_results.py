@@ -8,7 +8,7 @@ import pytest
 from tests.store.helpers import integrity_error, raw, running_table
 from tg_durak.i18n.translate import translator
 from tg_durak.play.ratings import Rating, rate
-from tg_durak.play.records import Rebuilt, SeatRow, Stats, TableChange
+from tg_durak.play.rows import Rebuilt, SeatRow, Stats, TableChange
 from tg_durak.render.standings import OWN_LINE_MARK, leaderboard_screen, record_screen
 from tg_durak.storage import Store
 

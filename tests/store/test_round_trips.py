@@ -5,7 +5,7 @@ held meanwhile, so under load they queue."""
 import pytest
 
 from tests.store.helpers import SQLITE_ONLY, statements_sent
-from tg_durak.play.records import SeatRow, TableChange
+from tg_durak.play.rows import SeatRow, TableChange
 from tg_durak.storage import StaleVersion, Store, StoreUnavailable
 
 ANN = SeatRow(seat=0, user_id=1, name="Ann")

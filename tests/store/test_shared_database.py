@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from tests.store.helpers import ANN, CPU, raw
-from tg_durak.play.records import TableChange
+from tg_durak.play.rows import TableChange
 from tg_durak.storage import StaleVersion, Store
 
 

@@ -14,7 +14,7 @@ from tests.store.helpers import (
     running_table,
     statements_sent,
 )
-from tg_durak.play.records import TableChange
+from tg_durak.play.rows import TableChange
 from tg_durak.storage import CorruptRow, StaleVersion, Store
 
 

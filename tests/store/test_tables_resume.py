@@ -4,7 +4,7 @@ methods give, in a few statements whatever the number of tables."""
 import pytest
 
 from tests.store.helpers import rewrite_action, statements_sent
-from tg_durak.play.records import SeatRow, TableChange
+from tg_durak.play.rows import SeatRow, TableChange
 from tg_durak.storage import StaleVersion, Store
 from tg_durak.storage.tables import _in_order
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tg_durak.play.records import SeatRow
+from tg_durak.play.rows import SeatRow
 from tg_durak.storage import Store
 
 ANN, BOB = 1, 2

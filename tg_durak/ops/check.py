@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from engine import MAX_PLAYERS, Game
 from engine.cards import deck_mask
 from tg_durak.play.options import LEVELS
-from tg_durak.play.records import SeatRow, TableRecord, TableRow
+from tg_durak.play.rows import SeatRow, TableRecord, TableRow
 from tg_durak.storage import CorruptRow, Store
 
 OPEN = ("lobby", "running")

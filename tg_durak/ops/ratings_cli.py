@@ -16,7 +16,7 @@ from tg_durak.ops.check_cli import add_db_argument, db_path_of
 # The database's modules are imported when the command runs: `python -m tg_durak --help`
 # builds this command's options and should answer at once.
 if TYPE_CHECKING:
-    from tg_durak.play.records import Rebuilt
+    from tg_durak.play.rows import Rebuilt
 
 
 async def rebuild(db_path: str) -> Rebuilt:

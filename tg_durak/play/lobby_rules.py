@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from engine import MIN_PLAYERS
 from tg_durak.play.answers import Answer, refused
 from tg_durak.play.options import LEVELS, OptionField, TableOptions, with_option
-from tg_durak.play.records import SeatRow, TableRow
+from tg_durak.play.rows import SeatRow, TableRow
 
 LOBBY_SECONDS = 600.0      # an unstarted lobby closes after 10 minutes
 DEFAULT_SEATS = 4

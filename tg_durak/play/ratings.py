@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 from openskill.models import PlackettLuce
 
@@ -30,10 +31,21 @@ MIN_PEOPLE = 2
 SHOWN_BASE = 1000
 SHOWN_SCALE = 40
 _MODEL = PlackettLuce()
-# Below every safe place; the order among the three is R8.2's plus "leaving is the worst".
-_RANK_OF_OUTCOME = {"safe": 0, "draw": 1, "durak": 2, "resigned": 3}
 
-Result = tuple[int, str, int]  # (user_id, outcome, place), as the store keeps it
+
+class Outcome(StrEnum):
+    """How a person's game ended for him (stored in `results.outcome`)."""
+
+    SAFE = "safe"
+    DRAW = "draw"
+    DURAK = "durak"
+    RESIGNED = "resigned"   # left the table, or was removed from it
+
+
+# Below every safe place; the order among the three is R8.2's plus "leaving is the worst".
+_RANK_OF_OUTCOME = {Outcome.SAFE: 0, Outcome.DRAW: 1, Outcome.DURAK: 2, Outcome.RESIGNED: 3}
+
+Result = tuple[int, Outcome, int]  # (user_id, outcome, place), as the store keeps it
 
 
 @dataclass(frozen=True)
@@ -50,7 +62,7 @@ class Rating:
 
 def ranks(results: Sequence[Result]) -> list[int]:
     """Each result's rank, 1 the best, equal ranks for a tie (see the module's rules)."""
-    keys = [(_RANK_OF_OUTCOME[outcome], place if outcome == "safe" else 0)
+    keys = [(_RANK_OF_OUTCOME[outcome], place if outcome == Outcome.SAFE else 0)
             for _, outcome, place in results]
     order = sorted(set(keys))
     return [order.index(key) + 1 for key in keys]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from html import escape
 
 from tg_durak.i18n.translate import Translator
-from tg_durak.play.records import SeatRow
+from tg_durak.play.rows import SeatRow
 from tg_durak.render.buttons import button, open_bot
 from tg_durak.render.callbacks import Kick, MenuAction
 from tg_durak.render.menus import confirm_screen

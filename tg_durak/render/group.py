@@ -17,7 +17,7 @@ from tg_durak.i18n.translate import Translator
 from tg_durak.play.history import Told
 from tg_durak.play.lobby_rules import LobbySettings
 from tg_durak.play.options import LEVELS, OptionField
-from tg_durak.play.records import SeatRow
+from tg_durak.play.rows import SeatRow
 from tg_durak.render.buttons import button, marked
 from tg_durak.render.callbacks import LobbyOption, LobbyTap, LobbyVerb
 from tg_durak.render.game import (

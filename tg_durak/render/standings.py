@@ -7,7 +7,7 @@ from html import escape
 from babel.numbers import format_percent
 
 from tg_durak.i18n.translate import Translator
-from tg_durak.play.records import PlayerRecord, Standing
+from tg_durak.play.rows import PlayerRecord, Standing
 from tg_durak.render.menus import play_buttons
 from tg_durak.render.screen import Screen
 

@@ -1,7 +1,7 @@
 """Everything the bot keeps between restarts, and the only package that knows SQL.
 
 Callers use the `Store` facade (its repositories: ``store.users``, ``store.tables``, ...) and
-the errors below; the records it reads and writes are the plain ones of `tg_durak.play.records`.
+the errors below; the records it reads and writes are the plain ones of `tg_durak.play.rows`.
 """
 
 from tg_durak.storage.errors import (

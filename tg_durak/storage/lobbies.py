@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 
-from tg_durak.play.records import SeatRow, TableRow
+from tg_durak.play.rows import SeatRow, TableRow
+from tg_durak.storage.columns import check_seats, dumps, read_table, write_seats
 from tg_durak.storage.connection import Connection, Dialect, Session, lock
 from tg_durak.storage.errors import AlreadySeated, LobbyClosed, LobbyFull
-from tg_durak.storage.rows import check_seats, dumps, read_table, write_seats
 
 
 async def _open_lobby(db: Session, dialect: Dialect, table_id: int) -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tg_durak.play.records import MessageRow
+from tg_durak.play.rows import MessageRow
+from tg_durak.storage.columns import RUNNING_IDS
 from tg_durak.storage.connection import Connection
-from tg_durak.storage.rows import RUNNING_IDS
 
 # The group's public message has no user; a primary key cannot hold NULL, so it is stored as 0.
 _GROUP_VIEWER = 0

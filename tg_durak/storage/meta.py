@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from tg_durak.storage.columns import dumps, loads
 from tg_durak.storage.connection import Connection
-from tg_durak.storage.rows import dumps, loads
 
 
 class Meta:

@@ -7,9 +7,9 @@ import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from tg_durak.play.ratings import Rating, Result
-from tg_durak.play.records import PlayerRecord, Rebuilt, Standing, Stats
+from tg_durak.play.rows import PlayerRecord, Rebuilt, Standing, Stats
+from tg_durak.storage.columns import check
 from tg_durak.storage.connection import Connection, Session, lock, placeholders
-from tg_durak.storage.rows import check
 
 OUTCOMES = ("durak", "safe", "draw", "resigned")
 # `results r` moved the ratings (a result without a history row was a game against computers).

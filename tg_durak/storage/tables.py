@@ -10,11 +10,8 @@ import time
 from collections.abc import Sequence
 
 from tg_durak.play.ratings import Result
-from tg_durak.play.records import SeatRow, TableChange, TableRecord, TableRow
-from tg_durak.storage.connection import Connection, Session, placeholders
-from tg_durak.storage.errors import CorruptRow, StaleVersion
-from tg_durak.storage.results import Results, check_results
-from tg_durak.storage.rows import (
+from tg_durak.play.rows import SeatRow, TableChange, TableRecord, TableRow
+from tg_durak.storage.columns import (
     RUNNING_IDS,
     TABLE_COLUMNS,
     check,
@@ -25,6 +22,9 @@ from tg_durak.storage.rows import (
     table_row,
     write_seats,
 )
+from tg_durak.storage.connection import Connection, Session, placeholders
+from tg_durak.storage.errors import CorruptRow, StaleVersion
+from tg_durak.storage.results import Results, check_results
 
 log = logging.getLogger(__name__)
 

@@ -7,9 +7,9 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from tg_durak.play.records import UserRow
+from tg_durak.play.rows import UserRow
+from tg_durak.storage.columns import dumps, loads_dict
 from tg_durak.storage.connection import Connection, Session, placeholders
-from tg_durak.storage.rows import dumps, loads_dict
 
 _IDS_PER_QUERY = 500   # SQLite takes at most 999 parameters a statement in older builds
 _USERS_KEPT = 10_000   # users' rows kept in memory, the least recently used forgotten first

@@ -14,7 +14,7 @@ from dataclasses import replace
 from html import escape
 
 from tg_durak.play.answers import Answer, refused
-from tg_durak.play.records import SeatRow
+from tg_durak.play.rows import SeatRow
 from tg_durak.render.absent import unreachable_screen
 from tg_durak.storage import Store
 from tg_durak.tables.core import TableCore

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from engine import Event
-from tg_durak.play.records import MessageRow, TableRow
+from tg_durak.play.rows import MessageRow, TableRow
 from tg_durak.storage import Store
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.live import LiveLobby, LiveTable, remember, revived

@@ -23,7 +23,7 @@ from contextvars import ContextVar
 from typing import Protocol
 
 from engine import Event, EventKind, Game
-from tg_durak.play.records import TableChange
+from tg_durak.play.rows import TableChange
 from tg_durak.storage import Store
 from tg_durak.tables.cache import StoredTables
 from tg_durak.tables.claims import claim_with_change

@@ -8,7 +8,7 @@ from engine import Action, Event, Game, PlayerView
 from tg_durak.i18n.translate import Translator
 from tg_durak.play.history import History
 from tg_durak.play.lobby_rules import Lobby
-from tg_durak.play.records import MessageRow, SeatRow, TableRow
+from tg_durak.play.rows import MessageRow, SeatRow, TableRow
 from tg_durak.play.stale_taps import ShownScreens
 from tg_durak.play.taps import Choosing
 from tg_durak.render.game import GameScreenInput, SeatInfo

@@ -16,7 +16,7 @@ from tg_durak.i18n.translate import DEFAULT_LOCALE
 from tg_durak.play.answers import OK, Answer, refused
 from tg_durak.play.lobby_rules import LOBBY_SECONDS, LobbySettings, message_link
 from tg_durak.play.options import OptionField, PlaySettings
-from tg_durak.play.records import TableRow, UserRow
+from tg_durak.play.rows import TableRow, UserRow
 from tg_durak.render.group import lobby_closed_screen
 from tg_durak.storage import (
     AlreadySeated,

@@ -17,7 +17,7 @@ import time
 
 from engine import Game
 from tg_durak.ops.gc_tuning import paused
-from tg_durak.play.records import TableChange, TableRow
+from tg_durak.play.rows import TableChange, TableRow
 from tg_durak.storage import CorruptRow, Store
 from tg_durak.tables.core import TableCore
 from tg_durak.tables.languages import PlayerLanguages

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from tg_durak.i18n.translate import DEFAULT_LOCALE, Translator, translator
 from tg_durak.outbox.queue import Priority
-from tg_durak.play.records import SeatRow, TableRow
+from tg_durak.play.rows import SeatRow, TableRow
 from tg_durak.play.taps import Choosing
 from tg_durak.render.buttons import startapp_link
 from tg_durak.render.game import GameScreenInput, game_screen

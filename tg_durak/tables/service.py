@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from engine import Game
 from tg_durak.play.options import PlaySettings
-from tg_durak.play.records import SeatRow
+from tg_durak.play.rows import SeatRow
 from tg_durak.storage import Store
 from tg_durak.tables.absences import Absences
 from tg_durak.tables.chats import ChatLifecycle

@@ -25,15 +25,15 @@ def factory(record: type[CallbackRecord]) -> type[CallbackData]:
     fields: dict[str, Any] = {
         f.name: (hints[f.name], ... if f.default is dataclasses.MISSING else f.default)
         for f in dataclasses.fields(record)}
-    return create_model(record.__name__, __base__=CallbackData, __module__=__name__,
+    return create_model(f"{record.__name__}Callback", __base__=CallbackData, __module__=__name__,
                         __cls_kwargs__={"prefix": record.prefix}, **fields)
 
 
-Move = factory(records.Move)
-Setup = factory(records.Setup)
-SetupOption = factory(records.SetupOption)
-Lang = factory(records.Lang)
-Kick = factory(records.Kick)
-Menu = factory(records.Menu)
-LobbyTap = factory(records.LobbyTap)
-LobbyOption = factory(records.LobbyOption)
+MoveCallback = factory(records.Move)
+SetupCallback = factory(records.Setup)
+SetupOptionCallback = factory(records.SetupOption)
+LangCallback = factory(records.Lang)
+KickCallback = factory(records.Kick)
+MenuCallback = factory(records.Menu)
+LobbyTapCallback = factory(records.LobbyTap)
+LobbyOptionCallback = factory(records.LobbyOption)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from tg_durak.i18n.translate import Translator, pick_locale, translator
 from tg_durak.play.answers import Answer
 from tg_durak.play.options import PlaySettings
-from tg_durak.play.records import UserRow
+from tg_durak.play.rows import UserRow
 from tg_durak.tables.live import LiveLobby, LiveTable
 from tg_durak.tables.service import TableService
 from tg_durak.webapp.frames import Again, Join, Move

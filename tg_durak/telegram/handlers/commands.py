@@ -11,7 +11,7 @@ from aiogram.types import Message
 from tg_durak.i18n.translate import Translator
 from tg_durak.outbox.publisher import Publisher
 from tg_durak.play.options import PlaySettings
-from tg_durak.play.records import UserRow
+from tg_durak.play.rows import UserRow
 from tg_durak.render.menus import (
     group_only_screen,
     help_screen,

@@ -25,10 +25,10 @@ from tg_durak.play.taps import (
 )
 from tg_durak.render.callbacks import Verb
 from tg_durak.tables.service import TableService
-from tg_durak.telegram.callbacks import Move
+from tg_durak.telegram.callbacks import MoveCallback
 from tg_durak.telegram.handlers.replies import answer_query
 
-PRESSED: dict[Verb, Callable[[Move], Tap]] = {
+PRESSED: dict[Verb, Callable[[MoveCallback], Tap]] = {
     Verb.CARD: lambda d: PlayCard(d.card),
     Verb.TARGET: lambda d: Beat(d.card, d.target),
     Verb.TRANSFER_MODE: lambda d: TransferMode(),
@@ -40,7 +40,7 @@ PRESSED: dict[Verb, Callable[[Move], Tap]] = {
 }
 
 
-async def tapped(query: CallbackQuery, callback_data: Move, t: Translator, bot: Bot,
+async def tapped(query: CallbackQuery, callback_data: MoveCallback, t: Translator, bot: Bot,
                  tables: TableService) -> None:
     pressed = PRESSED[callback_data.verb](callback_data)
     answer = await tables.moves.tap(query.from_user.id, callback_data.table, callback_data.v,
@@ -55,6 +55,6 @@ async def unknown(query: CallbackQuery, t: Translator) -> None:
 
 def router() -> Router:
     r = Router(name="game")
-    r.callback_query.register(tapped, Move.filter())
+    r.callback_query.register(tapped, MoveCallback.filter())
     r.callback_query.register(unknown)  # last, in the last router: what nothing else took
     return r

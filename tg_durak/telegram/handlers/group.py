@@ -15,14 +15,14 @@ from aiogram.types import CallbackQuery, ChatMemberUpdated, Message, User
 from tg_durak.i18n.translate import Translator
 from tg_durak.outbox.publisher import Publisher
 from tg_durak.play.answers import Answer
-from tg_durak.play.records import UserRow
+from tg_durak.play.rows import UserRow
 from tg_durak.render.absent import kick_screen, leave_screen
 from tg_durak.render.callbacks import MenuAction
 from tg_durak.render.screen import Screen
 from tg_durak.render.standings import leaderboard_screen
 from tg_durak.storage import Store
 from tg_durak.tables.service import TableService
-from tg_durak.telegram.callbacks import Kick, Menu
+from tg_durak.telegram.callbacks import KickCallback, MenuCallback
 from tg_durak.telegram.handlers.lobby import chat_admin
 from tg_durak.telegram.handlers.menus import drop_question
 from tg_durak.telegram.handlers.replies import respond, say
@@ -82,7 +82,8 @@ async def kick(message: Message, t: Translator, user: UserRow, tables: TableServ
     respond(publisher, message, kick_screen(*choices, t))
 
 
-async def kick_tapped(query: CallbackQuery, callback_data: Kick, t: Translator, user: UserRow,
+async def kick_tapped(query: CallbackQuery, callback_data: KickCallback, t: Translator,
+                      user: UserRow,
                       tables: TableService, bot: Bot, publisher: Publisher) -> None:
     chat_id, message_id = query.message.chat.id, query.message.message_id
     answer = await tables.absences.kick(chat_id, callback_data.user, user.id,
@@ -126,9 +127,10 @@ def router() -> Router:
     r.message.register(kick, Command("kick"))
     r.message.register(migrated, MagicData(F.event.migrate_to_chat_id))
     r.my_chat_member.register(membership)
-    r.callback_query.register(kick_tapped, Kick.filter())
-    private = MagicData(F.event.message.chat.type == "private")   # as every Menu button
-    r.callback_query.register(leave_asked, private, Menu.filter(F.action == MenuAction.LEAVE))
+    r.callback_query.register(kick_tapped, KickCallback.filter())
+    private = MagicData(F.event.message.chat.type == "private")   # as every MenuCallback button
+    r.callback_query.register(leave_asked, private,
+                              MenuCallback.filter(F.action == MenuAction.LEAVE))
     r.callback_query.register(leave_confirmed, private,
-                              Menu.filter(F.action == MenuAction.LEAVE_SURE))
+                              MenuCallback.filter(F.action == MenuAction.LEAVE_SURE))
     return r

@@ -16,11 +16,11 @@ from aiogram.types import CallbackQuery, Message
 from tg_durak.i18n.translate import Translator
 from tg_durak.outbox.publisher import Publisher
 from tg_durak.play.options import decode
-from tg_durak.play.records import UserRow
+from tg_durak.play.rows import UserRow
 from tg_durak.render.callbacks import LobbyVerb
 from tg_durak.tables.lobbies import Admin
 from tg_durak.tables.service import TableService
-from tg_durak.telegram.callbacks import LobbyOption, LobbyTap
+from tg_durak.telegram.callbacks import LobbyOptionCallback, LobbyTapCallback
 from tg_durak.telegram.handlers.replies import answer_query, respond, say
 
 ADMINS = frozenset({"creator", "administrator"})
@@ -37,7 +37,7 @@ def chat_admin(bot: Bot, chat_id: int, user_id: int) -> Admin:
     return administers
 
 
-async def in_its_chat(query: CallbackQuery, callback_data: LobbyTap | LobbyOption,
+async def in_its_chat(query: CallbackQuery, callback_data: LobbyTapCallback | LobbyOptionCallback,
                       tables: TableService) -> bool:
     """Filter: the button names a table of the chat it was pressed in."""
     chat_id = None if query.message is None else query.message.chat.id
@@ -59,7 +59,7 @@ async def help_(message: Message, t: Translator, publisher: Publisher) -> None:
     respond(publisher, message, t("group.help"))
 
 
-async def lobby_tap(query: CallbackQuery, callback_data: LobbyTap, t: Translator,
+async def lobby_tap(query: CallbackQuery, callback_data: LobbyTapCallback, t: Translator,
                     user: UserRow, tables: TableService, bot: Bot) -> None:
     table, verb, value = callback_data.table, callback_data.verb, callback_data.value
     name = query.from_user.full_name
@@ -85,7 +85,7 @@ async def lobby_tap(query: CallbackQuery, callback_data: LobbyTap, t: Translator
     await answer_query(query, answer, t, bot)
 
 
-async def lobby_option(query: CallbackQuery, callback_data: LobbyOption, t: Translator,
+async def lobby_option(query: CallbackQuery, callback_data: LobbyOptionCallback, t: Translator,
                        user: UserRow, tables: TableService, bot: Bot) -> None:
     answer = await tables.lobbies.set_option(callback_data.table, user.id, _admin(query, bot),
                                            callback_data.field, callback_data.value)
@@ -97,7 +97,7 @@ def router() -> Router:
     in_group = MagicData(F.event.chat.type.in_({"group", "supergroup"}))
     r.message.register(new, in_group, Command("new"))
     r.message.register(help_, in_group, Command("help"))
-    r.callback_query.register(lobby_tap, LobbyTap.filter(), in_its_chat)
-    r.callback_query.register(lobby_option, LobbyOption.filter(
+    r.callback_query.register(lobby_tap, LobbyTapCallback.filter(), in_its_chat)
+    r.callback_query.register(lobby_option, LobbyOptionCallback.filter(
         F.func(lambda d: decode(d.field, d.value) is not None)), in_its_chat)
     return r

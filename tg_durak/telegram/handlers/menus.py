@@ -19,14 +19,19 @@ from aiogram.types import CallbackQuery
 from tg_durak.i18n.translate import LANGUAGE_NAMES, LOCALES, Translator, translator
 from tg_durak.outbox.publisher import Publisher
 from tg_durak.play.options import LEVELS, MAX_OPPONENTS, PlaySettings, decode
-from tg_durak.play.records import UserRow
+from tg_durak.play.rows import UserRow
 from tg_durak.render.callbacks import MenuAction, SetupField
 from tg_durak.render.menus import options_screen, setup_screen
 from tg_durak.render.options import MAIN_OPTIONS
 from tg_durak.render.screen import Screen
 from tg_durak.storage import Store
 from tg_durak.tables.service import TableService
-from tg_durak.telegram.callbacks import Lang, Menu, Setup, SetupOption
+from tg_durak.telegram.callbacks import (
+    LangCallback,
+    MenuCallback,
+    SetupCallback,
+    SetupOptionCallback,
+)
 from tg_durak.telegram.handlers.replies import respond, show_menu
 from tg_durak.telegram.last_menus import LastMenus, Redraw
 
@@ -69,7 +74,7 @@ async def _save(query: CallbackQuery, t: Translator, user: UserRow, store: Store
 
 # ---- the /play setup message -----------------------------------------------------------------
 
-async def choose_option(query: CallbackQuery, callback_data: SetupOption, t: Translator,
+async def choose_option(query: CallbackQuery, callback_data: SetupOptionCallback, t: Translator,
                         user: UserRow, store: Store, publisher: Publisher,
                         menus: LastMenus) -> None:
     before = PlaySettings.from_dict(user.settings)
@@ -82,7 +87,8 @@ async def choose_option(query: CallbackQuery, callback_data: SetupOption, t: Tra
                 after.bots != before.bots)
 
 
-async def choose_bots(query: CallbackQuery, callback_data: Setup, t: Translator, user: UserRow,
+async def choose_bots(query: CallbackQuery, callback_data: SetupCallback, t: Translator,
+                      user: UserRow,
                       store: Store, publisher: Publisher, menus: LastMenus) -> None:
     before = PlaySettings.from_dict(user.settings)
     after = before.with_bots(int(callback_data.value))
@@ -90,7 +96,8 @@ async def choose_bots(query: CallbackQuery, callback_data: Setup, t: Translator,
                 after.options != before.options)
 
 
-async def choose_level(query: CallbackQuery, callback_data: Setup, t: Translator, user: UserRow,
+async def choose_level(query: CallbackQuery, callback_data: SetupCallback, t: Translator,
+                       user: UserRow,
                        store: Store, publisher: Publisher, menus: LastMenus) -> None:
     after = PlaySettings.from_dict(user.settings).with_level(callback_data.value)
     await _save(query, t, user, store, publisher, menus, after, setup_screen, False)
@@ -142,7 +149,7 @@ async def keep_playing(query: CallbackQuery) -> None:
     await drop_question(query)
 
 
-async def full_rules(query: CallbackQuery, callback_data: Menu, t: Translator,
+async def full_rules(query: CallbackQuery, callback_data: MenuCallback, t: Translator,
                      publisher: Publisher) -> None:
     respond(publisher, query.message, t(f"rules.{callback_data.book}.full"))
     await query.answer()
@@ -150,7 +157,7 @@ async def full_rules(query: CallbackQuery, callback_data: Menu, t: Translator,
 
 # ---- languages -------------------------------------------------------------------------------
 
-async def choose_language(query: CallbackQuery, callback_data: Lang, store: Store,
+async def choose_language(query: CallbackQuery, callback_data: LangCallback, store: Store,
                           tables: TableService, publisher: Publisher, menus: LastMenus) -> None:
     """His game message and his last menu follow the new language at once."""
     code, user_id, t = callback_data.code, query.from_user.id, translator(callback_data.code)
@@ -169,16 +176,17 @@ def router() -> Router:
     # sees every tap on the way to the game's router.
     r.callback_query.filter(MagicData(F.event.message.chat.type == "private"))
     on = r.callback_query.register
-    on(choose_option, SetupOption.filter(F.func(lambda d: decode(d.field, d.value) is not None)))
-    on(choose_bots, Setup.filter((F.field == SetupField.BOTS) & F.value.in_(BOT_COUNTS)))
-    on(choose_level, Setup.filter((F.field == SetupField.LEVEL) & F.value.in_(LEVELS)))
-    on(more_options, Setup.filter(F.field == SetupField.MORE))
-    on(back_to_setup, Setup.filter(F.field == SetupField.BACK))
-    on(start_from_setup, Setup.filter(F.field == SetupField.START))
-    on(quick_play, Menu.filter(F.action.in_({MenuAction.QUICK, MenuAction.AGAIN})))
-    on(open_setup, Menu.filter(F.action == MenuAction.SETUP))
-    on(resign, Menu.filter(F.action == MenuAction.RESIGN))
-    on(keep_playing, Menu.filter(F.action == MenuAction.KEEP))
-    on(full_rules, Menu.filter((F.action == MenuAction.RULES) & F.book.is_not(None)))
-    on(choose_language, Lang.filter(F.code.in_(LOCALES)))
+    on(choose_option,
+       SetupOptionCallback.filter(F.func(lambda d: decode(d.field, d.value) is not None)))
+    on(choose_bots, SetupCallback.filter((F.field == SetupField.BOTS) & F.value.in_(BOT_COUNTS)))
+    on(choose_level, SetupCallback.filter((F.field == SetupField.LEVEL) & F.value.in_(LEVELS)))
+    on(more_options, SetupCallback.filter(F.field == SetupField.MORE))
+    on(back_to_setup, SetupCallback.filter(F.field == SetupField.BACK))
+    on(start_from_setup, SetupCallback.filter(F.field == SetupField.START))
+    on(quick_play, MenuCallback.filter(F.action.in_({MenuAction.QUICK, MenuAction.AGAIN})))
+    on(open_setup, MenuCallback.filter(F.action == MenuAction.SETUP))
+    on(resign, MenuCallback.filter(F.action == MenuAction.RESIGN))
+    on(keep_playing, MenuCallback.filter(F.action == MenuAction.KEEP))
+    on(full_rules, MenuCallback.filter((F.action == MenuAction.RULES) & F.book.is_not(None)))
+    on(choose_language, LangCallback.filter(F.code.in_(LOCALES)))
     return r

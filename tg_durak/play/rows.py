@@ -8,8 +8,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 from tg_durak.play.ratings import Rating, Result
+
+
+class TableKind(StrEnum):
+    PRIVATE = "private"   # one person against computers, in his private chat
+    GROUP = "group"       # a group's table: a lobby first, then the game
+
+
+class TableStatus(StrEnum):
+    LOBBY = "lobby"         # a group's table before its start
+    RUNNING = "running"
+    FINISHED = "finished"   # played to its end
+    ABORTED = "aborted"     # a lobby closed unstarted, or a table ended before its end
+
+
+class SeatStatus(StrEnum):
+    PLAYING = "playing"
+    LEFT = "left"       # a computer plays the seat on
+    KICKED = "kicked"   # removed by the table: a computer plays the seat on
 
 
 @dataclass(frozen=True)
@@ -27,15 +46,15 @@ class SeatRow:
     user_id: int | None  # None: a computer player
     name: str
     level: str | None = None  # computer strength
-    status: str = "playing"  # "left" or "kicked": a computer plays the seat on
+    status: SeatStatus = SeatStatus.PLAYING
 
 
 @dataclass(frozen=True)
 class TableRow:
     id: int
     chat_id: int
-    kind: str
-    status: str
+    kind: TableKind
+    status: TableStatus
     options: dict
     snapshot: dict | None
     version: int
@@ -60,7 +79,7 @@ class TableChange:
     expected_version: int
     entries: list
     snapshot: dict
-    status: str = "running"
+    status: TableStatus = TableStatus.RUNNING
     results: Sequence[Result] = ()
 
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tg_durak.play.records import SeatRow, TableRow
+from tg_durak.play.rows import SeatRow, TableRow
 from tg_durak.storage.connection import Session
 from tg_durak.storage.errors import CorruptRow
 
