@@ -5,8 +5,9 @@ import json
 import pytest
 
 from engine import Card
-from tg_durak.play.taps import Attack, Beat, Pass, ShowTrump, Take, TransferWith
-from tg_durak.webapp.frames import MAX_FRAME, Again, BadFrame, Hello, Join, Move, read_frame
+from engine.actions import ActionKind
+from tg_durak.play.taps import APP_MOVES, Attack, Beat, Pass, ShowTrump, Take, TransferWith
+from tg_durak.webapp.frames import MAX_FRAME, Again, BadFrame, Hello, Join, MoveFrame, read_frame
 
 
 def frame(**fields: object) -> str:
@@ -16,7 +17,7 @@ def frame(**fields: object) -> str:
 def test_each_move_becomes_the_tap_a_chat_button_makes() -> None:
     def tap(**move: object) -> object:
         read = read_frame(frame(type="move", id=3, version=7, **move))
-        assert isinstance(read, Move) and (read.id, read.version) == (3, 7)
+        assert isinstance(read, MoveFrame) and (read.id, read.version) == (3, 7)
         return read.tap
 
     ten = Card.parse("10h").index
@@ -26,6 +27,10 @@ def test_each_move_becomes_the_tap_a_chat_button_makes() -> None:
     assert tap(move="show_trump", card="6d") == ShowTrump(Card.parse("6d").index)
     assert tap(move="take") == Take()
     assert tap(move="pass") == Pass()
+
+
+def test_the_page_may_send_every_kind_of_move_the_engine_has() -> None:
+    assert set(APP_MOVES) == set(ActionKind)
 
 
 def test_hello_join_and_again() -> None:
@@ -49,6 +54,7 @@ def test_hello_join_and_again() -> None:
     frame(type="move", id="1", version=0, move="take"),
     frame(type="move", id=1, version=2**60, move="take"),
     frame(type="move", id=1, version=0, move="resign"),
+    frame(type="move", id=1, version=0, move=["take"]),
     frame(type="join"),
 ])
 def test_anything_else_is_a_bad_frame(text: str) -> None:

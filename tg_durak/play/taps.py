@@ -9,12 +9,12 @@ target; "Transfer" asks for the card when several fit (issue 4, "The player's si
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from engine import Action, Card
-from engine.actions import PASS, TAKE
+from engine.actions import PASS, TAKE, ActionKind
 from engine.cards import CARDS
 from tg_durak.play.answers import OK, Answer
 
@@ -162,3 +162,26 @@ class TransferWith(_CardTap):
 class ShowTrump(_CardTap):
     def with_card(self, card: Card, at: Position) -> Outcome:
         return Action("show_trump", card)
+
+
+@dataclass(frozen=True)
+class AppMove:
+    """One kind of move as the Mini App sends it: the tap it is read into, from the fields the
+    frame carries (in this order)."""
+
+    tap: Callable[..., Tap]
+    card: bool = False     # the card played, as its code ("10h")
+    target: bool = False   # the attack card it beats, by its index on the table
+
+
+# The moves a page may send, by the engine's names: read into taps by webapp/frames.py, offered
+# in the page's `legal` list by render/app_state.py. A new kind of move is one more line here and
+# its row in the page's MOVE_KINDS (static/js/moves.js; tests/webapp/test_page_protocol.py).
+APP_MOVES: dict[str, AppMove] = {
+    ActionKind.ATTACK: AppMove(Attack, card=True),
+    ActionKind.DEFEND: AppMove(Beat, card=True, target=True),
+    ActionKind.TRANSFER: AppMove(TransferWith, card=True),
+    ActionKind.SHOW_TRUMP: AppMove(ShowTrump, card=True),
+    ActionKind.TAKE: AppMove(Take),
+    ActionKind.PASS: AppMove(Pass),
+}

@@ -11,10 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from html import unescape
+from typing import Protocol
 
-from engine import Action, Card
+from engine import Action, Card, Rules
 from engine.cards import RANK_NAMES, SUIT_LETTERS, SUITS
 from tg_durak.i18n.translate import Translator
+from tg_durak.play.taps import APP_MOVES
 from tg_durak.render.cards import RANK_KEYS, in_hand_order
 from tg_durak.render.game import (
     GameScreenInput,
@@ -34,6 +36,15 @@ from tg_durak.render.group import GroupScreenInput, LobbyScreenInput, group_turn
 
 _TAG = re.compile(r"<[^<>]*>")
 LAST_EVENTS = 5
+
+
+class ClockedFacts(PublicFacts, Protocol):
+    """The public facts and what the bars are drawn from: a PlayerView and a PublicTable both."""
+
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def turn_due(self) -> float | None: ...
 
 
 def plain(text: str) -> str:
@@ -63,7 +74,7 @@ def _ms(seconds: float | None) -> int | None:
     return None if seconds is None else round(seconds * 1000)
 
 
-def _clock(v: PublicFacts, now: float, window_due: float | None, closing: bool) -> dict:
+def _clock(v: ClockedFacts, now: float, window_due: float | None, closing: bool) -> dict:
     """The deadlines the page draws its bars from (R6.3, R10.2): nothing is sent for a bar."""
     rules = v.rules
     turn = window = None
@@ -98,7 +109,7 @@ def _table(v: PublicFacts, played_by: tuple[int | None, ...]) -> list[dict]:
             for (a, d), by in zip(v.table, players, strict=True)]
 
 
-def _common(v: PublicFacts, *, table_id: int, version: int, kind: str, view: str,
+def _common(v: ClockedFacts, *, table_id: int, version: int, kind: str, view: str,
             me: int | None, infos: tuple[SeatInfo, ...], name: Namer, t: Translator,
             played_by: tuple[int | None, ...], now: float, closed: bool,
             app_closed: Collection[int], can_throw: bool = True) -> dict:
@@ -131,7 +142,8 @@ def seat_state(inp: GameScreenInput, t: Translator, *, kind: str,
     due = v.next_deadline
     state.update(
         hand=[code(c) for c in in_hand_order(v.hand, v.trump_suit)],
-        legal=[] if inp.closed else [_move(a) for a in inp.legal],
+        # only the moves the page can send back (play/taps.py's APP_MOVES)
+        legal=[] if inp.closed else [_move(a) for a in inp.legal if a.kind in APP_MOVES],
         clock=_clock(v, inp.now, due if v.phase == "window" else None,
                      due is not None and due == v.close_due),
         text={"header": plain(header(v, name, t, me)),

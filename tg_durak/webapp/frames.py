@@ -1,7 +1,9 @@
-"""The frames a page sends up (docs/mini-app.md), read strictly: anything else is a BadFrame.
+"""The server's side of the page's protocol (docs/mini-app.md): the frames a page sends up, read
+strictly (anything else is a BadFrame), and the codes a socket is closed with for good.
 
 A move becomes the same `Tap` a chat button makes, so it takes the chat's path into the table
-service: the same lock, the same stale-tap rule, the same refusals.
+service: the same lock, the same stale-tap rule, the same refusals. The page holds the same
+names in static/js/protocol.js and moves.js; tests/webapp/test_page_protocol.py keeps them alike.
 """
 
 from __future__ import annotations
@@ -9,14 +11,25 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 
 from engine import Card
-from tg_durak.play.taps import Attack, Beat, Pass, ShowTrump, Take, Tap, TransferWith
+from tg_durak.play.taps import APP_MOVES, Tap
 
 MAX_FRAME = 4096
+# The page does not reconnect after these: its launch was refused, or it names no table.
+CLOSE_REFUSED = 4401
+CLOSE_NO_TABLE = 4404
 _CARD = re.compile(r"(10|[2-9JQKA])[scdh]")
-_CARD_MOVES = {"attack": Attack, "transfer": TransferWith, "show_trump": ShowTrump}
-_PLAIN_MOVES = {"take": Take, "pass": Pass}
+
+
+class FrameType(StrEnum):
+    """The `type` of a frame the page sends up."""
+
+    HELLO = "hello"
+    MOVE = "move"
+    JOIN = "join"
+    AGAIN = "again"
 
 
 class BadFrame(Exception):
@@ -33,7 +46,7 @@ class Hello:
 
 
 @dataclass(frozen=True)
-class Move:
+class MoveFrame:
     id: int
     version: int
     tap: Tap
@@ -49,7 +62,7 @@ class Again:
     id: int
 
 
-Frame = Hello | Move | Join | Again
+Frame = Hello | MoveFrame | Join | Again
 
 
 def _int(value: object, least: int = 0) -> int:
@@ -65,14 +78,14 @@ def _card(value: object) -> int:
 
 
 def _tap(frame: dict) -> Tap:
-    move = frame.get("move")
-    if move in _PLAIN_MOVES:
-        return _PLAIN_MOVES[move]()
-    if move in _CARD_MOVES:
-        return _CARD_MOVES[move](_card(frame.get("card")))
-    if move == "defend":
-        return Beat(_card(frame.get("card")), _int(frame.get("target")))
-    raise BadFrame()
+    kind = frame.get("move")
+    move = APP_MOVES.get(kind) if isinstance(kind, str) else None
+    if move is None:
+        raise BadFrame()
+    fields = [_card(frame.get("card"))] if move.card else []
+    if move.target:
+        fields.append(_int(frame.get("target")))
+    return move.tap(*fields)
 
 
 def read_frame(text: object) -> Frame:
@@ -87,15 +100,15 @@ def read_frame(text: object) -> Frame:
     if not isinstance(frame, dict):
         raise BadFrame()
     kind = frame.get("type")
-    if kind == "hello":
+    if kind == FrameType.HELLO:
         init_data = frame.get("init_data")
         if not isinstance(init_data, str):
             raise BadFrame()
         return Hello(init_data)
-    if kind == "move":
-        return Move(_int(frame.get("id")), _int(frame.get("version")), _tap(frame))
-    if kind == "join":
+    if kind == FrameType.MOVE:
+        return MoveFrame(_int(frame.get("id")), _int(frame.get("version")), _tap(frame))
+    if kind == FrameType.JOIN:
         return Join(_int(frame.get("id")))
-    if kind == "again":
+    if kind == FrameType.AGAIN:
         return Again(_int(frame.get("id")))
     raise BadFrame()

@@ -17,7 +17,17 @@ from aiohttp import WSMsgType, web
 from tg_durak.i18n.translate import DEFAULT_LOCALE, Translator, translator
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.throttle import BURST, TAPS_PER_SECOND, TokenBuckets
-from tg_durak.webapp.frames import MAX_FRAME, Again, BadFrame, Hello, Join, Move, read_frame
+from tg_durak.webapp.frames import (
+    CLOSE_NO_TABLE,
+    CLOSE_REFUSED,
+    MAX_FRAME,
+    Again,
+    BadFrame,
+    Hello,
+    Join,
+    MoveFrame,
+    read_frame,
+)
 from tg_durak.webapp.launch import LaunchRefused, check_launch
 from tg_durak.webapp.session import AppSessions, NoTable
 from tg_durak.webapp.sockets import AppSockets, Viewer
@@ -28,7 +38,6 @@ log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
 HELLO_SECONDS = 10.0     # a socket that says nothing is closed
 HEARTBEAT_SECONDS = 20.0  # a phone that went away without a close is noticed
-CLOSE_REFUSED, CLOSE_NO_TABLE = 4401, 4404
 CSP = ("default-src 'self'; script-src 'self' https://telegram.org; style-src 'self'; "
        "img-src 'self' data:; connect-src 'self'; frame-ancestors https://web.telegram.org "
        "https://*.telegram.org 'self'; base-uri 'none'; form-action 'none'")
@@ -132,7 +141,7 @@ class MiniApp:
         except BadFrame as exc:
             viewer.send(self._error(viewer.t, exc.code))
             return
-        if isinstance(frame, Move):
+        if isinstance(frame, MoveFrame):
             # A move needs no row of his: read for every move, it waited on the store's one
             # connection behind the other tables' writes (bench/app_load.py).
             await self.sessions.move(viewer, frame)

@@ -9,7 +9,7 @@ from tg_durak.play.options import PlaySettings
 from tg_durak.play.rows import UserRow
 from tg_durak.tables.live import LiveLobby, LiveTable
 from tg_durak.tables.service import TableService
-from tg_durak.webapp.frames import Again, Join, Move
+from tg_durak.webapp.frames import Again, Join, MoveFrame
 from tg_durak.webapp.launch import Launch
 from tg_durak.webapp.sockets import AppSockets, Viewer
 from tg_durak.webapp.texts import welcome
@@ -81,7 +81,7 @@ class AppSessions:
 
     # ---- what the page asks ----------------------------------------------------------------
 
-    async def move(self, viewer: Viewer, frame: Move) -> None:
+    async def move(self, viewer: Viewer, frame: MoveFrame) -> None:
         if viewer.table_id is None:
             return self._answer(viewer, frame.id, Answer("tap.unknown_table"))
         answer = await self.tables.moves.tap(viewer.user_id, viewer.table_id, frame.version,

@@ -1,6 +1,28 @@
-// Card faces and backs drawn as SVG: crisp at any size, coloured from CSS (currentColor and the
-// classes in app.css), so a theme or the four-colour option restyles them without new drawings.
-import { parseCard, rankLabel } from './i18n.js';
+// Cards: their codes read and named, their faces and backs drawn as SVG: crisp at any size,
+// coloured from CSS (currentColor and the classes in app.css), so a theme or the four-colour
+// option restyles them without new drawings.
+import { rankLabel } from './i18n.js';
+
+const SUIT_SYMBOLS = { s: '♠', h: '♥', d: '♦', c: '♣' };
+const RANK_VALUES = { J: 11, Q: 12, K: 13, A: 14 };
+
+// A card's code, `<rank><suit>` ("10h", "Qs"), as its suit letter and rank value (J 11 … A 14).
+export function parseCard(code) {
+  const suit = code.slice(-1);
+  const rankText = code.slice(0, -1);
+  const value = RANK_VALUES[rankText] ?? Number(rankText);
+  return { code, suit, value };
+}
+
+export function suitSymbol(suit) {
+  return SUIT_SYMBOLS[suit] ?? '';
+}
+
+// The accessible name of a card: "10♥", "Q♠" (in Russian "Д♠").
+export function cardLabel(code) {
+  const { suit, value } = parseCard(code);
+  return rankLabel(value) + suitSymbol(suit);
+}
 
 const NS = 'http://www.w3.org/2000/svg';
 const W = 250;
@@ -78,8 +100,7 @@ function pip(parent, suit, cx, cy, size, flipped = false) {
 
 // The hidden sprite every card refers to: the four suits and the back's pattern.
 export function installSprite() {
-  if (document.getElementById('card-sprite')) return;
-  const svg = make('svg', { id: 'card-sprite', class: 'sprite', 'aria-hidden': 'true', focusable: 'false' });
+  const svg = make('svg', { class: 'sprite', 'aria-hidden': 'true', focusable: 'false' });
   const defs = make('defs', {}, svg);
   for (const [suit, d] of Object.entries(SUIT_PATHS)) {
     const symbol = make('symbol', { id: `suit-${suit}`, viewBox: '0 0 100 100' }, defs);

@@ -1,5 +1,8 @@
-// Small DOM builders: the page never writes HTML strings (the CSP forbids inline styles, and
+// Small DOM helpers. The page never writes HTML strings (the CSP forbids inline styles, and
 // texts from the server stay text).
+
+// The page's element of that id (ids.js names them).
+export const $ = (id) => document.getElementById(id);
 
 export function h(tag, props = {}, children = []) {
   const node = document.createElement(tag);

@@ -1,5 +1,7 @@
 // Dragging a card from the hand with pointer events (mouse, pen and touch alike): onto an attack
 // card to beat it, or anywhere on the table to lead, throw in or transfer. A short press is a tap.
+import { $ } from './dom.js';
+import { ID } from './ids.js';
 
 const THRESHOLD = 10;
 
@@ -43,7 +45,7 @@ export function enableDrag(hand, { canDrag, onHover, onDrop }) {
       copy.style.top = `${rect.top}px`;
       copy.style.width = `${rect.width}px`;
       copy.style.height = `${rect.height}px`;
-      document.getElementById('fx').append(copy);
+      $(ID.fx).append(copy);
       press.card.classList.add('lifted');
       press.dragging = true;
       press.copy = copy;

@@ -1,6 +1,8 @@
 // Short movements between two states, found by comparing them: a card played from a hand, cards
 // taken, beaten cards to the discard, the deal from the stock. Ghost copies fly over the table in
 // their own layer, so a tap is never held up; nothing moves for prefers-reduced-motion.
+import { $ } from './dom.js';
+import { ID } from './ids.js';
 
 const DURATION = 220;
 const EASING = 'cubic-bezier(.2,.8,.25,1)';
@@ -13,17 +15,17 @@ function rectOf(node) {
 // Where things are before the new state is drawn; the old table's nodes are kept for ghosts.
 export function snapshot() {
   const shot = { hand: new Map(), table: new Map(), seats: new Map(), nodes: new Map() };
-  for (const node of document.querySelectorAll('#hand .card[data-card]')) {
+  for (const node of $(ID.hand).querySelectorAll('.card[data-card]')) {
     shot.hand.set(node.dataset.card, rectOf(node));
   }
-  for (const node of document.querySelectorAll('#pairs .card[data-card]')) {
+  for (const node of $(ID.pairs).querySelectorAll('.card[data-card]')) {
     shot.table.set(node.dataset.card, rectOf(node));
     shot.nodes.set(node.dataset.card, node);
   }
-  for (const node of document.querySelectorAll('#seats .seat')) {
+  for (const node of $(ID.seats).querySelectorAll('.seat')) {
     shot.seats.set(Number(node.dataset.seat), rectOf(node.querySelector('.seat-cards')));
   }
-  shot.stock = rectOf(document.getElementById('stock'));
+  shot.stock = rectOf($(ID.stock));
   return shot;
 }
 
@@ -40,7 +42,7 @@ function fromRect(node, from, delay = 0) {
 }
 
 function ghost(node, from, to, { fade = true, turn = 0 } = {}) {
-  const layer = document.getElementById('fx');
+  const layer = $(ID.fx);
   const copy = node.cloneNode(true);
   copy.classList.add('ghost');
   copy.removeAttribute('aria-label');
@@ -74,13 +76,12 @@ export function animateChange(before, after, shot) {
   const newTable = new Set(tableCards(after));
   const newHand = new Set(after.hand);
   const seatRect = (seat) => shot.seats.get(seat) ?? null;
-  const place = (selector) => document.querySelector(selector);
 
   // Played: a new card on the table comes from my hand or from its player's seat.
   after.pairs.forEach((pair) => {
     for (const [code, seat] of [[pair.attack, pair.by], [pair.defence, defenderSeat(before)]]) {
       if (!code || oldTable.has(code)) continue;
-      const node = place(`#pairs .card[data-card="${code}"]`);
+      const node = $(ID.pairs).querySelector(`.card[data-card="${code}"]`);
       if (node) fromRect(node, shot.hand.get(code) ?? seatRect(seat) ?? shot.stock);
     }
   });
@@ -93,7 +94,7 @@ export function animateChange(before, after, shot) {
       const now = after.seats.find((n) => n.seat === s.seat);
       return now && now.cards > s.cards && s.seat !== after.me;
     });
-    const discardRect = rectOf(document.getElementById('discard'));
+    const discardRect = rectOf($(ID.discard));
     gone.forEach((code, index) => {
       if (newHand.has(code)) return; // drawn again below, from the table
       const node = shot.nodes.get(code);
@@ -107,7 +108,7 @@ export function animateChange(before, after, shot) {
   let dealt = 0;
   for (const code of after.hand) {
     if (before.hand.includes(code)) continue;
-    const node = place(`#hand .card[data-card="${code}"]`);
+    const node = $(ID.hand).querySelector(`.card[data-card="${code}"]`);
     if (!node) continue;
     const from = shot.table.get(code) ?? shot.stock;
     fromRect(node, from, shot.table.has(code) ? 0 : Math.min(dealt * 30, 120));
@@ -116,7 +117,7 @@ export function animateChange(before, after, shot) {
 
   // Dealt to the others: a card back from the stock to each seat that drew.
   if (after.stock < before.stock && shot.stock) {
-    const back = document.querySelector('#stock .back-card');
+    const back = $(ID.stock).querySelector('.back-card');
     for (const seat of after.seats) {
       const was = before.seats.find((s) => s.seat === seat.seat);
       const to = seatRect(seat.seat);

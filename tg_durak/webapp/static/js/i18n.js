@@ -1,9 +1,6 @@
 // The page's texts. Everything comes from the welcome frame's `strings`, but the few texts
 // needed before it arrives, which the server gives for the launch's language (`texts/<lang>`).
 
-const SUIT_SYMBOLS = { s: '♠', h: '♥', d: '♦', c: '♣' };
-const RANK_VALUES = { J: 11, Q: 12, K: 13, A: 14 };
-
 let early = {};
 let strings = {};
 let ranks = {};
@@ -24,35 +21,15 @@ export function setCatalog(newStrings, newRanks, locale) {
   if (locale) document.documentElement.lang = locale;
 }
 
-export function hasCatalog() {
-  return Object.keys(strings).length > 0;
-}
-
 // A key missing from the catalog shows nothing rather than the key itself.
 export function t(key, params = {}) {
   const text = strings[key] ?? early[key] ?? '';
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
-export function parseCard(code) {
-  const suit = code.slice(-1);
-  const rankText = code.slice(0, -1);
-  const value = RANK_VALUES[rankText] ?? Number(rankText);
-  return { code, suit, value };
-}
-
+// The rank as the player's language writes it on a card: 10, or Д for a queen in Russian.
 export function rankLabel(value) {
   return value >= 11 ? ranks[String(value)] ?? '' : String(value);
-}
-
-export function suitSymbol(suit) {
-  return SUIT_SYMBOLS[suit] ?? '';
-}
-
-// The accessible name of a card: "10♥", "Q♠" (in Russian "Д♠").
-export function cardLabel(code) {
-  const { suit, value } = parseCard(code);
-  return rankLabel(value) + suitSymbol(suit);
 }
 
 // The server's texts are the chat's, where a suit is written with U+FE0F (emoji presentation,

@@ -1,11 +1,17 @@
 // The page's one owner of state: frames in, a drawing out, taps and drops turned into moves.
 import { installSprite, suitSvg } from './cards.js';
 import { setBars, syncClock } from './clock.js';
+import { $ } from './dom.js';
 import { enableDrag } from './drag.js';
 import { animateChange, snapshot } from './fx.js';
 import { chooseLanguage, setCatalog, t } from './i18n.js';
+import { ID } from './ids.js';
 import { readLaunch } from './launch.js';
-import { cardsFor, defenceTargets, dropOnTable, findMove, movesWithCard, playableCards } from './moves.js';
+import {
+  MOVE_KINDS, cardsFor, dropOnTable, findMove, moveFrame, moveOnto, movesWithCard, onAttackCard,
+  playableCards,
+} from './moves.js';
+import { CLOSE_NO_TABLE, DOWN, UP } from './protocol.js';
 import { Connection } from './socket.js';
 import { layoutHand, render } from './table.js';
 import { hapticAccepted, hapticRefused, setBackHandler, startSdk, whenSdkLoads } from './telegram.js';
@@ -15,7 +21,6 @@ const PENDING_LIMIT_MS = 10000;
 const TOAST_MS = 3200;
 const FOUR_COLOUR_KEY = 'tg-durak.four-colour';
 
-const $ = (id) => document.getElementById(id);
 const body = document.body;
 
 let connection = null;
@@ -33,13 +38,13 @@ function canSend() {
 }
 
 function showScreen(text) {
-  const screen = $('screen');
+  const screen = $(ID.screen);
   screen.hidden = !text;
-  $('screen-text').textContent = text || '';
+  $(ID.screenText).textContent = text || '';
 }
 
 function showToast(text, { sticky = false } = {}) {
-  const toast = $('toast');
+  const toast = $(ID.toast);
   clearTimeout(toastTimer);
   toast.textContent = text || '';
   toast.hidden = !text;
@@ -69,7 +74,7 @@ function draw() {
 // Table cards as large as six pairs (more in a transfer game) allow in the space left over: the
 // deck column is 0.98 of a card wide (app.css), a pair 14px wider and 30px taller than its card.
 function fitTable() {
-  const table = $('table');
+  const table = $(ID.table);
   const count = Math.max(6, state?.pairs.length ?? 0);
   const style = getComputedStyle(table);
   const width = table.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 8;
@@ -107,10 +112,7 @@ function sendFrame(frame, card = null) {
 
 function sendMove(move) {
   if (!ui.inputOpen || !move) return;
-  const frame = { type: 'move', version: state.version, move: move.move };
-  if (move.card !== undefined) frame.card = move.card;
-  if (move.target !== undefined) frame.target = move.target;
-  sendFrame(frame, move.card ?? null);
+  sendFrame(moveFrame(state, move), move.card ?? null);
 }
 
 function openChooser(chooser) {
@@ -147,14 +149,15 @@ function tapHandCard(card) {
 function tapTarget(target) {
   const chooser = ui.chooser;
   if (chooser?.kind === 'card') {
-    const move = findMove(state, { move: 'defend', card: chooser.card, target });
+    const move = moveOnto(state, chooser.card, target);
     if (move) sendMove(move);
     else closeChooser();
   }
 }
 
-// Transfer or Show trump: with the chosen card, the only card, or a chooser among the cards.
-function tapTransferLike(kind) {
+// A button whose move needs a card (Transfer, Show trump): with the chosen card, the only card,
+// or a chooser among the cards.
+function tapWithCard(kind) {
   if (ui.chooser?.kind === 'card') {
     sendMove(findMove(state, { move: kind, card: ui.chooser.card }));
     return;
@@ -165,45 +168,46 @@ function tapTransferLike(kind) {
 }
 
 function tapAction(action) {
-  if (action === 'cancel') closeChooser();
-  else if (action === 'transfer' || action === 'show_trump') tapTransferLike(action);
-  else if (action === 'take' || action === 'pass') sendMove(findMove(state, { move: action }));
-  else if (action === 'join') sendFrame({ type: 'join' });
-  else if (action === 'again') sendFrame({ type: 'again' });
+  const kind = MOVE_KINDS[action];
+  if (kind?.card) tapWithCard(action);
+  else if (kind) sendMove(findMove(state, { move: action }));
+  else if (action === 'cancel') closeChooser();
+  else if (action === 'join') sendFrame({ type: UP.JOIN });
+  else if (action === 'again') sendFrame({ type: UP.AGAIN });
 }
 
 function onClick(event) {
   if (drag?.justDropped()) return;
-  const node = event.target.closest('[data-action], #hand .card[data-card], #pairs .attack[data-target], #four-colour');
-  if (node?.id === 'four-colour') {
+  const node = event.target.closest(
+    `[data-action], #${ID.hand} .card[data-card], #${ID.pairs} .attack[data-target], #${ID.fourColour}`,
+  );
+  if (node?.id === ID.fourColour) {
     toggleFourColour();
     return;
   }
   if (!state) return;
   if (node?.dataset.action) tapAction(node.dataset.action);
-  else if (node?.matches('#hand .card')) tapHandCard(node.dataset.card);
-  else if (node?.matches('#pairs .attack')) tapTarget(Number(node.dataset.target));
+  else if (node?.matches(`#${ID.hand} .card`)) tapHandCard(node.dataset.card);
+  else if (node?.matches(`#${ID.pairs} .attack`)) tapTarget(Number(node.dataset.target));
   else closeChooser();
 }
 
 function dropTargetFor(card, element) {
-  const attack = element?.closest('#pairs .attack[data-target]');
-  if (attack) {
-    const target = Number(attack.dataset.target);
-    return defenceTargets(state, card).includes(target) ? findMove(state, { move: 'defend', card, target }) : null;
-  }
-  return element?.closest('#table') ? dropOnTable(state, card) : null;
+  const attack = element?.closest(`#${ID.pairs} .attack[data-target]`);
+  if (attack) return moveOnto(state, card, Number(attack.dataset.target));
+  return element?.closest(`#${ID.table}`) ? dropOnTable(state, card) : null;
 }
 
 function setupDrag() {
-  drag = enableDrag($('hand'), {
+  drag = enableDrag($(ID.hand), {
     canDrag: (card) => ui.inputOpen && playableCards(state).has(card),
     onHover: (card, element) => {
       for (const node of document.querySelectorAll('.drop-ok')) node.classList.remove('drop-ok');
       if (!card) return;
       const move = dropTargetFor(card, element);
-      if (move?.move === 'defend') document.querySelector(`#pairs .attack[data-target="${move.target}"]`)?.classList.add('drop-ok');
-      else if (move) $('table').classList.add('drop-ok');
+      if (move && onAttackCard(move)) {
+        $(ID.pairs).querySelector(`.attack[data-target="${move.target}"]`)?.classList.add('drop-ok');
+      } else if (move) $(ID.table).classList.add('drop-ok');
     },
     onDrop: (card, element) => {
       ui.chooser = null;
@@ -216,7 +220,7 @@ function setupDrag() {
 
 function applyFourColour(on) {
   body.classList.toggle('four-colour', on);
-  $('four-colour').setAttribute('aria-pressed', on ? 'true' : 'false');
+  $(ID.fourColour).setAttribute('aria-pressed', on ? 'true' : 'false');
 }
 
 function toggleFourColour() {
@@ -231,13 +235,13 @@ function toggleFourColour() {
 
 function labelStatics() {
   document.title = t('app.title');
-  $('four-colour').setAttribute('aria-label', t('app.four_colour'));
-  $('four-colour').title = t('app.four_colour');
-  $('table').setAttribute('aria-label', t('app.table'));
+  $(ID.fourColour).setAttribute('aria-label', t('app.four_colour'));
+  $(ID.fourColour).title = t('app.four_colour');
+  $(ID.table).setAttribute('aria-label', t('app.table'));
 }
 
 function onFrame(frame) {
-  if (frame.type === 'welcome') {
+  if (frame.type === DOWN.WELCOME) {
     setCatalog(frame.strings, frame.ranks, frame.locale);
     labelStatics();
     setLive(true);
@@ -245,7 +249,7 @@ function onFrame(frame) {
       showToast('');
       draw();
     }
-  } else if (frame.type === 'state') {
+  } else if (frame.type === DOWN.STATE) {
     const before = state;
     const shot = before ? snapshot() : null;
     drag?.cancel();
@@ -255,10 +259,10 @@ function onFrame(frame) {
     syncClock(frame.clock?.now);
     body.dataset.version = String(frame.version);
     showScreen('');
-    if ($('toast').dataset.sticky) showToast('');
+    if ($(ID.toast).dataset.sticky) showToast('');
     draw();
     animateChange(before, state, shot);
-  } else if (frame.type === 'answer') {
+  } else if (frame.type === DOWN.ANSWER) {
     if (frame.id !== lastSentId) return;
     if (frame.ok) hapticAccepted();
     else {
@@ -269,7 +273,7 @@ function onFrame(frame) {
       releasePending();
       draw();
     }
-  } else if (frame.type === 'error') {
+  } else if (frame.type === DOWN.ERROR) {
     if (pending) {
       releasePending();
       hapticRefused();
@@ -293,7 +297,7 @@ function onDrop() {
 function onFinal(code, lastError) {
   setLive(false);
   releasePending();
-  const key = code === 4404 ? 'app.no_table' : 'app.launch_forged';
+  const key = code === CLOSE_NO_TABLE ? 'app.no_table' : 'app.launch_forged';
   showToast('');
   showScreen(lastError?.text || t(key));
   if (state) draw();
@@ -301,7 +305,7 @@ function onFinal(code, lastError) {
 
 async function boot() {
   installSprite();
-  $('four-colour').replaceChildren(...['s', 'h', 'c', 'd'].map(suitSvg));
+  $(ID.fourColour).replaceChildren(...['s', 'h', 'c', 'd'].map(suitSvg));
   const launch = readLaunch();
   await chooseLanguage(launch.languageCode);
   applyTheme(launch.themeParams);
@@ -329,19 +333,14 @@ async function boot() {
     if (!state) return;
     fitTable();
     layoutHand();
-  }).observe($('app'));
+  }).observe($(ID.app));
   setupDrag();
   if (!launch.initData) {
     showScreen(t('app.no_launch'));
     return;
   }
   showScreen(t('app.connecting'));
-  connection = new Connection(launch.initData, {
-    onFrame,
-    onOpen: () => {},
-    onDrop,
-    onFinal,
-  });
+  connection = new Connection(launch.initData, { onFrame, onDrop, onFinal });
   connection.start();
 }
 

@@ -1,7 +1,8 @@
 // The one WebSocket to the bot: hello first, then frames both ways; a dropped socket comes back
 // with a growing pause, and the server then sends the whole state again.
+import { CLOSE_NO_TABLE, CLOSE_REFUSED, DOWN, UP } from './protocol.js';
 
-const FINAL_CLOSE_CODES = new Set([4401, 4404]);
+const FINAL_CLOSE_CODES = new Set([CLOSE_REFUSED, CLOSE_NO_TABLE]);
 const FIRST_PAUSE_MS = 500;
 const LONGEST_PAUSE_MS = 8000;
 
@@ -14,7 +15,7 @@ function socketUrl() {
 }
 
 export class Connection {
-  // handlers: onFrame(frame), onOpen(), onDrop(), onFinal(lastError)
+  // handlers: onFrame(frame), onDrop(), onFinal(code, lastError)
   constructor(initData, handlers) {
     this.initData = initData;
     this.handlers = handlers;
@@ -31,8 +32,7 @@ export class Connection {
     this.socket = socket;
     this.welcomed = false;
     socket.addEventListener('open', () => {
-      socket.send(JSON.stringify({ type: 'hello', init_data: this.initData }));
-      this.handlers.onOpen();
+      socket.send(JSON.stringify({ type: UP.HELLO, init_data: this.initData }));
     });
     socket.addEventListener('message', (event) => this.receive(event.data));
     socket.addEventListener('close', (event) => this.closed(socket, event.code));
@@ -45,11 +45,11 @@ export class Connection {
     } catch {
       return;
     }
-    if (frame.type === 'welcome') {
+    if (frame.type === DOWN.WELCOME) {
       this.welcomed = true;
       this.pause = FIRST_PAUSE_MS;
     }
-    if (frame.type === 'error') this.lastError = frame;
+    if (frame.type === DOWN.ERROR) this.lastError = frame;
     this.handlers.onFrame(frame);
   }
 

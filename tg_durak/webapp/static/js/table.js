@@ -1,11 +1,12 @@
 // The state drawn as a card table: opponents at the top, the deck and the pairs in the middle,
 // what to do and the buttons, then the hand as a fan. Pure drawing; input lives in main.js.
-import { backSvg, faceSvg, suitSvg } from './cards.js';
-import { bar, h } from './dom.js';
-import { asText, cardLabel, parseCard, suitSymbol, t } from './i18n.js';
-import { cardsFor, defenceTargets, hasMove, movesWithCard, playableCards } from './moves.js';
-
-const $ = (id) => document.getElementById(id);
+import { backSvg, cardLabel, faceSvg, parseCard, suitSvg, suitSymbol } from './cards.js';
+import { $, bar, h } from './dom.js';
+import { asText, t } from './i18n.js';
+import { ID } from './ids.js';
+import {
+  BUTTON_KINDS, MOVE_KINDS, cardsFor, defenceTargets, hasMove, movesWithCard, playableCards,
+} from './moves.js';
 
 export function seatName(state, seat) {
   const found = state.seats.find((s) => s.seat === seat);
@@ -36,7 +37,7 @@ function backCard(extraClass = '') {
 }
 
 function renderSeats(state, bars) {
-  const box = $('seats');
+  const box = $(ID.seats);
   box.replaceChildren();
   if (state.view === 'lobby') return;
   const turnSeat = state.clock?.turn?.seat;
@@ -77,8 +78,8 @@ function renderSeats(state, bars) {
 }
 
 function renderDeck(state) {
-  const stock = $('stock');
-  const discard = $('discard');
+  const stock = $(ID.stock);
+  const discard = $(ID.discard);
   stock.replaceChildren();
   discard.replaceChildren();
   const trump = state.trump ?? {};
@@ -113,7 +114,7 @@ function renderDeck(state) {
 }
 
 function renderPairs(state, ui) {
-  const box = $('pairs');
+  const box = $(ID.pairs);
   box.replaceChildren();
   const targets = ui.chooser?.kind === 'card' ? new Set(defenceTargets(state, ui.chooser.card)) : new Set();
   state.pairs.forEach((pair, index) => {
@@ -136,7 +137,7 @@ function renderPairs(state, ui) {
 }
 
 function renderStatus(state, ui) {
-  const turn = $('turn');
+  const turn = $(ID.turn);
   const chooser = ui.chooser;
   let text = asText(state.text?.turn);
   if (chooser?.kind === 'card') text = t('app.choose_target', { card: cardLabel(chooser.card) });
@@ -145,8 +146,8 @@ function renderStatus(state, ui) {
   turn.textContent = text;
   turn.classList.toggle('choosing', Boolean(chooser));
   const last = (state.text?.last ?? []).slice(-3);
-  $('last').replaceChildren(...last.map((line) => h('li', { text: asText(line) })));
-  $('header').textContent = state.view === 'lobby' ? '' : asText(state.text?.header);
+  $(ID.last).replaceChildren(...last.map((line) => h('li', { text: asText(line) })));
+  $(ID.header).textContent = state.view === 'lobby' ? '' : asText(state.text?.header);
 }
 
 function actionButton(action, key, extraClass = '') {
@@ -154,32 +155,32 @@ function actionButton(action, key, extraClass = '') {
 }
 
 function renderActions(state, ui) {
-  const box = $('actions');
+  const box = $(ID.actions);
   const buttons = [];
   const chooser = ui.chooser;
   if (chooser?.kind === 'card') {
     const kinds = new Set(movesWithCard(state, chooser.card).map((m) => m.move));
-    if (kinds.has('transfer')) buttons.push(actionButton('transfer', 'app.transfer', 'primary'));
-    if (kinds.has('show_trump')) buttons.push(actionButton('show_trump', 'app.show_trump', 'primary'));
+    for (const kind of BUTTON_KINDS.filter((k) => kinds.has(k))) {
+      buttons.push(actionButton(kind, MOVE_KINDS[kind].button, 'primary'));
+    }
     buttons.push(actionButton('cancel', 'app.close_chooser', 'quiet'));
   } else if (chooser) {
     buttons.push(actionButton('cancel', 'app.close_chooser', 'quiet'));
   } else if (state.view === 'seat' && !state.over) {
-    if (hasMove(state, 'transfer')) buttons.push(actionButton('transfer', 'app.transfer'));
-    if (hasMove(state, 'show_trump')) buttons.push(actionButton('show_trump', 'app.show_trump'));
-    if (hasMove(state, 'take')) buttons.push(actionButton('take', 'app.take', 'warn'));
-    if (hasMove(state, 'pass')) buttons.push(actionButton('pass', 'app.pass', 'primary'));
+    for (const kind of BUTTON_KINDS.filter((k) => hasMove(state, k))) {
+      buttons.push(actionButton(kind, MOVE_KINDS[kind].button, MOVE_KINDS[kind].look));
+    }
   }
   box.replaceChildren(...buttons);
 }
 
 function renderMe(state, ui, bars) {
   const me = state.seats.find((s) => s.seat === state.me);
-  const strip = $('me-strip');
-  const hand = $('hand');
+  const strip = $(ID.meStrip);
+  const hand = $(ID.hand);
   hand.replaceChildren();
   hand.setAttribute('aria-label', t('app.hand'));
-  const section = $('me');
+  const section = $(ID.me);
   section.dataset.view = state.view;
   if (state.view !== 'seat' || !me) {
     strip.replaceChildren();
@@ -217,7 +218,7 @@ function renderMe(state, ui, bars) {
 
 // The fan: cards overlap as much as the width needs, on a shallow arc; over 12 cards, two rows.
 export function layoutHand() {
-  const hand = $('hand');
+  const hand = $(ID.hand);
   const cards = [...hand.querySelectorAll('.card')];
   if (!cards.length) return;
   const width = hand.clientWidth;
@@ -253,7 +254,7 @@ function panel(children) {
 }
 
 function renderPanel(state) {
-  const box = $('panel');
+  const box = $(ID.panel);
   box.replaceChildren();
   if (state.view === 'lobby' && state.lobby) {
     const lobby = state.lobby;
@@ -284,7 +285,7 @@ export function render(state, ui) {
   renderActions(state, ui);
   renderMe(state, ui, bars);
   renderPanel(state);
-  const windowBar = $('window-bar');
+  const windowBar = $(ID.windowBar);
   bars.push({ element: windowBar, deadline: state.clock?.window ?? null });
   return bars;
 }
