@@ -2,6 +2,7 @@
 finished; found again; damage told apart."""
 
 import asyncio
+import sqlite3
 
 import pytest
 
@@ -9,12 +10,14 @@ from tests.store.helpers import (
     ANN,
     BOB,
     CPU,
+    SQLITE_ONLY,
     integrity_error,
     raw,
     running_table,
     statements_sent,
 )
-from tg_durak.play.rows import TableChange
+from tg_durak.play.ratings import Outcome
+from tg_durak.play.rows import SeatStatus, TableChange, TableKind, TableStatus
 from tg_durak.storage import CorruptRow, StaleVersion, Store
 
 
@@ -157,6 +160,42 @@ async def test_corrupt_snapshot(store: Store, db_path: str) -> None:
     raw(db_path, "UPDATE tables SET snapshot = '{\"cut' WHERE id = ?", (broken,))
 
     with pytest.raises(CorruptRow, match=f"snapshot of table {broken}"):
+        await store.tables.get(broken)
+    assert [t.id for t in await store.tables.running()] == [good]
+
+
+async def test_statuses_are_read_as_their_enums(store: Store) -> None:
+    table_id = await running_table(store)
+    await store.tables.set_seat_status(table_id, 0, SeatStatus.LEFT)
+    await store.tables.record(TableChange(table_id, 0, [], {}, TableStatus.FINISHED,
+                                          [(ANN.user_id, Outcome.RESIGNED, 1)]))
+    record = await store.tables.whole(table_id)
+    assert record is not None
+    assert type(record.row.kind) is TableKind and record.row.kind == TableKind.PRIVATE
+    assert type(record.row.status) is TableStatus and record.row.status == "finished"
+    assert [type(s.status) for s in record.row.seats] == [SeatStatus, SeatStatus]
+    assert [s.status for s in record.row.seats] == ["left", "playing"]
+    assert record.results == [(ANN.user_id, Outcome.RESIGNED, 1)]
+    assert type(record.results[0][1]) is Outcome
+    state = await store.tables.state(table_id)
+    assert state is not None and type(state[1]) is TableStatus
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize(("sql", "what"), [
+    ("UPDATE tables SET kind = 'public' WHERE id = ?", "kind of table"),
+    ("UPDATE tables SET status = 'paused' WHERE id = ?", "status of table"),
+    ("UPDATE seats SET status = 'dancing' WHERE table_id = ? AND seat = 0", "status of seat 0"),
+])
+async def test_a_status_outside_its_enum_is_a_corrupt_row(
+        store: Store, db_path: str, sql: str, what: str) -> None:
+    broken = await running_table(store)
+    good = await running_table(store)
+    with sqlite3.connect(db_path) as conn:   # past the schema's CHECKs, as damage would be
+        conn.execute("PRAGMA ignore_check_constraints = ON")
+        conn.execute(sql, (broken,))
+
+    with pytest.raises(CorruptRow, match=what):
         await store.tables.get(broken)
     assert [t.id for t in await store.tables.running()] == [good]
 

@@ -80,3 +80,30 @@ async def test_the_least_recently_used_are_forgotten(store: Store, monkeypatch) 
     assert list(store.users._rows) == [2, 3]
     assert (await store.users.get(1)).name == "P1"   # read again from the database
     assert list(store.users._rows) == [3, 1]
+
+
+async def test_a_first_language_is_stored_with_the_row_in_one_statement(store: Store) -> None:
+    sent = statements_sent(store, keep=lambda sql: sql.split()[0].upper())
+    assert (await store.users.ensure(ANN, "Ann", "uk")).language == "uk"
+    assert sent == ["BEGIN", "INSERT", "COMMIT"]
+    assert (await store.users.ensure(ANN, "Ann", "pl")).language == "uk", "his own stays"
+
+
+async def test_a_user_without_a_language_gets_the_one_given(store: Store, db_path: str) -> None:
+    await store.users.ensure(ANN, "Ann")
+    await store.users.ensure(ANN, "Ann", "ru")
+    assert (await store.users.get(ANN)).language == "ru"
+    other = await Store.open(db_path)
+    try:
+        assert (await other.users.ensure(ANN, "Ann", "pl")).language == "ru"
+        assert (await other.users.ensure(ANN, "Anna", "pl")).language == "ru"
+        assert (await other.users.get(ANN)).name == "Anna"
+    finally:
+        await other.close()
+
+
+async def test_a_known_user_with_a_language_costs_no_sql(store: Store) -> None:
+    await store.users.ensure(ANN, "Ann", "uk")
+    seen = statements_sent(store)
+    assert (await store.users.ensure(ANN, "Ann", "pl")).language == "uk"
+    assert seen == []

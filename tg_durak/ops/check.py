@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from engine import MAX_PLAYERS, Game
 from engine.cards import deck_mask
 from tg_durak.play.options import LEVELS
-from tg_durak.play.rows import SeatRow, TableRecord, TableRow
+from tg_durak.play.ratings import Outcome
+from tg_durak.play.rows import SeatRow, SeatStatus, TableKind, TableRecord, TableRow, TableStatus
 from tg_durak.storage import CorruptRow, Store
-
-OPEN = ("lobby", "running")
+from tg_durak.storage.tables import OPEN
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,8 @@ async def check(store: Store) -> Report:
             continue   # deleted since the listing
         report.problems += [Problem(table_id, text) for text in table_problems(record)]
         if record.row.status in OPEN:
-            for seat in _people(record.row):
-                seated[seat.user_id].append(table_id)
+            for user_id, _ in _people(record.row):
+                seated[user_id].append(table_id)
     for user_id, tables in seated.items():
         if len(tables) > 1:
             report.problems.append(Problem(
@@ -73,38 +73,39 @@ async def check(store: Store) -> Report:
 
 def table_problems(record: TableRecord) -> list[str]:
     """What is wrong with one table (empty: nothing)."""
-    row = record.row
-    if row.snapshot is None:
+    row, snapshot = record.row, record.row.snapshot
+    if snapshot is None:
         return list(_lobby_problems(record))
-    problems = list(_seat_problems(row, record.row.snapshot))
+    problems = list(_seat_problems(row, snapshot))
     if row.version != len(record.log):
         problems.append(f"version {row.version} but {len(record.log)} log entries")
     try:
-        stored = Game.from_dict({**row.snapshot, "log": record.log})
+        stored = Game.from_dict({**snapshot, "log": record.log})
     except ValueError as exc:
         return [*problems, f"the snapshot cannot be read: {exc}"]
-    problems += _replay_problems(row, record.log)
+    problems += _replay_problems(snapshot, record.log)
     problems += _card_problems(stored)
     problems += _result_problems(record, stored)
     return problems
 
 
-def _people(row: TableRow) -> list[SeatRow]:
-    """The persons still playing at the table."""
-    return [s for s in row.seats if s.user_id is not None and s.status == "playing"]
+def _people(row: TableRow) -> list[tuple[int, SeatRow]]:
+    """The persons still playing at the table: their user ids and seats."""
+    return [(s.user_id, s) for s in row.seats
+            if s.user_id is not None and s.status == SeatStatus.PLAYING]
 
 
 def _lobby_problems(record: TableRecord) -> Iterator[str]:
     """A table without a snapshot: a lobby, or one that closed before it started."""
     row = record.row
-    if row.kind != "group" or row.status not in ("lobby", "aborted"):
+    if row.kind != TableKind.GROUP or row.status not in (TableStatus.LOBBY, TableStatus.ABORTED):
         yield f"a {row.kind} table that is {row.status} has no snapshot"
         return
     if record.log or row.version:
         yield "a lobby has moves in its log"
     if record.results:
         yield "a lobby has results"
-    if row.status == "lobby":
+    if row.status == TableStatus.LOBBY:
         for what, value in (("host", row.host_id), ("invite", row.invite),
                             ("expiry", row.expires_at)):
             if value is None:
@@ -127,24 +128,24 @@ def _seat_problems(row: TableRow, snapshot: dict) -> Iterator[str]:
     for s in row.seats:
         if s.user_id is None and s.level not in LEVELS:
             yield f"seat {s.seat}: a computer player of unknown strength {s.level!r}"
-    if row.kind == "private" and [(s.seat, s.user_id) for s in people] != [(0, row.chat_id)]:
+    if (row.kind == TableKind.PRIVATE
+            and [(s.seat, s.user_id) for s in people] != [(0, row.chat_id)]):
         yield "a private table must seat its chat's person in seat 0 and nobody else"
 
 
-def _replay_problems(row: TableRow, log: list) -> Iterator[str]:
+def _replay_problems(snapshot: dict, log: list) -> Iterator[str]:
     try:
-        replayed = Game.replay({**row.snapshot, "log": log})
+        replayed = Game.replay({**snapshot, "log": log})
     except Exception as exc:   # whatever a damaged log makes the engine raise
         yield f"its log does not replay: {type(exc).__name__}: {exc}"
         return
     # Through JSON, as the store keeps it: a tuple and a list are the same snapshot.
     state = json.loads(json.dumps(replayed.to_dict(log=False)))
-    if state != row.snapshot:
-        keys = sorted(k for k in set(state) | set(row.snapshot)
-                      if state.get(k) != row.snapshot.get(k))
+    if state != snapshot:
+        keys = sorted(k for k in set(state) | set(snapshot) if state.get(k) != snapshot.get(k))
         if keys == ["state"]:
-            keys = sorted(k for k in set(state["state"]) | set(row.snapshot["state"])
-                          if state["state"].get(k) != row.snapshot["state"].get(k))
+            keys = sorted(k for k in set(state["state"]) | set(snapshot["state"])
+                          if state["state"].get(k) != snapshot["state"].get(k))
         yield f"the snapshot is not the replay of its log (differs in {', '.join(keys)})"
 
 
@@ -166,19 +167,19 @@ def _result_problems(record: TableRecord, game: Game) -> Iterator[str]:
     strangers = sorted({u for u, _, _ in results} - set(persons))
     if strangers:
         yield f"results for people without a seat: {strangers}"
-    if row.status == "running":
+    if row.status == TableStatus.RUNNING:
         if results:
             yield "a running table has results"
         if game.is_over:
             yield "the game is over but the table is still running"
-    elif row.status == "finished":   # aborted: a resignation, its results name who was there
+    elif row.status == TableStatus.FINISHED:   # aborted: its results name who was there
         yield from _finished_problems(record, game, persons)
 
 
 def _finished_problems(record: TableRecord, game: Game, persons: dict[int, SeatRow]
                        ) -> Iterator[str]:
     row, results = record.row, record.results
-    if not game.is_over and any(s.seat in game.active_seats for s in _people(row)):
+    if not game.is_over and any(s.seat in game.active_seats for _, s in _people(row)):
         yield "the table is finished but the game is not over and people still play"
     outcomes = {user_id: outcome for user_id, outcome, _ in results}
     if set(outcomes) != set(persons):
@@ -191,12 +192,13 @@ def _finished_problems(record: TableRecord, game: Game, persons: dict[int, SeatR
         yield f"places {sorted(places)} out of 1..{len(row.seats)}"
 
 
-def _outcome_problems(user_id: int, outcome: str, seat: SeatRow, game: Game) -> Iterator[str]:
+def _outcome_problems(user_id: int, outcome: Outcome, seat: SeatRow,
+                      game: Game) -> Iterator[str]:
     """A person's outcome against the game's end: resigned exactly when he left his seat, the
     durak exactly when his seat is, a draw only in a game that ended without one."""
-    if (outcome == "resigned") != (seat.status != "playing"):
+    if (outcome == Outcome.RESIGNED) != (seat.status != SeatStatus.PLAYING):
         yield f"user {user_id} is {outcome} but his seat is {seat.status}"
-    elif outcome != "resigned" and (outcome == "durak") != (seat.seat == game.durak):
+    elif outcome != Outcome.RESIGNED and (outcome == Outcome.DURAK) != (seat.seat == game.durak):
         yield f"user {user_id} is {outcome} but the durak is seat {game.durak}"
-    elif outcome == "draw" and not (game.is_over and game.durak is None):
+    elif outcome == Outcome.DRAW and not (game.is_over and game.durak is None):
         yield f"user {user_id} drew a game that has no draw"

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Collection, Iterable, Sequence
+from enum import StrEnum
+from typing import Any, TypeVar
 
-from tg_durak.play.rows import SeatRow, TableRow
+from tg_durak.play.rows import SeatRow, SeatStatus, TableKind, TableRow, TableStatus
 from tg_durak.storage.connection import Session
 from tg_durak.storage.errors import CorruptRow
 
 TABLE_COLUMNS = ("id, chat_id, kind, status, options, snapshot, version, created_at, updated_at,"
                  " host_id, thread_id, invite, expires_at, language")
+SEAT_COLUMNS = "seat, user_id, name, level, status"
 RUNNING_IDS = "SELECT id FROM tables WHERE status = 'running'"
+
+E = TypeVar("E", bound=StrEnum)
 
 
 def dumps(value: object) -> str:
@@ -33,15 +37,30 @@ def loads_dict(text: str, what: str) -> dict:
     return value
 
 
-def check(value: str, allowed: Sequence[str], what: str) -> None:
+def member(kind: type[E], value: str, what: str) -> E:
+    """The stored ``value`` as a member of ``kind``; CorruptRow if it is none of them."""
+    try:
+        return kind(value)
+    except ValueError as exc:
+        raise CorruptRow(f"{what} is not one of {', '.join(kind)}: {value!r}") from exc
+
+
+def check(value: str, allowed: Collection[str], what: str) -> None:
     if value not in allowed:
-        raise ValueError(f"{what} must be one of {', '.join(allowed)}, not {value!r}")
+        raise ValueError(f"{what} must be one of {', '.join(allowed)}, not {str(value)!r}")
 
 
 def check_seats(seats: Iterable[SeatRow]) -> None:
     numbers = [s.seat for s in seats]
     if len(numbers) != len(set(numbers)):
         raise ValueError(f"seat numbers repeat: {numbers}")
+
+
+def seat_row(table_id: int, row: Sequence) -> SeatRow:
+    """A SeatRow from one row of `SEAT_COLUMNS`."""
+    seat, user_id, name, level, status = row
+    return SeatRow(seat, user_id, name, level,
+                   member(SeatStatus, status, f"status of seat {seat} of table {table_id}"))
 
 
 def table_row(row: Sequence, seats: tuple[SeatRow, ...]) -> TableRow:
@@ -51,8 +70,8 @@ def table_row(row: Sequence, seats: tuple[SeatRow, ...]) -> TableRow:
     return TableRow(
         id=table_id,
         chat_id=chat_id,
-        kind=kind,
-        status=status,
+        kind=member(TableKind, kind, f"kind of table {table_id}"),
+        status=member(TableStatus, status, f"status of table {table_id}"),
         options=loads_dict(options, f"options of table {table_id}"),
         snapshot=(
             None if snapshot is None
@@ -76,10 +95,8 @@ async def read_table(db: Session, table_id: int) -> TableRow | None:
     if row is None:
         return None
     seats = await db.fetchall(
-        "SELECT seat, user_id, name, level, status FROM seats WHERE table_id = ? ORDER BY seat",
-        (table_id,),
-    )
-    return table_row(row, tuple(SeatRow(*seat) for seat in seats))
+        f"SELECT {SEAT_COLUMNS} FROM seats WHERE table_id = ? ORDER BY seat", (table_id,))
+    return table_row(row, tuple(seat_row(table_id, seat) for seat in seats))
 
 
 async def write_seats(db: Session, table_id: int, seats: Iterable[SeatRow]) -> None:

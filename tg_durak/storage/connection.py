@@ -19,7 +19,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 import aiosqlite
 
@@ -37,6 +37,14 @@ _UNAVAILABLE = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQ
 def placeholders(values: Sequence[object]) -> str:
     """The placeholders of an ``IN (...)`` list of ``values``."""
     return ",".join("?" * len(values))
+
+
+async def only_row(db: Session, sql: str, params: Params = ()) -> Row:
+    """The row of a statement that always gives one (an aggregate, INSERT ... RETURNING)."""
+    row = await db.fetchone(sql, params)
+    if row is None:
+        raise LookupError(f"no row from {sql}")
+    return row
 
 
 class Session(Protocol):
@@ -58,8 +66,10 @@ class Session(Protocol):
 class Dialect(Protocol):
     """The pieces of the repositories' SQL that differ between databases."""
 
-    # The driver's base exception: what a statement the database refuses raises.
-    error: type[Exception] | tuple[type[Exception], ...]
+    @property
+    def error(self) -> type[Exception]:
+        """The driver's base exception: what a statement the database refuses raises."""
+
     # Appended to a SELECT whose rows the transaction goes on to change, so that a concurrent
     # transaction waits for this one ("" where a transaction already excludes all others).
     row_lock: str
@@ -109,6 +119,10 @@ class Connection(Protocol):
     def holding(self) -> bool:
         """Whether the calling task's scopes join a transaction it holds (never on SQLite)."""
 
+    def held(self, name: str) -> AbstractAsyncContextManager[Session]:
+        """On a shared database: a transaction holding the lock ``name`` until it ends, which
+        the task's scopes join meanwhile; NotImplementedError where nothing is shared."""
+
     async def close(self) -> None: ...
 
 
@@ -141,17 +155,18 @@ class SQLiteSession:
 
     async def fetchone(self, sql: str, params: Params = ()) -> Row | None:
         cursor = await self._db.execute(sql, params)
-        return await cursor.fetchone()
+        # aiosqlite's annotations say sqlite3.Row; without a row_factory a row is a tuple.
+        return cast(Row | None, await cursor.fetchone())
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
         cursor = await self._db.execute(sql, params)
-        return list(await cursor.fetchall())
+        return cast(list[Row], list(await cursor.fetchall()))
 
     async def batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:
         """The statement's rows, ``size`` at a time (a whole table, without holding it all)."""
         async with self._db.execute(sql) as cursor:
             while rows := await cursor.fetchmany(size):
-                yield list(rows)
+                yield cast(list[Row], list(rows))
 
 
 def _raise_unavailable(exc: sqlite3.OperationalError) -> None:
@@ -169,6 +184,9 @@ class SQLiteConnection:
 
     def holding(self) -> bool:
         return False
+
+    def held(self, name: str) -> AbstractAsyncContextManager[Session]:
+        raise NotImplementedError("one process owns a SQLite database: nothing to hold")
 
     def __init__(self, db: aiosqlite.Connection) -> None:
         self._db = db

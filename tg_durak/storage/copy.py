@@ -10,7 +10,13 @@ remembers it for AUTOINCREMENT), so no new table takes an old one's id.
 from __future__ import annotations
 
 from tg_durak.storage import migrations as schema
-from tg_durak.storage.connection import Dialect, Session, SQLiteConnection, SQLiteSession
+from tg_durak.storage.connection import (
+    Dialect,
+    Session,
+    SQLiteConnection,
+    SQLiteSession,
+    only_row,
+)
 
 _BATCH = 2000   # rows read and written at a time: memory stays flat, whatever the size
 # SQLite's own bookkeeping, not the bot's tables.
@@ -89,7 +95,7 @@ async def _move_sequences(old: SQLiteSession, new: Session) -> None:
         "SELECT c.relname, a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid"
         " WHERE c.relnamespace = current_schema()::regnamespace AND a.attidentity <> ''")
     for table, column in identities:
-        (largest,) = await new.fetchone(f'SELECT MAX("{column}") FROM "{table}"')
+        (largest,) = await only_row(new, f'SELECT MAX("{column}") FROM "{table}"')
         last = max(largest or 0, used.get(table) or 0)
         if last:
             await new.execute("SELECT setval(pg_get_serial_sequence(?, ?), ?)",

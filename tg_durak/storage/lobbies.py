@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
-from tg_durak.play.rows import SeatRow, TableRow
+from tg_durak.play.rows import SeatRow, TableRow, TableStatus
 from tg_durak.storage.columns import check_seats, dumps, read_table, write_seats
-from tg_durak.storage.connection import Connection, Dialect, Session, lock
+from tg_durak.storage.connection import Connection, Dialect, Session, lock, only_row
 from tg_durak.storage.errors import AlreadySeated, LobbyClosed, LobbyFull
 
 
@@ -15,7 +15,7 @@ async def _open_lobby(db: Session, dialect: Dialect, table_id: int) -> None:
     concurrent start or seat waits for it)."""
     row = await db.fetchone(f"SELECT status FROM tables WHERE id = ?{dialect.row_lock}",
                             (table_id,))
-    if row is None or row[0] != "lobby":
+    if row is None or row[0] != TableStatus.LOBBY:
         raise LobbyClosed(f"table {table_id} is {'gone' if row is None else row[0]}")
 
 
@@ -58,7 +58,8 @@ class Lobbies:
         """A new, empty lobby (status 'lobby', kind 'group'); seats come with `add_seat`."""
         now = time.time()
         async with self._connection.transaction() as db:
-            (table_id,) = await db.fetchone(
+            (table_id,) = await only_row(
+                db,
                 "INSERT INTO tables (chat_id, kind, status, options, version, created_at,"
                 " updated_at, host_id, thread_id, invite, expires_at, language, wake_at)"
                 " VALUES (?, 'group', 'lobby', ?, 0, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
@@ -81,8 +82,8 @@ class Lobbies:
             await _open_lobby(db, self._dialect, table_id)
             if user_id is not None:
                 await _check_free(db, self._dialect, user_id)
-            count, seat = await db.fetchone(
-                "SELECT COUNT(*), COALESCE(MAX(seat) + 1, 0) FROM seats WHERE table_id = ?",
+            count, seat = await only_row(
+                db, "SELECT COUNT(*), COALESCE(MAX(seat) + 1, 0) FROM seats WHERE table_id = ?",
                 (table_id,),
             )
             if count >= max_seats:

@@ -17,14 +17,14 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from tg_durak.storage.connection import Connection, Dialect, Session, lock
+from tg_durak.storage.connection import Connection, Dialect, Session, lock, only_row
 from tg_durak.storage.errors import SchemaTooNew
 
 log = logging.getLogger(__name__)
 
 _NAME = re.compile(r"(\d+)_\w+\.sql")
 
-Folder = Traversable | os.PathLike | str
+Folder = os.PathLike[str] | str
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,8 @@ def statements(script: str) -> list[str]:
 async def schema_version(connection: Connection) -> int:
     """The newest migration applied to the database (0: none)."""
     async with connection.reading() as db:
-        (version,) = await db.fetchone("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
+        (version,) = await only_row(db,
+                                    "SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
     return int(version)
 
 

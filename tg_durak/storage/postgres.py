@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import psycopg
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
-from tg_durak.storage.connection import Dialect, Params, Row, Session
+from tg_durak.storage.connection import Dialect, Params, Row, Session, only_row
 from tg_durak.storage.errors import NoDatabase, StoreUnavailable
 from tg_durak.storage.postgres_sql import migration_statements, to_pyformat
 
@@ -52,6 +52,8 @@ _PASSING = re.compile(r"the database system is|too many|connection slots", re.I)
 _CONNECT_TIMEOUT_S = 10
 # Like SQLite's busy_timeout: a row lock held elsewhere longer than this refuses the write.
 _LOCK_TIMEOUT_MS = 5000
+# Transaction-scoped: a session lock would stay with a PgBouncer server connection.
+_NAMED_LOCK = "SELECT pg_advisory_xact_lock(hashtext(?))"
 
 
 # What integrity_problems reads from the catalog, in the schema the store uses.
@@ -127,8 +129,7 @@ class PostgresDialect:
         return f"string_agg(CAST({expression} AS TEXT), ',')"
 
     def named_lock(self) -> str | None:
-        # Transaction-scoped: a session lock would stay with a PgBouncer server connection.
-        return "SELECT pg_advisory_xact_lock(hashtext(?))"
+        return _NAMED_LOCK
 
     def migration(self, statement: str) -> list[str]:
         return migration_statements(statement)
@@ -205,7 +206,8 @@ class PostgresConnection:
             return cursor.rowcount
 
     @asynccontextmanager
-    async def _scope(self, begin: str | None, *, savepoint: bool = True) -> AsyncIterator[Session]:
+    async def _scope(self, begin: str | None, *,
+                     savepoint: bool = True) -> AsyncIterator[_PostgresSession]:
         """A pooled connection for one scope; ``begin``: the transaction it runs in (None:
         each statement commits on its own). Inside `held`, the held transaction instead (a
         savepoint of it where ``savepoint`` says the scope's statements may fail alone)."""
@@ -269,11 +271,11 @@ class PostgresConnection:
         `held`, the lock is taken in that one's transaction."""
         outer = _held_here(self)
         if outer is not None:
-            await outer.session.execute(self.dialect.named_lock(), (name,))
+            await outer.session.execute(_NAMED_LOCK, (name,))
             yield outer.session
             return
         async with self._scope(self._begin("READ COMMITTED")) as session:
-            await session.execute(self.dialect.named_lock(), (name,))
+            await session.execute(_NAMED_LOCK, (name,))
             held = _Held(self, asyncio.current_task(), session)
             token = _HELD.set(held)
             try:
@@ -298,7 +300,7 @@ class PostgresConnection:
             problems += [f"trigger {name} of {table} is disabled"
                          for table, name in await db.fetchall(_DISABLED)]
             for table, column, sequence, last in await db.fetchall(_SEQUENCES):
-                (largest,) = await db.fetchone(f'SELECT MAX("{column}") FROM "{table}"')
+                (largest,) = await only_row(db, f'SELECT MAX("{column}") FROM "{table}"')
                 if largest is not None and largest > (last or 0):
                     problems.append(f"sequence {sequence} is at {last or 0}, behind the largest"
                                     f" {table}.{column} {largest}")

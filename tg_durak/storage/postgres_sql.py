@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 # Quoted text and comments, where nothing is translated: '...' (with '' inside), "..."
 # identifiers, -- comments and /* */ comments.
@@ -33,7 +34,8 @@ _REFUSING_TRIGGER = re.compile(
     re.I | re.S)
 
 
-def _outside_quotes(sql: str, code, quoted=lambda text: text) -> str:
+def _outside_quotes(sql: str, code: Callable[[str], str],
+                    quoted: Callable[[str], str] = lambda text: text) -> str:
     """``sql`` with ``code`` applied to what lies outside quotes and comments, ``quoted`` to
     what lies inside."""
     out, at = [], 0

@@ -6,12 +6,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from tg_durak.play.ratings import Rating, Result
+from tg_durak.play.ratings import Outcome, Rating, Result
 from tg_durak.play.rows import PlayerRecord, Rebuilt, Standing, Stats
-from tg_durak.storage.columns import check
+from tg_durak.storage.columns import check, member
 from tg_durak.storage.connection import Connection, Session, lock, placeholders
 
-OUTCOMES = ("durak", "safe", "draw", "resigned")
 # `results r` moved the ratings (a result without a history row was a game against computers).
 _RATED = ("EXISTS (SELECT 1 FROM rating_history h"
           " WHERE h.table_id = r.table_id AND h.user_id = r.user_id)")
@@ -22,7 +21,7 @@ RateTable = Callable[[Sequence[Result], Mapping[int, Rating]], Mapping[int, Rati
 
 def check_results(results: Iterable[Result]) -> None:
     for _, outcome, _ in results:
-        check(outcome, OUTCOMES, "outcome")
+        check(outcome, tuple(Outcome), "outcome")
 
 
 class Results:
@@ -61,7 +60,8 @@ class Results:
         rows = await db.fetchall(
             "SELECT user_id, outcome, place FROM results WHERE table_id = ? ORDER BY user_id",
             (table_id,))
-        return [(user_id, outcome, place) for user_id, outcome, place in rows]
+        return [(user_id, _outcome(table_id, user_id, outcome), place)
+                for user_id, outcome, place in rows]
 
     async def stats(self, user_id: int) -> Stats:
         """All the user's games, rated or not."""
@@ -123,8 +123,8 @@ class Results:
             current: dict[int, Rating] = {}
             tables = 0
             for (table_id, finished_at), group in itertools.groupby(rows, lambda r: r[:2]):
-                new = self._rate(
-                    [(user_id, outcome, place) for *_, user_id, outcome, place in group], current)
+                new = self._rate([(user_id, _outcome(table_id, user_id, outcome), place)
+                                  for *_, user_id, outcome, place in group], current)
                 if new:
                     tables += 1
                     current.update(new)
@@ -141,11 +141,15 @@ async def _stats(db: Session, user_id: int, where: str = "") -> Stats:
     counts = dict(rows)
     return Stats(
         games=sum(counts.values()),
-        durak=counts.get("durak", 0),
-        safe=counts.get("safe", 0),
-        draws=counts.get("draw", 0),
-        resigned=counts.get("resigned", 0),
+        durak=counts.get(Outcome.DURAK, 0),
+        safe=counts.get(Outcome.SAFE, 0),
+        draws=counts.get(Outcome.DRAW, 0),
+        resigned=counts.get(Outcome.RESIGNED, 0),
     )
+
+
+def _outcome(table_id: int, user_id: int, stored: str) -> Outcome:
+    return member(Outcome, stored, f"outcome of user {user_id} at table {table_id}")
 
 
 async def _ratings(db: Session, user_ids: Sequence[int]) -> dict[int, Rating]:

@@ -119,9 +119,8 @@ class Store:
 
     def held(self, name: str) -> AbstractAsyncContextManager[object]:
         """On a shared database: a transaction that holds the lock ``name`` until it ends and
-        that every store call of this task joins meanwhile (`PostgresConnection.held`)."""
-        if not self.connection.shared:
-            raise NotImplementedError("one process owns a SQLite database: nothing to hold")
+        that every store call of this task joins meanwhile (`PostgresConnection.held`);
+        NotImplementedError on SQLite."""
         return self.connection.held(name)
 
     @property

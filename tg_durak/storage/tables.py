@@ -3,14 +3,22 @@ and the readings a restart and the check make of them."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
 from collections.abc import Sequence
 
 from tg_durak.play.ratings import Result
-from tg_durak.play.rows import SeatRow, TableChange, TableRecord, TableRow
+from tg_durak.play.rows import (
+    SeatRow,
+    SeatStatus,
+    TableChange,
+    TableKind,
+    TableRecord,
+    TableRow,
+    TableStatus,
+)
+from tg_durak.storage.changes import ChangeWriter
 from tg_durak.storage.columns import (
     RUNNING_IDS,
     TABLE_COLUMNS,
@@ -18,20 +26,21 @@ from tg_durak.storage.columns import (
     check_seats,
     dumps,
     loads,
+    member,
     read_table,
+    seat_row,
     table_row,
     write_seats,
 )
-from tg_durak.storage.connection import Connection, Session, placeholders
+from tg_durak.storage.connection import Connection, Session, only_row, placeholders
 from tg_durak.storage.errors import CorruptRow, StaleVersion
+from tg_durak.storage.group_commit import GroupCommit
 from tg_durak.storage.results import Results, check_results
 
 log = logging.getLogger(__name__)
 
-KINDS = ("private", "group")
-ACTIVE = ("lobby", "running")
-# A person's seat: he plays it, or a computer plays it on after he left or was removed.
-SEAT_STATUSES = ("playing", "left", "kicked")
+OPEN = (TableStatus.LOBBY, TableStatus.RUNNING)
+_ENDED = (TableStatus.FINISHED, TableStatus.ABORTED)
 
 
 def _in_order(seqs: str, entries: list) -> list:
@@ -46,34 +55,10 @@ def _in_order(seqs: str, entries: list) -> list:
                                          key=lambda pair: pair[0])]
 
 
-async def _log(db: Session, table_id: int) -> list[dict]:
+async def _log(db: Session, table_id: int) -> list[list]:
     rows = await db.fetchall(
         "SELECT seq, entry FROM actions WHERE table_id = ? ORDER BY seq", (table_id,))
     return [loads(entry, f"action {seq} of table {table_id}") for seq, entry in rows]
-
-
-# A change's own condition is the version it was made on (and a running table).
-_RECORD_UPDATE = (
-    "UPDATE tables SET snapshot = ?, version = ?, status = ?, updated_at = ?,"
-    " finished_at = CASE WHEN ? = 'running' THEN NULL ELSE ? END"
-    " WHERE id = ? AND version = ? AND status = 'running'")
-
-
-def _record_params(change: TableChange, now: float) -> tuple:
-    return (dumps(change.snapshot), change.expected_version + len(change.entries),
-            change.status, now, change.status, now, change.table_id, change.expected_version)
-
-
-async def _append(db: Session, changes: Sequence[TableChange], now: float) -> None:
-    """The changes' entries at the end of their tables' logs, in one statement."""
-    await db.executemany(
-        "INSERT INTO actions (table_id, seq, entry, at) VALUES (?, ?, ?, ?)",
-        [(c.table_id, c.expected_version + i, dumps(entry), now)
-         for c in changes for i, entry in enumerate(c.entries, 1)])
-
-
-class _MovedMeanwhile(Exception):
-    """A table of a group commit changed between its reading and its update."""
 
 
 class Tables:
@@ -82,28 +67,28 @@ class Tables:
     def __init__(self, connection: Connection, results: Results) -> None:
         self._connection = connection
         self._results = results
-        # record's group commit: the changes waiting for the next transaction, and its writer
-        self._queued: list[tuple[TableChange, asyncio.Future[int]]] = []
-        self._writer: asyncio.Task | None = None
+        self._changes = ChangeWriter(results)
+        self._group_commit = GroupCommit(connection, self._changes)
 
     async def create(
         self,
         chat_id: int,
-        kind: str,
-        status: str,
+        kind: TableKind,
+        status: TableStatus,
         options: dict,
         seats: list[SeatRow],
         snapshot: dict | None,
     ) -> TableRow:
         """A new table at version 0 (its action log is empty)."""
-        check(kind, KINDS, "kind")
-        check(status, ACTIVE, "a new table's status")
+        check(kind, tuple(TableKind), "kind")
+        check(status, OPEN, "a new table's status")
         check_seats(seats)
         options_json = dumps(options)
         snapshot_json = None if snapshot is None else dumps(snapshot)
         now = time.time()
         async with self._connection.transaction() as db:
-            (table_id,) = await db.fetchone(
+            (table_id,) = await only_row(
+                db,
                 "INSERT INTO tables (chat_id, kind, status, options, snapshot, version,"
                 " created_at, updated_at, wake_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)"
                 " RETURNING id",
@@ -127,97 +112,15 @@ class Tables:
         tables, and a move waits for one write, not for a queue of them. Each keeps its own
         version check; a stale one is refused alone.
         """
-        check(change.status, ("running", "finished", "aborted"), "status")
+        check(change.status, (TableStatus.RUNNING, *_ENDED), "status")
         check_results(change.results)
         if self._connection.holding():   # the change commits with the transaction it is in
             async with self._connection.transaction() as db:
-                outcome = await self._write_one(db, change)
+                outcome = await self._changes.one(db, change)
             if isinstance(outcome, StaleVersion):
                 raise outcome
             return outcome
-        written = asyncio.get_running_loop().create_future()
-        self._queued.append((change, written))
-        if self._writer is None:
-            self._writer = asyncio.create_task(self._write_queued())
-        return await written
-
-    async def _write_queued(self) -> None:
-        try:
-            while self._queued:
-                batch, self._queued = self._queued, []
-                changes = [change for change, _ in batch]
-                try:
-                    try:
-                        async with self._connection.transaction() as db:
-                            outcomes = await self._write_together(db, changes)
-                    except _MovedMeanwhile:   # rolled back; each on its own then
-                        async with self._connection.transaction() as db:
-                            outcomes = [await self._write_one(db, c) for c in changes]
-                except Exception as exc:   # the transaction rolled back: none of them stands
-                    outcomes = [exc] * len(batch)
-                for (_, written), outcome in zip(batch, outcomes, strict=True):
-                    if written.done():
-                        continue   # its caller was cancelled (a stop)
-                    if isinstance(outcome, Exception):
-                        written.set_exception(outcome)
-                    else:
-                        written.set_result(outcome)
-        finally:
-            self._writer = None
-
-    async def _write_together(self, db: Session, changes: list[TableChange]
-                              ) -> list[int | StaleVersion]:
-        """Many tables' changes in a few statements whatever their number: their versions read
-        at once, then one UPDATE and one INSERT for all that still fit (each statement is a trip
-        to SQLite's thread, and under load these trips were the move's wait)."""
-        ids = [c.table_id for c in changes]
-        if len(changes) == 1 or len(set(ids)) != len(ids):
-            return [await self._write_one(db, c) for c in changes]
-        rows = await db.fetchall(
-            f"SELECT id, version, status FROM tables WHERE id IN ({placeholders(ids)})", ids)
-        stored = {table_id: (version, status) for table_id, version, status in rows}
-        outcomes: list[int | StaleVersion] = []
-        fit = []
-        for c in changes:
-            version, status = stored.get(c.table_id, (None, "gone"))
-            if version != c.expected_version:
-                outcomes.append(StaleVersion(
-                    f"table {c.table_id} is at version {version}, not {c.expected_version}"))
-            elif status != "running":
-                outcomes.append(StaleVersion(f"table {c.table_id} is {status}, not running"))
-            else:
-                outcomes.append(c.expected_version + len(c.entries))
-                fit.append(c)
-        if not fit:
-            return outcomes
-        now = time.time()
-        changed = await db.executemany(_RECORD_UPDATE, [_record_params(c, now) for c in fit])
-        if changed != len(fit):
-            raise _MovedMeanwhile()   # another connection's transaction (PostgreSQL's pool)
-        await _append(db, fit, now)
-        for c in fit:
-            if c.results:
-                await self._results.write(db, c.table_id, c.results, now)
-        return outcomes
-
-    async def _write_one(self, db: Session, change: TableChange) -> int | StaleVersion:
-        """One change inside the group's transaction: the new version, or why it was refused
-        (nothing of it written)."""
-        table_id, expected_version = change.table_id, change.expected_version
-        now = time.time()
-        # Every move comes here: the version check is the update's own condition, and results
-        # are written only when there are some (each statement is a trip to SQLite's thread).
-        changed = await db.execute(_RECORD_UPDATE, _record_params(change, now))
-        if changed != 1:
-            version, current_status = await self._version_and_status(db, table_id)
-            if version != expected_version:
-                return StaleVersion(
-                    f"table {table_id} is at version {version}, not {expected_version}")
-            return StaleVersion(f"table {table_id} is {current_status}, not running")
-        await _append(db, [change], now)
-        if change.results:
-            await self._results.write(db, table_id, change.results, now)
-        return expected_version + len(change.entries)
+        return await self._group_commit.write(change)
 
     async def record_many(self, changes: Sequence[TableChange]) -> None:
         """`record` for many running tables in one transaction; the tables stay running.
@@ -225,24 +128,19 @@ class Tables:
 
         For a change made to every table at once: the postponement after a restart (R10.4).
         """
-        if any(c.status != "running" or c.results for c in changes):
+        if any(c.status != TableStatus.RUNNING or c.results for c in changes):
             raise ValueError("record_many keeps tables running; record ends one")
-        now = time.time()
         async with self._connection.transaction() as db:
-            changed = await db.executemany(_RECORD_UPDATE,
-                                           [_record_params(c, now) for c in changes])
-            if changed != len(changes):
-                raise StaleVersion(f"{len(changes) - changed} of {len(changes)} tables"
-                                   " moved or stopped meanwhile")
-            await _append(db, changes, now)
+            await self._changes.all_or_none(db, changes)
 
-    async def finish(self, table_id: int, status: str, results: Sequence[Result]) -> None:
+    async def finish(self, table_id: int, status: TableStatus,
+                     results: Sequence[Result]) -> None:
         """Close the table and store each person's (user_id, outcome, place).
 
         The people's ratings move in the same transaction (see `Results.write`); a table moves
         ratings once.
         """
-        check(status, ("finished", "aborted"), "status")
+        check(status, _ENDED, "status")
         check_results(results)
         now = time.time()
         async with self._connection.transaction() as db:
@@ -255,24 +153,27 @@ class Tables:
                 raise LookupError(f"table {table_id} does not exist")
             await self._results.write(db, table_id, results, now)
 
-    async def state(self, table_id: int) -> tuple[int, str] | None:
+    async def state(self, table_id: int) -> tuple[int, TableStatus] | None:
         """The table's stored version and status (None: no such table)."""
         async with self._connection.reading() as db:
             row = await db.fetchone("SELECT version, status FROM tables WHERE id = ?",
                                     (table_id,))
-        return None if row is None else (row[0], row[1])
+        if row is None:
+            return None
+        return row[0], member(TableStatus, row[1], f"status of table {table_id}")
 
     async def get(self, table_id: int) -> TableRow | None:
-        """The table, or None; CorruptRow if its stored JSON cannot be read."""
+        """The table, or None; CorruptRow if a stored value of it cannot be read."""
         async with self._connection.reading() as db:
             return await read_table(db, table_id)
 
-    async def log(self, table_id: int) -> list[dict]:
+    async def log(self, table_id: int) -> list[list]:
         """The table's action log, oldest first."""
         async with self._connection.reading() as db:
             return await _log(db, table_id)
 
-    async def for_user(self, user_id: int, statuses: Sequence[str] = ACTIVE) -> TableRow | None:
+    async def for_user(self, user_id: int,
+                       statuses: Sequence[TableStatus] = OPEN) -> TableRow | None:
         """The newest table in one of ``statuses`` where the user has a seat."""
         async with self._connection.reading() as db:
             row = await db.fetchone(
@@ -292,14 +193,14 @@ class Tables:
                 " AND t.status IN ('lobby', 'running') ORDER BY t.id DESC LIMIT 1", (user_id,))
         return None if row is None else row[0]
 
-    async def set_seat_status(self, table_id: int, seat: int, status: str) -> None:
+    async def set_seat_status(self, table_id: int, seat: int, status: SeatStatus) -> None:
         """A person left ("left") or was removed ("kicked"); his seat row stays, for the results."""
-        check(status, SEAT_STATUSES, "seat status")
+        check(status, tuple(SeatStatus), "seat status")
         async with self._connection.transaction() as db:
             changed = await db.execute(
                 "UPDATE seats SET status = ?, left_at = ?"
                 " WHERE table_id = ? AND seat = ? AND user_id IS NOT NULL",
-                (status, None if status == "playing" else time.time(), table_id, seat),
+                (status, None if status == SeatStatus.PLAYING else time.time(), table_id, seat),
             )
             if changed == 0:
                 raise LookupError(f"table {table_id} has no person in seat {seat}")
@@ -323,13 +224,14 @@ class Tables:
             seat_rows = await db.fetchall(
                 "SELECT s.table_id, s.seat, s.user_id, s.name, s.level, s.status FROM seats s"
                 f" WHERE s.table_id IN ({RUNNING_IDS}) ORDER BY s.table_id, s.seat")
-        seats: dict[int, list[SeatRow]] = {}
+        seats: dict[int, list[Sequence]] = {}
         for table_id, *seat in seat_rows:
-            seats.setdefault(table_id, []).append(SeatRow(*seat))
+            seats.setdefault(table_id, []).append(seat)
         tables = []
         for row in rows:
             try:
-                tables.append(table_row(row, tuple(seats.get(row[0], ()))))
+                tables.append(table_row(row, tuple(seat_row(row[0], seat)
+                                                   for seat in seats.get(row[0], ()))))
             except CorruptRow:
                 log.exception("skipping table %s", row[0])
         return tables
@@ -365,9 +267,12 @@ class Tables:
                 " ORDER BY finished_at, id", (since,))
             for (table_id,) in rows:
                 try:
-                    tables.append(await read_table(db, table_id))
+                    table = await read_table(db, table_id)
                 except CorruptRow:
                     log.exception("skipping table %s", table_id)
+                    continue
+                if table is not None:
+                    tables.append(table)
         return tables
 
     async def ids(self) -> list[int]:
@@ -378,17 +283,11 @@ class Tables:
 
     async def whole(self, table_id: int) -> TableRecord | None:
         """The table, its log and its results as one consistent reading (a bot may be writing
-        meanwhile); None if there is no such table. CorruptRow if stored JSON cannot be read."""
+        meanwhile); None if there is no such table. CorruptRow if a stored value cannot be
+        read."""
         async with self._connection.reading(consistent=True) as db:
             row = await read_table(db, table_id)
             if row is None:
                 return None
             return TableRecord(row, await _log(db, table_id),
                                await self._results.of_table(db, table_id))
-
-    @staticmethod
-    async def _version_and_status(db: Session, table_id: int) -> tuple[int, str]:
-        row = await db.fetchone("SELECT version, status FROM tables WHERE id = ?", (table_id,))
-        if row is None:
-            raise LookupError(f"table {table_id} does not exist")
-        return row[0], row[1]

@@ -6,6 +6,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from tg_durak.play.rows import UserRow
 from tg_durak.storage.columns import dumps, loads_dict
@@ -87,22 +88,28 @@ class Users:
                     found[user.id] = user
         return found
 
-    async def ensure(self, user_id: int, name: str) -> UserRow:
-        """The user's row, created if new; the stored name follows their Telegram name."""
+    async def ensure(self, user_id: int, name: str, language: str | None = None) -> UserRow:
+        """The user's row, created if new; the stored name follows their Telegram name, and
+        ``language`` is stored if he has none yet (None: he keeps none)."""
         cached = self.cached(user_id)
-        if cached is not None and cached.name == name:
+        if (cached is not None and cached.name == name
+                and (cached.language is not None or language is None)):
             return cached
         now = time.time()
         async with self._connection.transaction() as db:
-            await db.execute(
-                "INSERT INTO users (id, name, settings, created_at, updated_at)"
-                " VALUES (?, ?, '{}', ?, ?)"
+            # RETURNING gives the row only if it was written; an unchanged one is read.
+            row = await db.fetchone(
+                "INSERT INTO users (id, name, language, settings, created_at, updated_at)"
+                " VALUES (?, ?, ?, '{}', ?, ?)"
                 " ON CONFLICT (id) DO UPDATE"
-                " SET name = excluded.name, updated_at = excluded.updated_at"
-                " WHERE users.name <> excluded.name",
-                (user_id, name, now, now),
+                " SET name = excluded.name, language = COALESCE(users.language, excluded.language),"
+                " updated_at = excluded.updated_at"
+                " WHERE users.name <> excluded.name"
+                " OR (users.language IS NULL AND excluded.language IS NOT NULL)"
+                f" RETURNING {_COLUMNS}",
+                (user_id, name, language, now, now),
             )
-            user = await _read(db, user_id)
+            user = _user_row(row) if row is not None else await _read(db, user_id)
             assert user is not None
             self._keep(user)
         return user
@@ -125,7 +132,7 @@ class Users:
             )
             self._written(user_id, reachable=reachable)
 
-    async def _update(self, user_id: int, column: str, value: object, **row: object) -> None:
+    async def _update(self, user_id: int, column: str, value: object, **row: Any) -> None:
         """Write one column; `row`: the same change as the cached row spells it."""
         async with self._connection.transaction() as db:
             changed = await db.execute(
@@ -136,7 +143,7 @@ class Users:
                 raise LookupError(f"user {user_id} does not exist")
             self._written(user_id, **row)
 
-    def _written(self, user_id: int, **row: object) -> None:
+    def _written(self, user_id: int, **row: Any) -> None:
         """The cached row (if any) as the write just left it: a person's language stays known to
         the screens drawn for him, with no read."""
         cached = self._rows.get(user_id)

@@ -4,7 +4,7 @@ one that last changed a table may have died since)."""
 
 from __future__ import annotations
 
-from tg_durak.storage.connection import Connection, placeholders
+from tg_durak.storage.connection import Connection, only_row, placeholders
 
 _DUE = "status IN ('lobby', 'running') AND wake_at <= ?"
 
@@ -47,5 +47,5 @@ class Wakes:
     async def due_count(self, now: float) -> int:
         """How many tables are due at `now` (stats, tests)."""
         async with self._connection.reading() as db:
-            (count,) = await db.fetchone(f"SELECT COUNT(*) FROM tables WHERE {_DUE}", (now,))
+            (count,) = await only_row(db, f"SELECT COUNT(*) FROM tables WHERE {_DUE}", (now,))
         return int(count)

@@ -51,14 +51,12 @@ class PlayerLocaleMiddleware(I18nMiddleware):
         user: User | None = data.get("event_from_user")
         if user is None:
             return self.i18n.default_locale
-        row = await self.store.users.ensure(user.id, user.full_name)
+        row = await self.store.users.ensure(user.id, user.full_name,
+                                            pick_locale(user.language_code))
         chat: Chat | None = data.get("event_chat")
         opened = chat is not None and chat.type == "private" and not row.reachable
         if opened:   # he writes to the bot privately: from now on it may write to him
             await self.reachable(user.id)
-        if row.language is None:
-            await self.store.users.set_language(user.id, pick_locale(user.language_code))
-        if opened or row.language is None:
             row = await self.store.users.get(user.id)
         data["user"] = row
         return row.language

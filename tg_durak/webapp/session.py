@@ -28,11 +28,8 @@ class AppSessions:
 
     async def person(self, launch: Launch) -> tuple[UserRow, Translator]:
         """His stored row (made at his first launch, as at his first message) and language."""
-        users = self.tables.store.users
-        row = await users.ensure(launch.user_id, launch.name)
-        if row.language is None:
-            await users.set_language(row.id, pick_locale(launch.language_code))
-            row = await users.get(row.id)
+        row = await self.tables.store.users.ensure(launch.user_id, launch.name,
+                                                   pick_locale(launch.language_code))
         return row, translator(row.language)
 
     async def open(self, viewer: Viewer, launch: Launch) -> None:

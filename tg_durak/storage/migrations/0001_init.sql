@@ -1,4 +1,4 @@
--- Initial schema. JSON columns hold compact UTF-8 JSON text written by tg_durak/store.py.
+-- Initial schema. JSON columns hold compact UTF-8 JSON text written by tg_durak/storage/.
 -- Times are Unix seconds (REAL).
 
 CREATE TABLE users (
@@ -37,7 +37,8 @@ CREATE TABLE seats (
 CREATE INDEX seats_by_user ON seats (user_id);
 
 -- One row per message that shows a table. A primary key cannot hold NULL, so the group's public
--- message is stored with viewer = 0 (Telegram user ids are positive); store.py maps it to None.
+-- message is stored with viewer = 0 (Telegram user ids are positive); storage/messages.py maps
+-- it to None.
 CREATE TABLE messages (
     table_id   INTEGER NOT NULL REFERENCES tables (id),
     viewer     INTEGER NOT NULL,

@@ -1,4 +1,5 @@
--- Ratings of people (tg_durak/ratings.py computes them; store.py writes what it is given).
+-- Ratings of people (tg_durak/play/ratings.py computes them; tg_durak/storage/results.py
+-- writes what it is given).
 
 -- When a table closed: rated games are replayed in this order (then by table id) to rebuild the
 -- ratings. Tables closed before this migration take their last change as their closing time.
