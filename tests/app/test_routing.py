@@ -20,7 +20,7 @@ from tg_durak.play.taps import (
     TransferWith,
 )
 from tg_durak.render.absent import kick_screen, leave_screen
-from tg_durak.render.callbacks import MenuAction, RuleBook, SetupField, Verb
+from tg_durak.render.callbacks import MenuAction, Move, RuleBook, SetupField, Verb
 from tg_durak.render.game import GameScreenInput, SeatInfo, game_screen
 from tg_durak.render.menus import (
     lang_screen,
@@ -31,7 +31,12 @@ from tg_durak.render.menus import (
     setup_screen,
 )
 from tg_durak.render.screen import Keyboard
-from tg_durak.telegram.callbacks import MenuCallback, MoveCallback, SetupOptionCallback
+from tg_durak.telegram.callbacks import (
+    MenuCallback,
+    MoveCallback,
+    SetupOptionCallback,
+    record_of,
+)
 from tg_durak.telegram.handlers import game, group, lobby, menus
 
 T = translator("en")
@@ -79,7 +84,8 @@ async def test_every_verb_has_its_handler(verb: Verb) -> None:
     assert set(VERB_TAPS) == set(Verb)
     data = MoveCallback(table=1, v=0, verb=verb, card=0, target=0).pack()
     assert await handler_for(data) is game.tapped
-    assert type(game.PRESSED[verb](MoveCallback.unpack(data))) is VERB_TAPS[verb]
+    move = record_of(MoveCallback.unpack(data), Move)
+    assert type(game.PRESSED[verb](move)) is VERB_TAPS[verb]
 
 
 @pytest.mark.parametrize("action", list(MenuAction))

@@ -70,6 +70,7 @@ class PlayerLocaleMiddleware(I18nMiddleware):
         locale = await self.get_locale(event, data)
         data["t"] = translator(locale)
         data["locale"] = locale
-        data[self.i18n_key] = self.i18n
+        if self.i18n_key:   # as aiogram's own I18nMiddleware: the key may be switched off
+            data[self.i18n_key] = self.i18n
         with self.i18n.use_locale(locale):
             return await handler(event, data)

@@ -28,4 +28,5 @@ _held: list[type] = []
 def hold_response_models() -> None:
     """Build (once) and hold the answer models of the frequent methods."""
     if not _held:
-        _held.extend(Response[method.__returning__] for method in FREQUENT)
+        _held.extend(Response[method.__returning__]  # type: ignore[name-defined]  # made at run time
+                     for method in FREQUENT)

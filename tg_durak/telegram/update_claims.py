@@ -36,7 +36,7 @@ from typing import Any
 from aiogram import BaseMiddleware
 from aiogram.dispatcher.event.bases import UNHANDLED
 from aiogram.exceptions import TelegramAPIError
-from aiogram.types import Update
+from aiogram.types import TelegramObject, Update
 
 from tg_durak.storage import Store, StoreUnavailable
 from tg_durak.tables.claims import AlreadyHandled, handling
@@ -44,6 +44,8 @@ from tg_durak.tables.claims import AlreadyHandled, handling
 log = logging.getLogger(__name__)
 
 CANCELLED_SECONDS = 0.25   # for a cancelled update to leave (roll back its transaction)
+
+UpdateHandler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]
 
 
 class NotHandled(Exception):
@@ -68,8 +70,9 @@ class Delivery(BaseMiddleware):
         self._idle = asyncio.Event()
         self._idle.set()
 
-    async def __call__(self, handler: Callable[[Update, dict[str, Any]], Awaitable[Any]],
-                       event: Update, data: dict[str, Any]) -> Any:
+    async def __call__(self, handler: UpdateHandler, event: TelegramObject,
+                       data: dict[str, Any]) -> Any:
+        assert isinstance(event, Update)   # an outer middleware of the updates (app.py)
         task = asyncio.current_task()
         assert task is not None
         self._under_way.add(task)
@@ -88,9 +91,8 @@ class Delivery(BaseMiddleware):
             if not self._under_way:
                 self._idle.set()
 
-    async def _claim_with_change(self, handler: Callable[[Update, dict[str, Any]],
-                                                         Awaitable[Any]],
-                                 event: Update, data: dict[str, Any]) -> Any:
+    async def _claim_with_change(self, handler: UpdateHandler, event: Update,
+                                 data: dict[str, Any]) -> Any:
         update_id = event.update_id
         try:
             if await self._store.updates.handled(update_id):
@@ -137,8 +139,8 @@ class Delivery(BaseMiddleware):
             log.warning("update %s: cannot record it as handled", update_id)
             return True
 
-    async def _handle_or_release(self, handler: Callable[[Update, dict[str, Any]], Awaitable[Any]],
-                                 event: Update, data: dict[str, Any]) -> Any:
+    async def _handle_or_release(self, handler: UpdateHandler, event: Update,
+                                 data: dict[str, Any]) -> Any:
         try:
             return await handler(event, data)
         except TelegramAPIError:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from aiogram import Bot, F, Router
+from aiogram.enums import ChatType
 from aiogram.filters import Command, CommandObject, CommandStart, MagicData
 from aiogram.types import Message
 
@@ -25,7 +26,7 @@ from tg_durak.render.menus import (
 from tg_durak.render.standings import record_screen
 from tg_durak.storage import Store
 from tg_durak.tables.service import TableService
-from tg_durak.telegram.handlers.replies import respond, say, show_menu
+from tg_durak.telegram.handlers.replies import respond, say, show_menu, username
 from tg_durak.telegram.last_menus import LastMenus
 
 GROUP_PAYLOAD = "group"
@@ -34,15 +35,14 @@ GROUP_ONLY = ("new", "top", "leave", "kick")   # commands of a group's table
 
 async def in_group(message: Message, t: Translator, bot: Bot, publisher: Publisher) -> None:
     """A private chat's command in a group: games against computers are played privately."""
-    me = await bot.me()
-    respond(publisher, message, private_only_screen(me.username, GROUP_PAYLOAD, t))
+    respond(publisher, message, private_only_screen(await username(bot), GROUP_PAYLOAD, t))
 
 
 def group_router() -> Router:
     """Games are played in private chats; a command in a group points there."""
     r = Router(name="group")
     # Any command for us (no mention, or ours); `/cmd@other_bot` is the other bot's business.
-    r.message.filter(MagicData(F.event.chat.type.in_({"group", "supergroup"})),
+    r.message.filter(MagicData(F.event.chat.type.in_({ChatType.GROUP, ChatType.SUPERGROUP})),
                      Command(re.compile(".+")))
     r.message.register(in_group)
     return r
@@ -51,13 +51,15 @@ def group_router() -> Router:
 async def start_invited(message: Message, command: CommandObject, t: Translator, bot: Bot,
                         tables: TableService, publisher: Publisher) -> None:
     """A lobby's Join link: "/start <invite>"."""
-    user = message.from_user
-    joined = await tables.lobbies.join_by_invite(command.args, user.id, user.full_name)
+    user, invite = message.from_user, command.args
+    assert user is not None and invite is not None   # a person's /start with a payload
+    joined = await tables.lobbies.join_by_invite(invite, user.id, user.full_name)
     await say(publisher, message, joined, t, bot)
 
 
 async def start(message: Message, t: Translator, user: UserRow, publisher: Publisher,
                 menus: LastMenus) -> None:
+    assert message.from_user is not None   # else no `user`
     name = message.from_user.first_name
     show_menu(publisher, menus, message, user.id, lambda t: start_screen(name, t), t)
 
@@ -102,8 +104,7 @@ async def lang(message: Message, t: Translator, locale: str, publisher: Publishe
 async def group_only(message: Message, command: CommandObject, t: Translator, bot: Bot,
                      publisher: Publisher) -> None:
     """A group's command in the private chat: it works in a group, one tap away."""
-    me = await bot.me()
-    respond(publisher, message, group_only_screen(command.command, me.username, t))
+    respond(publisher, message, group_only_screen(command.command, await username(bot), t))
 
 
 async def anything_else(message: Message, t: Translator, publisher: Publisher) -> None:
@@ -112,7 +113,7 @@ async def anything_else(message: Message, t: Translator, publisher: Publisher) -
 
 def router() -> Router:
     r = Router(name="commands")
-    r.message.filter(MagicData(F.event.chat.type == "private"))   # no thread: see menus.py
+    r.message.filter(MagicData(F.event.chat.type == ChatType.PRIVATE))   # no thread: see menus.py
     on = r.message.register
     # The group's "Open the bot" link says "group"; anything else after /start is an invite.
     on(start_invited, CommandStart(deep_link=True, magic=F.args != GROUP_PAYLOAD))

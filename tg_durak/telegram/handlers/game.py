@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from aiogram import Bot, Router
+from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery
 
 from tg_durak.i18n.translate import Translator
@@ -23,12 +24,12 @@ from tg_durak.play.taps import (
     TransferMode,
     TransferWith,
 )
-from tg_durak.render.callbacks import Verb
+from tg_durak.render.callbacks import Move, Verb
 from tg_durak.tables.service import TableService
-from tg_durak.telegram.callbacks import MoveCallback
+from tg_durak.telegram.callbacks import MoveCallback, record_of
 from tg_durak.telegram.handlers.replies import answer_query
 
-PRESSED: dict[Verb, Callable[[MoveCallback], Tap]] = {
+PRESSED: dict[Verb, Callable[[Move], Tap]] = {
     Verb.CARD: lambda d: PlayCard(d.card),
     Verb.TARGET: lambda d: Beat(d.card, d.target),
     Verb.TRANSFER_MODE: lambda d: TransferMode(),
@@ -40,11 +41,11 @@ PRESSED: dict[Verb, Callable[[MoveCallback], Tap]] = {
 }
 
 
-async def tapped(query: CallbackQuery, callback_data: MoveCallback, t: Translator, bot: Bot,
+async def tapped(query: CallbackQuery, callback_data: CallbackData, t: Translator, bot: Bot,
                  tables: TableService) -> None:
-    pressed = PRESSED[callback_data.verb](callback_data)
-    answer = await tables.moves.tap(query.from_user.id, callback_data.table, callback_data.v,
-                                    pressed)
+    move = record_of(callback_data, Move)
+    answer = await tables.moves.tap(query.from_user.id, move.table, move.v,
+                                    PRESSED[move.verb](move))
     await answer_query(query, answer, t, bot)
 
 

@@ -9,7 +9,9 @@ the private chat.
 from __future__ import annotations
 
 from aiogram import Bot, F, Router
+from aiogram.enums import ChatMemberStatus, ChatType
 from aiogram.filters import Command, MagicData
+from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, ChatMemberUpdated, Message, User
 
 from tg_durak.i18n.translate import Translator
@@ -17,18 +19,19 @@ from tg_durak.outbox.publisher import Publisher
 from tg_durak.play.answers import Answer
 from tg_durak.play.rows import UserRow
 from tg_durak.render.absent import kick_screen, leave_screen
-from tg_durak.render.callbacks import MenuAction
+from tg_durak.render.callbacks import Kick, MenuAction
 from tg_durak.render.screen import Screen
 from tg_durak.render.standings import leaderboard_screen
 from tg_durak.storage import Store
 from tg_durak.tables.service import TableService
-from tg_durak.telegram.callbacks import KickCallback, MenuCallback
+from tg_durak.telegram.callbacks import KickCallback, MenuCallback, record_of
 from tg_durak.telegram.handlers.lobby import chat_admin
 from tg_durak.telegram.handlers.menus import drop_question
-from tg_durak.telegram.handlers.replies import respond, say
+from tg_durak.telegram.handlers.replies import respond, say, tapped_message
 
 TOP = 10  # lines of a chat's table of players (plus the asker's own, if lower)
-GONE = frozenset({"left", "kicked"})   # the bot's own status once it is out of a chat
+# The bot's own status once it is out of a chat.
+GONE = frozenset({ChatMemberStatus.LEFT, ChatMemberStatus.KICKED})
 
 
 # ---- leaving and removing players ----------------------------------------------------------
@@ -43,7 +46,7 @@ async def leave(message: Message, t: Translator, user: UserRow, tables: TableSer
 
 async def leave_asked(query: CallbackQuery, t: Translator, publisher: Publisher) -> None:
     """Leave on the game message: asked once more in a message of its own."""
-    respond(publisher, query.message, leave_screen(t))
+    respond(publisher, tapped_message(query), leave_screen(t))
     await query.answer()
 
 
@@ -82,12 +85,14 @@ async def kick(message: Message, t: Translator, user: UserRow, tables: TableServ
     respond(publisher, message, kick_screen(*choices, t))
 
 
-async def kick_tapped(query: CallbackQuery, callback_data: KickCallback, t: Translator,
+async def kick_tapped(query: CallbackQuery, callback_data: CallbackData, t: Translator,
                       user: UserRow,
                       tables: TableService, bot: Bot, publisher: Publisher) -> None:
-    chat_id, message_id = query.message.chat.id, query.message.message_id
-    answer = await tables.absences.kick(chat_id, callback_data.user, user.id,
-                               chat_admin(bot, chat_id, user.id), callback_data.table)
+    tapped, kicked = tapped_message(query), record_of(callback_data, Kick)
+    chat_id, message_id = tapped.chat.id, tapped.message_id
+    answer = await tables.absences.kick(chat_id, kicked.user, user.id,
+                                        chat_admin(bot, chat_id, user.id), kicked.table)
+    assert answer.key is not None   # a kick says what it did, or why not
     text = t(answer.key, **answer.params)
     if not answer.alert:   # done: the list becomes what happened
         publisher.show(("kick", chat_id, message_id), chat_id, message_id, Screen(text))
@@ -98,24 +103,25 @@ async def kick_tapped(query: CallbackQuery, callback_data: KickCallback, t: Tran
 
 async def migrated(message: Message, tables: TableService) -> None:
     """The group became a supergroup: its lobby or table moves with it."""
+    assert message.migrate_to_chat_id is not None   # the router's filter
     await tables.chats.chat_migrated(message.chat.id, message.migrate_to_chat_id)
 
 
 async def membership(update: ChatMemberUpdated, tables: TableService) -> None:
     """The bot's own membership: removed from a group, or blocked / unblocked by a person."""
     status = update.new_chat_member.status
-    if update.chat.type != "private":
+    if update.chat.type != ChatType.PRIVATE:
         if status in GONE:
             await tables.chats.bot_removed(update.chat.id)
-    elif status == "kicked":
+    elif status == ChatMemberStatus.KICKED:
         await tables.absences.mark_unreachable(update.chat.id)
-    elif status == "member":
+    elif status == ChatMemberStatus.MEMBER:
         await tables.absences.mark_reachable(update.chat.id)
 
 
 def router() -> Router:
     r = Router(name="group_games")
-    r.message.filter(MagicData(F.event.chat.type.in_({"group", "supergroup"})))
+    r.message.filter(MagicData(F.event.chat.type.in_({ChatType.GROUP, ChatType.SUPERGROUP})))
 
     @r.message(Command("stats", "top"))
     async def standings(message: Message, t: Translator, user: UserRow, store: Store,
@@ -128,7 +134,8 @@ def router() -> Router:
     r.message.register(migrated, MagicData(F.event.migrate_to_chat_id))
     r.my_chat_member.register(membership)
     r.callback_query.register(kick_tapped, KickCallback.filter())
-    private = MagicData(F.event.message.chat.type == "private")   # as every MenuCallback button
+    # As every MenuCallback button.
+    private = MagicData(F.event.message.chat.type == ChatType.PRIVATE)
     r.callback_query.register(leave_asked, private,
                               MenuCallback.filter(F.action == MenuAction.LEAVE))
     r.callback_query.register(leave_confirmed, private,

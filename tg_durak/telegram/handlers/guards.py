@@ -9,6 +9,7 @@ none of the bot's business and gets none.
 from __future__ import annotations
 
 from aiogram import Bot, Router
+from aiogram.enums import ChatType
 from aiogram.types import Message
 
 from tg_durak.i18n.translate import Translator
@@ -32,16 +33,18 @@ async def too_long(message: Message) -> bool:
     return len(command) > MAX_COMMAND or len(arguments.strip()) > MAX_ARGUMENTS
 
 
-async def _for_us(message: Message, bot: Bot) -> bool:
+async def _for_us(text: str, bot: Bot) -> bool:
     """A group command addressed to no bot or to this one (`/cmd@other_bot` is not ours)."""
-    first = message.text.split(maxsplit=1)[0]
+    first = text.split(maxsplit=1)[0]
     _, at, mention = first.partition("@")
     return not at or mention.lower() == ((await bot.me()).username or "").lower()
 
 
 async def refuse(message: Message, t: Translator, bot: Bot, publisher: Publisher) -> None:
-    if message.chat.type != "private" and not (
-            message.text.startswith("/") and await _for_us(message, bot)):
+    text = message.text
+    assert text is not None   # too_long took only a text
+    if message.chat.type != ChatType.PRIVATE and not (
+            text.startswith("/") and await _for_us(text, bot)):
         return
     respond(publisher, message, t("input.too_long"))
 

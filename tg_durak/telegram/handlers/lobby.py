@@ -8,22 +8,26 @@ unknown button (by the game router's fallback).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from aiogram import Bot, F, Router
+from aiogram.enums import ChatMemberStatus, ChatType
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.filters import Command, MagicData
+from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, Message
 
 from tg_durak.i18n.translate import Translator
 from tg_durak.outbox.publisher import Publisher
 from tg_durak.play.options import decode
 from tg_durak.play.rows import UserRow
-from tg_durak.render.callbacks import LobbyVerb
+from tg_durak.render.callbacks import LobbyOption, LobbyTap, LobbyVerb
 from tg_durak.tables.lobbies import Admin
 from tg_durak.tables.service import TableService
-from tg_durak.telegram.callbacks import LobbyOptionCallback, LobbyTapCallback
+from tg_durak.telegram.callbacks import LobbyOptionCallback, LobbyTapCallback, record_of
 from tg_durak.telegram.handlers.replies import answer_query, respond, say
 
-ADMINS = frozenset({"creator", "administrator"})
+ADMINS = frozenset({ChatMemberStatus.CREATOR, ChatMemberStatus.ADMINISTRATOR})
 
 
 def chat_admin(bot: Bot, chat_id: int, user_id: int) -> Admin:
@@ -37,19 +41,24 @@ def chat_admin(bot: Bot, chat_id: int, user_id: int) -> Admin:
     return administers
 
 
-async def in_its_chat(query: CallbackQuery, callback_data: LobbyTapCallback | LobbyOptionCallback,
-                      tables: TableService) -> bool:
-    """Filter: the button names a table of the chat it was pressed in."""
-    chat_id = None if query.message is None else query.message.chat.id
-    return await tables.lobbies.in_its_chat(callback_data.table, chat_id)
+def in_its_chat(record: type[LobbyTap | LobbyOption]
+                ) -> Callable[[CallbackQuery, CallbackData, TableService], Awaitable[bool]]:
+    """Filter of `record`'s buttons: the button names a table of the chat it was pressed in."""
+    async def of_this_chat(query: CallbackQuery, callback_data: CallbackData,
+                           tables: TableService) -> bool:
+        chat_id = None if query.message is None else query.message.chat.id
+        return await tables.lobbies.in_its_chat(record_of(callback_data, record).table, chat_id)
+    return of_this_chat
 
 
 def _admin(query: CallbackQuery, bot: Bot) -> Admin:
+    assert query.message is not None   # in_its_chat let only a tap on a message through
     return chat_admin(bot, query.message.chat.id, query.from_user.id)
 
 
 async def new(message: Message, t: Translator, user: UserRow, tables: TableService,
               bot: Bot, publisher: Publisher) -> None:
+    assert message.from_user is not None   # else no `user`
     thread = message.message_thread_id if message.is_topic_message else None
     answer = await tables.lobbies.open(message.chat.id, user, message.from_user.full_name, thread)
     await say(publisher, message, answer, t, bot)
@@ -59,9 +68,10 @@ async def help_(message: Message, t: Translator, publisher: Publisher) -> None:
     respond(publisher, message, t("group.help"))
 
 
-async def lobby_tap(query: CallbackQuery, callback_data: LobbyTapCallback, t: Translator,
+async def lobby_tap(query: CallbackQuery, callback_data: CallbackData, t: Translator,
                     user: UserRow, tables: TableService, bot: Bot) -> None:
-    table, verb, value = callback_data.table, callback_data.verb, callback_data.value
+    tap = record_of(callback_data, LobbyTap)
+    table, verb, value = tap.table, tap.verb, tap.value
     name = query.from_user.full_name
     admin = _admin(query, bot)
     match verb:
@@ -85,19 +95,20 @@ async def lobby_tap(query: CallbackQuery, callback_data: LobbyTapCallback, t: Tr
     await answer_query(query, answer, t, bot)
 
 
-async def lobby_option(query: CallbackQuery, callback_data: LobbyOptionCallback, t: Translator,
+async def lobby_option(query: CallbackQuery, callback_data: CallbackData, t: Translator,
                        user: UserRow, tables: TableService, bot: Bot) -> None:
-    answer = await tables.lobbies.set_option(callback_data.table, user.id, _admin(query, bot),
-                                           callback_data.field, callback_data.value)
+    option = record_of(callback_data, LobbyOption)
+    answer = await tables.lobbies.set_option(option.table, user.id, _admin(query, bot),
+                                             option.field, option.value)
     await answer_query(query, answer, t, bot)
 
 
 def router() -> Router:
     r = Router(name="lobby")
-    in_group = MagicData(F.event.chat.type.in_({"group", "supergroup"}))
+    in_group = MagicData(F.event.chat.type.in_({ChatType.GROUP, ChatType.SUPERGROUP}))
     r.message.register(new, in_group, Command("new"))
     r.message.register(help_, in_group, Command("help"))
-    r.callback_query.register(lobby_tap, LobbyTapCallback.filter(), in_its_chat)
+    r.callback_query.register(lobby_tap, LobbyTapCallback.filter(), in_its_chat(LobbyTap))
     r.callback_query.register(lobby_option, LobbyOptionCallback.filter(
-        F.func(lambda d: decode(d.field, d.value) is not None)), in_its_chat)
+        F.func(lambda d: decode(d.field, d.value) is not None)), in_its_chat(LobbyOption))
     return r

@@ -12,15 +12,17 @@ import contextlib
 from collections.abc import Callable
 
 from aiogram import F, Router
+from aiogram.enums import ChatType
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.filters import MagicData
-from aiogram.types import CallbackQuery
+from aiogram.filters.callback_data import CallbackData
+from aiogram.types import CallbackQuery, Message
 
 from tg_durak.i18n.translate import LANGUAGE_NAMES, LOCALES, Translator, translator
 from tg_durak.outbox.publisher import Publisher
 from tg_durak.play.options import LEVELS, MAX_OPPONENTS, PlaySettings, decode
 from tg_durak.play.rows import UserRow
-from tg_durak.render.callbacks import MenuAction, SetupField
+from tg_durak.render.callbacks import Lang, Menu, MenuAction, Setup, SetupField, SetupOption
 from tg_durak.render.menus import options_screen, setup_screen
 from tg_durak.render.options import MAIN_OPTIONS
 from tg_durak.render.screen import Screen
@@ -31,8 +33,9 @@ from tg_durak.telegram.callbacks import (
     MenuCallback,
     SetupCallback,
     SetupOptionCallback,
+    record_of,
 )
-from tg_durak.telegram.handlers.replies import respond, show_menu
+from tg_durak.telegram.handlers.replies import respond, show_menu, tapped_message
 from tg_durak.telegram.last_menus import LastMenus, Redraw
 
 BOT_COUNTS = tuple(str(n) for n in range(1, MAX_OPPONENTS + 1))
@@ -42,7 +45,8 @@ SettingsScreen = Callable[[PlaySettings, Translator], Screen]
 async def _start_game(query: CallbackQuery, t: Translator, user: UserRow, tables: TableService,
                       edit: bool) -> None:
     settings = PlaySettings.from_dict(user.settings)
-    message = (query.message.chat.id, query.message.message_id) if edit else None
+    tapped = tapped_message(query)
+    message = (tapped.chat.id, tapped.message_id) if edit else None
     started = await tables.start_private(user.id, query.from_user.first_name, settings, message)
     await query.answer(None if started else t("play.already"), show_alert=not started)
 
@@ -51,15 +55,19 @@ def _edit(publisher: Publisher, menus: LastMenus, query: CallbackQuery, redraw: 
           t: Translator) -> None:
     """Menus change in place, through the publisher like every other edit; the person's last
     menu is drawn the new way after a change of language."""
-    chat_id, message_id = query.message.chat.id, query.message.message_id
+    tapped = tapped_message(query)
+    chat_id, message_id = tapped.chat.id, tapped.message_id
     publisher.show(("menu", chat_id, message_id), chat_id, message_id, redraw(t))
     menus.changed(query.from_user.id, chat_id, message_id, redraw)
 
 
 async def drop_question(query: CallbackQuery) -> None:
-    """The question a tap answered leaves the chat; after a double tap it is gone already."""
-    with contextlib.suppress(TelegramBadRequest):
-        await query.message.delete()
+    """The question a tap answered leaves the chat; after a double tap it is gone already.
+    One too old for the bot to see any more is too old for it to delete."""
+    question = tapped_message(query)
+    if isinstance(question, Message):
+        with contextlib.suppress(TelegramBadRequest):
+            await question.delete()
 
 
 async def _save(query: CallbackQuery, t: Translator, user: UserRow, store: Store,
@@ -74,32 +82,34 @@ async def _save(query: CallbackQuery, t: Translator, user: UserRow, store: Store
 
 # ---- the /play setup message -----------------------------------------------------------------
 
-async def choose_option(query: CallbackQuery, callback_data: SetupOptionCallback, t: Translator,
+async def choose_option(query: CallbackQuery, callback_data: CallbackData, t: Translator,
                         user: UserRow, store: Store, publisher: Publisher,
                         menus: LastMenus) -> None:
+    option = record_of(callback_data, SetupOption)
     before = PlaySettings.from_dict(user.settings)
-    after = before.with_option(callback_data.field, callback_data.value)
+    after = before.with_option(option.field, option.value)
     if after is None:   # a value the field takes, but not now: show-trump in the throw-in game
         await query.answer(t("tap.unknown"), show_alert=True)
         return
-    screen = setup_screen if callback_data.field in MAIN_OPTIONS else options_screen
+    screen = setup_screen if option.field in MAIN_OPTIONS else options_screen
     await _save(query, t, user, store, publisher, menus, after, screen,
                 after.bots != before.bots)
 
 
-async def choose_bots(query: CallbackQuery, callback_data: SetupCallback, t: Translator,
+async def choose_bots(query: CallbackQuery, callback_data: CallbackData, t: Translator,
                       user: UserRow,
                       store: Store, publisher: Publisher, menus: LastMenus) -> None:
     before = PlaySettings.from_dict(user.settings)
-    after = before.with_bots(int(callback_data.value))
+    after = before.with_bots(int(record_of(callback_data, Setup).value))
     await _save(query, t, user, store, publisher, menus, after, setup_screen,
                 after.options != before.options)
 
 
-async def choose_level(query: CallbackQuery, callback_data: SetupCallback, t: Translator,
+async def choose_level(query: CallbackQuery, callback_data: CallbackData, t: Translator,
                        user: UserRow,
                        store: Store, publisher: Publisher, menus: LastMenus) -> None:
-    after = PlaySettings.from_dict(user.settings).with_level(callback_data.value)
+    level = record_of(callback_data, Setup).value
+    after = PlaySettings.from_dict(user.settings).with_level(level)
     await _save(query, t, user, store, publisher, menus, after, setup_screen, False)
 
 
@@ -133,7 +143,8 @@ async def open_setup(query: CallbackQuery, t: Translator, user: UserRow,
                      publisher: Publisher, menus: LastMenus) -> None:
     """⚙ Settings: the table's options, as a setup message of its own (Back leads to the rest)."""
     settings = PlaySettings.from_dict(user.settings)
-    show_menu(publisher, menus, query.message, user.id, lambda t: options_screen(settings, t), t)
+    show_menu(publisher, menus, tapped_message(query), user.id,
+              lambda t: options_screen(settings, t), t)
     await query.answer()
 
 
@@ -149,21 +160,24 @@ async def keep_playing(query: CallbackQuery) -> None:
     await drop_question(query)
 
 
-async def full_rules(query: CallbackQuery, callback_data: MenuCallback, t: Translator,
+async def full_rules(query: CallbackQuery, callback_data: CallbackData, t: Translator,
                      publisher: Publisher) -> None:
-    respond(publisher, query.message, t(f"rules.{callback_data.book}.full"))
+    book = record_of(callback_data, Menu).book
+    respond(publisher, tapped_message(query), t(f"rules.{book}.full"))
     await query.answer()
 
 
 # ---- languages -------------------------------------------------------------------------------
 
-async def choose_language(query: CallbackQuery, callback_data: LangCallback, store: Store,
+async def choose_language(query: CallbackQuery, callback_data: CallbackData, store: Store,
                           tables: TableService, publisher: Publisher, menus: LastMenus) -> None:
     """His game message and his last menu follow the new language at once."""
-    code, user_id, t = callback_data.code, query.from_user.id, translator(callback_data.code)
+    code = record_of(callback_data, Lang).code
+    user_id, t = query.from_user.id, translator(code)
     await store.users.set_language(user_id, code)
     await tables.change_locale(user_id)
-    chat_id, message_id = query.message.chat.id, query.message.message_id
+    tapped = tapped_message(query)
+    chat_id, message_id = tapped.chat.id, tapped.message_id
     publisher.show(("menu", chat_id, message_id), chat_id, message_id,
                    Screen(t("lang.set", language=LANGUAGE_NAMES[code])))
     menus.redraw(user_id, t, publisher)
@@ -174,7 +188,7 @@ def router() -> Router:
     r = Router(name="menus")
     # MagicData, not a bare F: aiogram runs a plain magic filter in a thread, and this one
     # sees every tap on the way to the game's router.
-    r.callback_query.filter(MagicData(F.event.message.chat.type == "private"))
+    r.callback_query.filter(MagicData(F.event.message.chat.type == ChatType.PRIVATE))
     on = r.callback_query.register
     on(choose_option,
        SetupOptionCallback.filter(F.func(lambda d: decode(d.field, d.value) is not None)))

@@ -15,8 +15,23 @@ from tg_durak.render.screen import Screen
 from tg_durak.telegram.last_menus import LastMenus, Redraw
 
 
+def tapped_message(query: CallbackQuery) -> Message | InaccessibleMessage:
+    """The message whose button was tapped. Every tap the routers take has one: the bot sends
+    no inline-mode messages, whose buttons' taps come without."""
+    assert query.message is not None
+    return query.message
+
+
+async def username(bot: Bot) -> str:
+    """The bot's @username: every bot has one (aiogram's User leaves it optional)."""
+    me = await bot.me()
+    assert me.username is not None
+    return me.username
+
+
 def _topic(message: Message | InaccessibleMessage) -> int | None:
-    return message.message_thread_id if getattr(message, "is_topic_message", False) else None
+    return message.message_thread_id \
+        if isinstance(message, Message) and message.is_topic_message else None
 
 
 def respond(publisher: Publisher, message: Message | InaccessibleMessage, screen: Screen | str,
@@ -44,8 +59,7 @@ async def say(publisher: Publisher, message: Message, answer: Answer, t: Transla
         return
     keyboard = None
     if answer.start is not None:
-        me = await bot.me()
-        keyboard = [[open_bot(t("btn.open_private"), me.username, answer.start)]]
+        keyboard = [[open_bot(t("btn.open_private"), await username(bot), answer.start)]]
     respond(publisher, message, Screen(t(answer.key, **answer.params), keyboard),
             reply_to=answer.reply_to)
 
