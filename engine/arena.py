@@ -29,6 +29,7 @@ import multiprocessing
 import random
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from engine.actions import Action
@@ -146,12 +147,13 @@ def run(a_name: str, b_name: str, games: int, rules: Rules, seed: int, a_seats: 
     if not 1 <= a_seats < n:
         raise ValueError("side A needs at least one seat and must leave one to side B")
     deals = -(-games // n)
+    a_opts, b_opts = a_options or {}, b_options or {}
     config = {"rules": rules.to_dict(), "seed": seed, "a_seats": a_seats,
-              "a_name": a_name, "b_name": b_name,
-              "a_options": a_options or {}, "b_options": b_options or {}}
-    a, b = Side(a_name, config["a_options"]), Side(b_name, config["b_options"])
+              "a_name": a_name, "b_name": b_name, "a_options": a_opts, "b_options": b_opts}
+    a, b = Side(a_name, a_opts), Side(b_name, b_opts)
     records: list[dict] = []
     started = time.perf_counter()
+    batches: Iterator[list[dict]]
     if workers > 1:
         pool = multiprocessing.get_context("fork").Pool(workers, _init_worker, (config,))
         batches = pool.imap_unordered(_play_deal, range(deals))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import ClassVar, TypeVar
 
 T = TypeVar("T")
@@ -17,7 +17,9 @@ _SUIT_BY_NAME = {**{s: i for i, s in enumerate(SUITS)},
                  "♡": 3, "♢": 2, "♤": 0, "♧": 1, "♥️": 3, "♦️": 2, "♠️": 0, "♣️": 1}
 
 DECK_LOWEST_RANK = {24: 9, 36: 6, 52: 2}
-_PARSED: dict[str, Card] = {}   # each spelling read so far (a few hundred exist)
+# Each spelling read so far (a few hundred exist). Only strs are stored, but parse looks up a
+# Card too (it misses, and the Card is its own answer).
+_PARSED: dict[str | Card, Card] = {}
 
 
 class Card:
@@ -30,6 +32,7 @@ class Card:
     suit: str
     suit_index: int
     index: int
+    _text: str
 
     def __new__(cls, rank: int, suit: str | int) -> Card:
         si = suit if isinstance(suit, int) else _SUIT_BY_NAME.get(suit, -1)
@@ -47,7 +50,7 @@ class Card:
         return card
 
     @classmethod
-    def parse(cls, text: str) -> Card:
+    def parse(cls, text: str | Card) -> Card:
         """Reads "10♥", "10h", "Qs", "a♠" (case-insensitive rank letters)."""
         # Restoring a game parses every card of its deal, its state and its log (about 100 a
         # table, a million for 10,000 tables): a spelling read before costs one lookup.
@@ -153,7 +156,7 @@ def names_of(mask: int) -> list[str]:
     return picked(mask, CARD_NAMES)
 
 
-def mask_of(cards) -> int:
+def mask_of(cards: Iterable[Card | str]) -> int:
     """The mask of `cards`: Card objects, or spellings Card.parse reads."""
     m = 0
     for c in cards:

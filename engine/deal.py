@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from engine.cards import (
     CARDS,
@@ -20,6 +21,10 @@ from engine.cards import (
 from engine.rules import HAND_SIZE, Rules
 
 Hands = list[list[Card]]
+# A game's deal as dealt, which its snapshot and its replay start from: (hands, stock, trump
+# suit, the first attacker if the deal named him, the time of the deal, R2.3's shown card).
+Initial = tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...], str, int | None, float,
+                Card | None]
 _DECKS = {size: tuple(cards_of(deck_mask(size))) for size in DECK_LOWEST_RANK}   # R1.1
 
 
@@ -34,28 +39,29 @@ def shuffled_deal(rules: Rules, seed: int | str) -> tuple[Hands, list[Card], str
     n = rules.players
     hands = [deck[i * HAND_SIZE:(i + 1) * HAND_SIZE] for i in range(n)]
     stock = deck[n * HAND_SIZE:]
-    # R2.3: with no stock left the last dealt card names trump and is shown to all.
-    revealed = None if stock else hands[-1][-1]
-    trump = stock[-1].suit if stock else revealed.suit
-    return hands, stock, trump, revealed
+    # R2.2: the stock's bottom card names trump; R2.3: with no stock left the last dealt card
+    # does, and is shown to all.
+    naming = stock[-1] if stock else hands[-1][-1]
+    return hands, stock, naming.suit, None if stock else naming
 
 
-def explicit_deal(rules: Rules, hands: list[list[Card | str]], stock: list[Card | str],
-                  trump: str | None, first_attacker: int | None) -> tuple[Hands, list[Card], str]:
+def explicit_deal(rules: Rules, hands: Sequence[Sequence[Card | str]],
+                  stock: Sequence[Card | str], trump: str | None, first_attacker: int | None
+                  ) -> tuple[Hands, list[Card], str]:
     """A deal someone wrote down, read and checked: the hands, the stock and the trump suit.
 
     stock[-1] is the face-up trump card (R2.2); with an empty stock the trump must be named.
     """
-    hands = [[Card.parse(c) for c in h] for h in hands]
-    stock = [Card.parse(c) for c in stock]
-    _check(rules, hands, stock, first_attacker)
-    if stock:
-        if trump is not None and parse_suit(trump) != stock[-1].suit_index:
+    dealt = [[Card.parse(c) for c in h] for h in hands]
+    cards = [Card.parse(c) for c in stock]
+    _check(rules, dealt, cards, first_attacker)
+    if cards:
+        if trump is not None and parse_suit(trump) != cards[-1].suit_index:
             raise ValueError("trump must be the suit of the last stock card (R2.2)")
-        trump = stock[-1].suit
+        trump = cards[-1].suit
     elif trump is None:
         raise ValueError("with an empty stock, name the trump suit")
-    return hands, stock, SUITS[parse_suit(trump)]
+    return dealt, cards, SUITS[parse_suit(trump)]
 
 
 def _check(rules: Rules, hands: Hands, stock: list[Card], first_attacker: int | None) -> None:

@@ -14,7 +14,7 @@ refuse, with its reason (PokerKit's verify / can / do).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import engine.snapshot as snapshot
@@ -46,7 +46,7 @@ from engine.cards import (
     parse_suit,
     picked,
 )
-from engine.deal import explicit_deal, opening_attacker, shuffled_deal
+from engine.deal import Initial, explicit_deal, opening_attacker, shuffled_deal
 from engine.rules import AWAY_AFTER_TIMEOUTS, HAND_SIZE, MAX_PLAYERS, Rules, ThrowIn, Variant
 from engine.state import DERIVED, FIELDS, SLOTS, Phase, compile_copy, next_due
 from engine.views import PlayerView
@@ -57,9 +57,12 @@ BEATERS = tuple(beats_masks(s) for s in range(4))  # BEATERS[trump][card]
 _event = tuple.__new__
 # Enum members read on the hot path (an enum attribute costs ~50 ns on Python 3.11).
 _TRANSFER_GAME, _THROW_IN_ALL = Variant.TRANSFER, ThrowIn.ALL
+# One way to transfer, as _transfers answers it: (the refusal, else None; the card mask it
+# allows, 0 when refused).
+_Verdict = tuple[str | None, int]
 # _transfers' answers that need no arithmetic.
-_NO_TRANSFER = (Refusal.NO_TRANSFER, 0), (Refusal.NO_TRANSFER, 0)
-_NO_SHOW_TRUMP = Refusal.NO_SHOW_TRUMP, 0
+_NO_TRANSFER: tuple[_Verdict, _Verdict] = (Refusal.NO_TRANSFER, 0), (Refusal.NO_TRANSFER, 0)
+_NO_SHOW_TRUMP: _Verdict = Refusal.NO_SHOW_TRUMP, 0
 # _DEFEND_AT[target][card]: the interned DEFEND actions, by target first, so that one
 # `picked` lists a target's answers.
 _DEFEND_AT = tuple(zip(*DEFEND, strict=True))
@@ -79,6 +82,47 @@ def _lowest(mask: int, trump: int) -> int:
 class Game:
     __slots__ = SLOTS
 
+    # state.FIELDS, in its order: FIELDS makes them the slots (and copies and saves them), these
+    # annotations only tell the type checker their types (it cannot read a computed __slots__).
+    rules: Rules
+    seed: int | float | str   # a sampled game's is a float from the search's rng
+    players: int
+    initial: Initial | None
+    named_trump: int
+    log: list[tuple]
+    history: list[Event]
+    trump: int
+    beaters: tuple[int, ...]
+    hands: list[int]
+    known: list[int]
+    stock: list[int]
+    trump_card_index: int
+    discard: int
+    attacks: list[int]
+    defences: list[int]
+    unbeaten: int
+    table_ranks: int
+    active: int
+    out_order: list[int]
+    active_list: tuple[int, ...]
+    next_seat: list[int]
+    round_starter: int
+    attacker: int
+    defender: int
+    throwers: int
+    first_round: bool
+    round_limit: int
+    attack_limit: int
+    taking: bool
+    passes: int
+    showed_trump: int
+    turn_due: float | None
+    window_due: float | None
+    close_due: float | None
+    timeouts: list[int]
+    is_over: bool
+    durak: int | None
+
     # ---- construction -------------------------------------------------------------------
 
     @classmethod
@@ -91,19 +135,21 @@ class Game:
     def from_deal(
         cls,
         rules: Rules,
-        hands: list[list[Card | str]],
-        stock: list[Card | str],
+        hands: Sequence[Sequence[Card | str]],
+        stock: Sequence[Card | str],
         trump: str | None = None,
         first_attacker: int | None = None,
         now: float = 0.0,
         seed: int | str = 0,
     ) -> Game:
         """An explicit deal: stock[0] is drawn next, stock[-1] is the face-up trump card."""
-        hands, stock, trump = explicit_deal(rules, hands, stock, trump, first_attacker)
-        return cls._setup(rules, seed, hands, stock, trump, first_attacker, now)
+        dealt, cards, suit = explicit_deal(rules, hands, stock, trump, first_attacker)
+        return cls._setup(rules, seed, dealt, cards, suit, first_attacker, now)
 
     @classmethod
-    def _setup(cls, rules, seed, hands, stock, trump, first_attacker, now, revealed=None) -> Game:
+    def _setup(cls, rules: Rules, seed: int | str, hands: Sequence[Sequence[Card]],
+               stock: Sequence[Card], trump: str, first_attacker: int | None, now: float,
+               revealed: Card | None = None) -> Game:
         g = object.__new__(cls)
         n = rules.players
         g.rules, g.seed, g.players, g.log, g.history = rules, seed, n, [], []
@@ -297,7 +343,7 @@ class Game:
             return Refusal.ALL_BEATEN if self.attacks else Refusal.EMPTY_TABLE
         return None
 
-    def _transfers(self, seat: int) -> tuple[tuple[str | None, int], tuple[str | None, int]]:
+    def _transfers(self, seat: int) -> tuple[_Verdict, _Verdict]:
         """R9.1-R9.5, R9.7, for a defender whose answer is allowed: may he pass the attack on,
         and with which cards, by laying a card and by showing a trump? ((refusal, cards) each;
         the cards are 0 when refused.)"""
@@ -318,9 +364,10 @@ class Game:
         # The receiver must answer every attack card: one more card unless one is shown (R9.2).
         room = self.hands[self.next_seat[seat]].bit_count()
         if k + 1 > self.round_limit:
-            by_card = Refusal.TRANSFER_LIMIT, 0
+            by_card: _Verdict = Refusal.TRANSFER_LIMIT, 0
         else:
             by_card = (Refusal.TRANSFER_HAND, 0) if room < k + 1 else (None, cards)
+        shown: _Verdict
         if not rules.show_trump:
             shown = _NO_SHOW_TRUMP
         elif self.showed_trump >> seat & 1:
@@ -437,7 +484,7 @@ class Game:
             raise self._refuse(refusal, card=card, target=CARDS[attack] if attack >= 0 else None)
         return bit
 
-    def _attack(self, seat, card, target, now) -> list[Event]:
+    def _attack(self, seat: int, card: Card, target: None, now: float) -> list[Event]:
         if self.attacks:
             if not self._thrower_seats()[0] >> seat & 1:
                 raise self._refuse(self._thrower_refusal(seat, Refusal.LIMIT))
@@ -475,7 +522,7 @@ class Game:
             self._check_window(now)
         return events
 
-    def _defend(self, seat, card, target, now) -> list[Event]:
+    def _defend(self, seat: int, card: Card, target: int | None, now: float) -> list[Event]:
         refusal = self._answer_refusal(seat)
         if refusal is not None:
             raise self._refuse(refusal)
@@ -501,7 +548,7 @@ class Game:
             self._open_window(now)
         return events
 
-    def _take(self, seat, card, target, now) -> list[Event]:
+    def _take(self, seat: int, card: None, target: None, now: float) -> list[Event]:
         refusal = self._answer_refusal(seat)
         if refusal is not None:
             raise self._refuse(refusal)
@@ -513,7 +560,7 @@ class Game:
         self._open_window(now)
         return [_event(Event, (EventKind.TAKE, self.defender, None, None, None, None))]
 
-    def _pass(self, seat, card, target, now) -> list[Event]:
+    def _pass(self, seat: int, card: None, target: None, now: float) -> list[Event]:
         if not self._thrower_seats()[1] >> seat & 1:
             raise self._refuse(self._thrower_refusal(seat, Refusal.ALREADY_PASSED))
         self.passes |= 1 << seat
@@ -521,7 +568,8 @@ class Game:
             self._check_window(now)
         return [_event(Event, (EventKind.PASS, seat, None, None, None, None))]
 
-    def _transfer(self, seat, card, target, now, show: bool = False) -> list[Event]:
+    def _transfer(self, seat: int, card: Card, target: None, now: float,
+                  show: bool = False) -> list[Event]:
         refusal = self._answer_refusal(seat)
         refusal, allowed = (refusal, 0) if refusal else self._transfers(seat)[show]
         if refusal is not None:
@@ -549,7 +597,7 @@ class Game:
         self._maybe_leave(seat, events)
         return events
 
-    def _show_trump(self, seat, card, target, now) -> list[Event]:
+    def _show_trump(self, seat: int, card: Card, target: None, now: float) -> list[Event]:
         return self._transfer(seat, card, target, now, show=True)
 
     # ---- windows, leaving, rounds -------------------------------------------------------
@@ -779,8 +827,7 @@ class Game:
     def from_dict(cls, d: dict) -> Game:
         """Restore a snapshot; a damaged one raises ValueError rather than yield a wrong game."""
         g = object.__new__(cls)
-        snapshot.read_snapshot(g, d)
-        _, stock, _, _, _, revealed = g.initial
+        _, stock, _, _, _, revealed = snapshot.read_snapshot(g, d)
         g.named_trump = _named_trump(stock, revealed)
         g._derive()
         return g
@@ -823,7 +870,7 @@ class Game:
         return None if card is None else (seat, card)
 
 
-def _named_trump(stock: tuple[Card, ...] | list[Card], revealed: Card | None) -> int:
+def _named_trump(stock: Sequence[Card], revealed: Card | None) -> int:
     """R2.2 / R2.3: the card that named trump, as a card index (-1: none was shown)."""
     card = stock[-1] if stock else revealed
     return -1 if card is None else card.index

@@ -39,7 +39,7 @@ def dealer(view: PlayerView, weights: Sequence[Mapping[int, float]] | None = Non
     known = [mask_of(k) for k in view.known]
     # Per seat: what its hand holds before a deal (the view's own seat, its whole hand), how
     # many hidden cards it still needs, and the weights they are drawn by.
-    seats = []
+    seats: list[tuple[int, int, Mapping[int, float] | None]] = []
     for seat, count in enumerate(view.hand_counts):
         if seat == view.seat:
             seats.append((mask_of(view.hand), 0, None))

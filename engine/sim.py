@@ -27,7 +27,9 @@ def random_game(rules: Rules, seed: int, rng: random.Random, wait_chance: float 
             return g
         movers = g.acting_seats
         if not movers or rand() < wait_chance:
-            now = g.next_deadline
+            due = g.next_deadline
+            assert due is not None   # a game not over always has a clock running
+            now = due
             g.advance(now)
             continue
         seat = movers[int(rand() * len(movers))]

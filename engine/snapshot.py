@@ -7,16 +7,21 @@ one rather than restore a wrong game.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.cards import CARD_NAMES, Card, deck_mask
+from engine.deal import Initial
 from engine.rules import Rules
 from engine.state import dump_state, load_state
+
+if TYPE_CHECKING:   # the game imports this module
+    from engine.actions import Event
+    from engine.game import Game
 
 FORMAT = 1
 
 
-def write_snapshot(game: Any, log: bool) -> dict:
+def write_snapshot(game: Game, log: bool) -> dict:
     d = {
         "format": FORMAT,
         "rules": game.rules.to_dict(),
@@ -29,23 +34,25 @@ def write_snapshot(game: Any, log: bool) -> dict:
     return d
 
 
-def read_snapshot(game: Any, d: dict) -> None:
-    """Set every field `write_snapshot` wrote (the derived ones are the game's to compute)."""
+def read_snapshot(game: Game, d: dict) -> Initial:
+    """Set every field `write_snapshot` wrote (the derived ones are the game's to compute);
+    returns the deal, which a snapshot always has."""
     try:
         if d.get("format") != FORMAT:
             raise ValueError(f"unknown snapshot format {d.get('format')!r}")
         game.rules = Rules.from_dict(d["rules"])
         game.seed, game.players = d["seed"], game.rules.players
-        game.initial = parse_initial(d["initial"])
+        game.initial = initial = parse_initial(d["initial"])
         load_state(game, _with_roles(d["state"], game.players))
         game.log = [entry_from_json(e) for e in d["log"]]
     except (KeyError, TypeError, AttributeError, IndexError) as exc:
         raise ValueError(f"damaged game snapshot: {exc!r}") from exc
     _check(game)
     game.history = _history(game, d)
+    return initial
 
 
-def _history(game: Any, d: dict) -> list:
+def _history(game: Game, d: dict) -> list[Event]:
     """The events the log made, replayed from the deal: the history is not saved. A log that does
     not replay (a damaged row, which `tg_durak.ops.check` reports) leaves it empty: the game
     itself is the saved state."""
@@ -57,7 +64,7 @@ def _history(game: Any, d: dict) -> list:
         return []
 
 
-def read_record(d: dict) -> tuple[Rules, int | str, tuple, list[tuple]]:
+def read_record(d: dict) -> tuple[Rules, int | str, Initial, list[tuple]]:
     """What a replay starts from: the rules, the seed, the deal, and the log's entries."""
     log = [entry_from_json(e) if isinstance(e, list) else e for e in d["log"]]
     return Rules.from_dict(d["rules"]), d["seed"], parse_initial(d["initial"]), log
@@ -82,7 +89,7 @@ def entry_from_json(e: list) -> tuple:
     raise ValueError(f"unknown log entry {e!r}")
 
 
-def parse_initial(ini: dict) -> tuple:
+def parse_initial(ini: dict) -> Initial:
     """The deal recorded in a snapshot, as (hands, stock, trump, first, now, revealed)."""
     return (
         tuple(tuple(map(Card.parse, h)) for h in ini["hands"]),
@@ -92,7 +99,7 @@ def parse_initial(ini: dict) -> tuple:
     )
 
 
-def _initial_json(initial: tuple | None) -> dict | None:
+def _initial_json(initial: Initial | None) -> dict | None:
     if initial is None:
         return None  # a determinization made for search has no deal of its own
     hands, stock, trump, first_attacker, now, revealed = initial
@@ -120,7 +127,7 @@ def _with_roles(state: dict, players: int) -> dict:
     return {**state, "round_starter": starter, "attacker": attacker}
 
 
-def _check(game: Any) -> None:
+def _check(game: Game) -> None:
     n = game.players
     if len(game.hands) != n or len(game.known) != n or len(game.timeouts) != n:
         raise ValueError("damaged game snapshot: seat count")

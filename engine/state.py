@@ -147,18 +147,20 @@ FIELDS: tuple[Field, ...] = (
 )
 SLOTS = tuple(f.name for f in FIELDS)
 SAVED = tuple(f for f in FIELDS if f.json is not None)
+# SAVED with each one's key, which f.json spells as optional.
+_KEYED = tuple((f.json, f) for f in FIELDS if f.json is not None)
 
 
 def dump_state(game: object) -> dict:
     """The saved fields of `game` as a snapshot's JSON-safe "state"."""
     state: dict = {}
     columns: dict[str, list] = {}
-    for f in SAVED:
+    for key, f in _KEYED:
         value = f.kind.dump(getattr(game, f.name))
         if f.kind.column is None:
-            state[f.json] = value
+            state[key] = value
         else:
-            columns.setdefault(f.json, []).append(value)
+            columns.setdefault(key, []).append(value)
     for key, cols in columns.items():
         state[key] = [list(row) for row in zip(*cols, strict=True)]
     return state
@@ -166,8 +168,8 @@ def dump_state(game: object) -> dict:
 
 def load_state(game: object, state: dict) -> None:
     """Set the saved fields of `game` from a snapshot's "state" (KeyError etc. when damaged)."""
-    for f in SAVED:
-        value = state[f.json]
+    for key, f in _KEYED:
+        value = state[key]
         if f.kind.column is not None:
             value = [row[f.kind.column] for row in value]
         setattr(game, f.name, f.kind.load(value))

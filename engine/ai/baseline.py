@@ -80,14 +80,16 @@ def playout(g: Game, seat: int, rng: random.Random | None = None, noise: float =
                 return value
         seats = seats_to_ask(g)
         if not seats:
-            now = max(now, g.next_deadline)
+            due = g.next_deadline
+            assert due is not None   # a game not over always has a clock running
+            now = max(now, due)
             g.advance(now)
             continue
         s = seats[0]
         legal = legal_of(s)
         if len(legal) == 1:
             action = legal[0]
-        elif noise and rng.random() < noise:
+        elif noise and rng is not None and rng.random() < noise:
             action = easy_action(g, s, legal, rng)
         else:
             action = normal_action(g, s, legal)
@@ -200,7 +202,9 @@ def settle(g: Game) -> list[int]:
         seats = seats_to_ask(g)
         if seats:
             return seats
-        g.advance(max(0.0, g.next_deadline))
+        due = g.next_deadline
+        assert due is not None   # a game not over always has a clock running
+        g.advance(max(0.0, due))
     return []
 
 

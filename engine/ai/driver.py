@@ -52,7 +52,9 @@ def step(g: Game, decide: Decide, now: float) -> float:
     """Make one move (or fire the next deadline); returns the clock after it."""
     seats = seats_to_ask(g)
     if not seats:
-        now = max(now, g.next_deadline)
+        due = g.next_deadline
+        assert due is not None   # a game not over always has a clock running
+        now = max(now, due)
         g.advance(now)
         return now
     seat = seats[0]

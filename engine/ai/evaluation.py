@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 
@@ -35,7 +36,7 @@ def stage(stock: int) -> int:
     return 2 if not stock else 1 if stock <= LAST_REFILL else 0
 
 
-def _hand(hand: int, against: int, beaters: list[int], trump_mask: int, low: int
+def _hand(hand: int, against: int, beaters: Sequence[int], trump_mask: int, low: int
           ) -> tuple[float, ...]:
     """One hand's terms: cards, cards², trumps, trump strength, plain strength, low cards, ranks,
     and cards that the hand `against` cannot beat.

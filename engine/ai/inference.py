@@ -153,73 +153,88 @@ class _Reader:
             EventKind.DRAW: self._draw, EventKind.OUT: self._out,
         }
         for e in self.view.history:
+            seat = e.seat
             if e.kind == EventKind.TIMEOUT:
-                forced = e.seat
+                forced = seat
                 continue
             handler = handlers.get(e.kind)
             if handler is not None:
-                handler(e, e.seat != forced and e.seat != self.view.seat)
+                assert seat is not None   # only the game's end may name no seat
+                handler(e, seat, seat != forced and seat != self.view.seat)
             if e.kind in _MOVES:
                 forced = None
         return self.found
 
     # ---- each event: what a chosen move says, then what it changed ----------------------
+    # (The events of a play name its card, of a defence its target, of a transfer the seat it
+    # goes to, of a draw or a take the count: each handler asserts what it reads.)
 
-    def _attack(self, e: Event, chose: bool) -> None:
-        self._played(e.seat, e.card.index)
+    def _attack(self, e: Event, seat: int, chose: bool) -> None:
+        assert e.card is not None
+        card = e.card.index
+        self._played(seat, card)
         if chose:
-            self._note(e.seat, self._attack_says(e.card.index))
+            self._note(seat, self._attack_says(card))
             if not self.attacks and self.stock > NORMAL.late_stock:
-                self._note(e.seat, *self._lead_unless_pair(e.seat, e.card.index))
+                self._note(seat, *self._lead_unless_pair(seat, card))
         if not self.attacks:
-            self.defender = self._next(e.seat)
+            self.defender = self._next(seat)
             self._open(self.defender)
-        self._put(e.seat, e.card.index)
+        self._put(seat, card)
 
-    def _defend(self, e: Event, chose: bool) -> None:
-        self._played(e.seat, e.card.index)
+    def _defend(self, e: Event, seat: int, chose: bool) -> None:
+        target = e.target
+        assert e.card is not None and target is not None
+        card = e.card.index
+        self._played(seat, card)
         if chose:
-            self._note(e.seat, self._no_transfer_says(e.seat))
-            for cards, doubt in self._defence_says(e.seat, e.card.index, e.target):
-                self._note(e.seat, cards, doubt)
-        if 0 <= e.target < len(self.defences):
-            self.defences[e.target] = e.card.index
-        self.counts[e.seat] -= 1
+            self._note(seat, self._no_transfer_says(seat))
+            for cards, doubt in self._defence_says(seat, card, target):
+                self._note(seat, cards, doubt)
+        if 0 <= target < len(self.defences):
+            self.defences[target] = card
+        self.counts[seat] -= 1
 
-    def _transfer(self, e: Event, chose: bool) -> None:
-        self._played(e.seat, e.card.index)
+    def _transfer(self, e: Event, seat: int, chose: bool) -> None:
+        to_seat = e.to_seat
+        assert e.card is not None and to_seat is not None
+        card = e.card.index
+        self._played(seat, card)
         if e.kind == EventKind.TRANSFER:
-            self._put(e.seat, e.card.index)
+            self._put(seat, card)
         else:   # the trump shown stays in his hand, now known
-            self.held[e.seat] |= 1 << e.card.index
-        self.defender = e.to_seat
-        self._open(e.to_seat)
+            self.held[seat] |= 1 << card
+        self.defender = to_seat
+        self._open(to_seat)
 
-    def _take(self, e: Event, chose: bool) -> None:
+    def _take(self, e: Event, seat: int, chose: bool) -> None:
         if chose:
-            self._note(e.seat, self._take_says() | self._no_transfer_says(e.seat))
+            self._note(seat, self._take_says() | self._no_transfer_says(seat))
         self.taking = True
 
-    def _pass(self, e: Event, chose: bool) -> None:
+    def _pass(self, e: Event, seat: int, chose: bool) -> None:
         if chose:
-            self._note(e.seat, self._pass_says())
+            self._note(seat, self._pass_says())
 
-    def _close(self, e: Event, chose: bool) -> None:
+    def _close(self, e: Event, seat: int, chose: bool) -> None:
         if e.kind == EventKind.TAKEN:
-            self.counts[e.seat] += e.count
-            self.held[e.seat] |= self._table()
+            assert e.count is not None
+            self.counts[seat] += e.count
+            self.held[seat] |= self._table()
         else:
             self.gone |= self._table()
         self.attacks, self.defences = [], []
         self.taking = self.first = False
 
-    def _draw(self, e: Event, chose: bool) -> None:
-        self.counts[e.seat] += e.count
-        self.drawn[e.seat] += e.count
-        self.stock -= e.count
+    def _draw(self, e: Event, seat: int, chose: bool) -> None:
+        count = e.count
+        assert count is not None
+        self.counts[seat] += count
+        self.drawn[seat] += count
+        self.stock -= count
 
-    def _out(self, e: Event, chose: bool) -> None:
-        self.active.discard(e.seat)
+    def _out(self, e: Event, seat: int, chose: bool) -> None:
+        self.active.discard(seat)
 
     def slip(self, seat: int, unlike: float) -> float:
         """How often `seat`'s moves say the wrong thing about his hand: `slip` if he plays like
@@ -434,10 +449,14 @@ def _dealt(view: PlayerView) -> tuple[list[int], int]:
     plus what it took away."""
     counts, stock = list(view.hand_counts), view.stock_count
     for e in view.history:
+        seat = e.seat
         if e.kind in (EventKind.ATTACK, EventKind.DEFEND, EventKind.TRANSFER):
-            counts[e.seat] += 1
+            assert seat is not None   # a play names its seat
+            counts[seat] += 1
         elif e.kind in (EventKind.TAKEN, EventKind.DRAW):
-            counts[e.seat] -= e.count
+            count = e.count
+            assert seat is not None and count is not None   # a take or a draw names both
+            counts[seat] -= count
             if e.kind == EventKind.DRAW:
-                stock += e.count
+                stock += count
     return counts, stock

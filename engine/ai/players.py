@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from engine.actions import Action
 from engine.ai.policy import NORMAL, easy_action, normal_action
@@ -48,7 +48,7 @@ class NormalPlayer(Player):
 
     name = "normal"
 
-    def __init__(self, **style: object) -> None:
+    def __init__(self, **style: Any) -> None:   # Style's fields, as replace() takes them
         self.style = replace(NORMAL, **style)
 
     def __repr__(self) -> str:

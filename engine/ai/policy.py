@@ -14,6 +14,7 @@ trump outranks every plain card.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 
@@ -169,19 +170,18 @@ def _defend(g: Game, seat: int, legal: list[Action], style: Style) -> Action:
     mean = MEAN[g.rules.deck]
     stock = len(g.stock)
     plan = plan_defence(g, seat, style)
-    transfers = [a for a in legal if a.kind == ActionKind.TRANSFER]
+    # (card, action): every transfer names its card (`and a.card` tells the type checker so).
+    transfers = [(a.card, a) for a in legal if a.kind == ActionKind.TRANSFER and a.card]
     shows = [a for a in legal if a.kind == ActionKind.SHOW_TRUMP]
-    cost = None
-    if plan is not None:
-        # Spending a card costs what it is worth above an average card (it is replaced from
-        # the stock while the stock lasts).
-        cost = sum(value(b, trump) - mean for _, b in plan)
+    # Spending a card costs what it is worth above an average card (it is replaced from the
+    # stock while the stock lasts). Without a plan no price beats every card.
+    cost = math.inf if plan is None else sum(value(b, trump) - mean for _, b in plan)
     if shows and (plan is None or cost > 0):
         return shows[0]
     if transfers:
-        x = min(transfers, key=lambda a: value(a.card.index, trump))
-        gx = value(x.card.index, trump) - mean
-        if plan is None or cost >= gx or x.card.suit_index != trump:
+        card, x = min(transfers, key=lambda t: value(t[0].index, trump))
+        gx = value(card.index, trump) - mean
+        if plan is None or cost >= gx or card.suit_index != trump:
             return x
     if plan is None:
         return TAKE
@@ -228,22 +228,23 @@ def _throw_in(g: Game, seat: int, style: Style) -> Action:
 def easy_action(g: Game, seat: int, legal: list[Action], rng: random.Random) -> Action:
     """A beginner: any sensible move at random — keeps trumps for last, takes only when stuck."""
     trumps = SUIT_CARDS[g.trump]
+    # Every attack, defence and transfer names its card; `a.card and` tells the type checker.
     kinds: dict[str, list[Action]] = {}
     for a in legal:
         kinds.setdefault(a.kind, []).append(a)
     if not g.attacks:
         leads = kinds[ActionKind.ATTACK]
-        plain = [a for a in leads if not trumps >> a.card.index & 1]
+        plain = [a for a in leads if a.card and not trumps >> a.card.index & 1]
         return rng.choice(plain or leads)
     if seat == g.defender:
         moves = kinds.get(ActionKind.TRANSFER, []) if rng.random() < 0.5 else []
         moves = moves or kinds.get(ActionKind.DEFEND, [])
-        plain = [a for a in moves if not trumps >> a.card.index & 1]
+        plain = [a for a in moves if a.card and not trumps >> a.card.index & 1]
         if plain or moves:
             return rng.choice(plain or moves)
         return kinds.get(ActionKind.TAKE, legal)[0]
     throws = [a for a in kinds.get(ActionKind.ATTACK, [])
-              if not (g.stock and trumps >> a.card.index & 1)]
+              if a.card and not (g.stock and trumps >> a.card.index & 1)]
     if throws and (rng.random() < 0.5 or ActionKind.PASS not in kinds):
         return rng.choice(throws)
     return kinds[ActionKind.PASS][0] if ActionKind.PASS in kinds else rng.choice(legal)

@@ -90,34 +90,42 @@ class Past:
 
 
 def _read_round(history: Sequence[Event], begin: int, end: int) -> _Round:
-    moves, draws, outs = [], [], []
+    moves: list[tuple[int, Action, bool]] = []
+    draws: list[tuple[int, int, int]] = []
+    outs: list[int] = []
     played: dict[int, int] = {}
     shows = table = 0
     taker = starter = defender = -1
     forced = None   # a timeout's move was the engine's, and says nothing
     if begin:
-        starter, defender = history[begin - 1].seat, history[begin - 1].to_seat
+        opened = history[begin - 1]
+        assert opened.seat is not None and opened.to_seat is not None   # a ROUND names both
+        starter, defender = opened.seat, opened.to_seat
     for i in range(begin, end):
         e = history[i]
-        kind = e.kind
+        kind, seat = e.kind, e.seat
+        if seat is None:   # only a drawn game's end names no seat, and it is none of these
+            continue
         if kind == EventKind.TIMEOUT:
-            forced = e.seat
+            forced = seat
         elif kind in _MOVES:
-            moves.append((e.seat, Action(kind, e.card, e.target), e.seat != forced))
+            moves.append((seat, Action(kind, e.card, e.target), seat != forced))
             forced = None
             if kind in _PLAYS:
-                played[e.seat] = played.get(e.seat, 0) | 1 << e.card.index
+                assert e.card is not None   # a play names its card
+                played[seat] = played.get(seat, 0) | 1 << e.card.index
                 table |= 1 << e.card.index
                 if starter < 0:
-                    starter = e.seat
+                    starter = seat
             elif kind == EventKind.SHOW_TRUMP:
-                shows |= 1 << e.seat
+                shows |= 1 << seat
         elif kind == EventKind.DRAW:
-            draws.append((i, e.seat, e.count))
+            assert e.count is not None   # a draw names how many
+            draws.append((i, seat, e.count))
         elif kind == EventKind.OUT:
-            outs.append(e.seat)
+            outs.append(seat)
         elif kind == EventKind.TAKEN:
-            taker = e.seat
+            taker = seat
     return _Round(begin, tuple(moves), tuple(played.items()), shows, tuple(outs), table,
                   tuple(draws), taker, starter, defender)
 
@@ -200,6 +208,7 @@ def likely_deal(deal_of: Dealer, past: Past, seat: int,
             return deal
         if p > best_p:
             best, best_p = deal, p
+    assert best is not None   # TRIES deals were read, each likelier than -1
     return best
 
 

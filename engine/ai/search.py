@@ -35,6 +35,7 @@ from __future__ import annotations
 import random
 import time
 from functools import partial
+from typing import Any
 
 from engine.actions import Action
 from engine.ai.baseline import (
@@ -106,8 +107,9 @@ class HardPlayer(BaselinePlayer):
     # baseline's 270 at 0.3 s, not a sixth.
     margin_share = 0.1
 
-    def __init__(self, *args: object, rounds: int | None = ROUNDS, drop_z: float = DROP_Z_HARD,
-                 slip: float = SLIP, replay: int = 0, **options: object) -> None:
+    # *args and **options are the baseline's, passed on as they are (it types them).
+    def __init__(self, *args: Any, rounds: int | None = ROUNDS, drop_z: float = DROP_Z_HARD,
+                 slip: float = SLIP, replay: int = 0, **options: Any) -> None:
         super().__init__(*args, **options)
         if not 0 < slip <= 1:
             raise ValueError("slip must be in (0, 1]")
