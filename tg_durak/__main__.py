@@ -13,6 +13,10 @@ import asyncio
 import contextlib
 import logging
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tg_durak.config import Settings
 
 # Exit codes (docs/running.md). A wrong setting fails the same way at every start.
 SETTING_EXIT = 2
@@ -83,8 +87,9 @@ WEBHOOK_DOC = """\
 Runs the bot as `python -m tg_durak` does, but takes the updates Telegram posts to
 DURAK_WEBHOOK_URL (served at its path on DURAK_WEB_HOST:DURAK_WEB_PORT, behind your TLS proxy)
 instead of polling; each post must carry DURAK_WEBHOOK_SECRET. It never sets or deletes the
-webhook: run set-webhook once, from a deploy step. Run one such process for now: tables are not
-yet shared between processes."""
+webhook: run set-webhook once, from a deploy step. On SQLite run one such process; with
+DURAK_DB on PostgreSQL and DURAK_REDIS, as many as the load needs, behind one address
+(docs/running.md, "Several processes")."""
 
 SET_WEBHOOK_DOC = """\
 Registers DURAK_WEBHOOK_URL and DURAK_WEBHOOK_SECRET with Telegram (with the update types the
@@ -98,7 +103,7 @@ def add_set_webhook_arguments(command: argparse.ArgumentParser) -> None:
                          help="remove the webhook instead (back to polling)")
 
 
-def _settings(webhook: bool):
+def _settings(webhook: bool) -> Settings | None:
     """The settings from the environment, or None once the reason was printed."""
     from tg_durak.config import ConfigError, Settings
 

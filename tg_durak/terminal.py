@@ -20,7 +20,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from tg_durak.i18n.translate import Translator, pick_locale, translator
 
@@ -50,11 +50,13 @@ class ChatOrder:
         self.numbers = Numbers()
 
     def note(self, change: Change) -> None:
-        if change.message_id is None or change.kind not in ("message", "edit"):
+        from tg_durak.emulator.models import ChangeKind  # loaded with the game: see above
+
+        if change.message_id is None or change.kind not in (ChangeKind.MESSAGE, ChangeKind.EDIT):
             return
         self._count += 1
         self.changed[change.message_id] = self._count
-        if change.kind == "message":
+        if change.kind == ChangeKind.MESSAGE:
             self.arrived[change.message_id] = self._count
 
 
@@ -226,7 +228,7 @@ class Terminal:
     with /lang); `t`, from --lang, until the bot has saved one.
     """
 
-    def __init__(self, tg: FakeTelegram, t: Translator, out=sys.stdout,
+    def __init__(self, tg: FakeTelegram, t: Translator, out: TextIO = sys.stdout,
                  store: Store | None = None, press_timeout: float = PRESS_TIMEOUT) -> None:
         self.tg = tg
         self.t = t

@@ -15,7 +15,14 @@ from urllib.parse import urlsplit
 from tg_durak.emulator.limits import RateLimiter
 from tg_durak.emulator.markup import MAX_TEXT_LENGTH
 from tg_durak.emulator.members import bot_status, member_json
-from tg_durak.emulator.models import CallbackAnswer, Change, Chat, Message, bad_request
+from tg_durak.emulator.models import (
+    CallbackAnswer,
+    Change,
+    ChangeKind,
+    Chat,
+    Message,
+    bad_request,
+)
 from tg_durak.emulator.params import (
     callback_url_param,
     chat_param,
@@ -167,7 +174,7 @@ class BotApi:
             message_id=message_id, chat_id=chat.id, sender_id=self.world.bot.id, from_bot=True,
             date=int(self.world.clock()), text=text, entities=entities, buttons=buttons,
             reply_to_message_id=reply_to, thread_id=thread,
-        ), "message")
+        ), ChangeKind.MESSAGE)
         return self.world.message_json(message)
 
     def _reply_target(self, params: dict[str, Any], chat: Chat) -> int | None:
@@ -214,7 +221,7 @@ class BotApi:
         edited = self.world.store(replace(
             message, text=text, entities=entities, buttons=buttons,
             edit_count=message.edit_count + 1, edit_date=int(self.world.clock()),
-        ), "edit")
+        ), ChangeKind.EDIT)
         return self.world.message_json(edited)
 
     @_method("deleteMessage")
@@ -223,7 +230,7 @@ class BotApi:
         message = message_param(self.world, params, chat, "message to delete not found")
         if not message.from_bot and not chat.is_private and not chat.bot_is_admin:
             raise bad_request("message can't be deleted")
-        self.world.store(replace(message, deleted=True), "delete")
+        self.world.store(replace(message, deleted=True), ChangeKind.DELETE)
         return True
 
     @_method("answerCallbackQuery")
@@ -246,7 +253,7 @@ class BotApi:
             url=url,
             cache_time=cache_time if isinstance(cache_time, int) else 0,
         )
-        self.world.notify(Change("answer", query.chat_id, query.message_id, query.answer))
+        self.world.notify(Change(ChangeKind.ANSWER, query.chat_id, query.message_id, query.answer))
         return True
 
     # ---------------------------------------------------------------- command menus
@@ -299,7 +306,7 @@ class BotApi:
         action = params.get("action")
         if action not in CHAT_ACTIONS:
             raise bad_request("wrong parameter action in request")
-        self.world.notify(Change("action", chat.id, None, action))
+        self.world.notify(Change(ChangeKind.ACTION, chat.id, None, action))
         return True
 
     @_method("pinChatMessage")
@@ -307,7 +314,7 @@ class BotApi:
         chat = chat_param(self.world, params)
         message = message_param(self.world, params, chat, "message to pin not found")
         chat.pinned_message_id = message.message_id
-        self.world.notify(Change("pin", chat.id, message.message_id, message))
+        self.world.notify(Change(ChangeKind.PIN, chat.id, message.message_id, message))
         return True
 
     @_method("unpinChatMessage")
@@ -315,5 +322,5 @@ class BotApi:
         chat = chat_param(self.world, params)
         if params.get("message_id") in (None, chat.pinned_message_id):
             chat.pinned_message_id = None
-            self.world.notify(Change("pin", chat.id, None, None))
+            self.world.notify(Change(ChangeKind.PIN, chat.id, None, None))
         return True

@@ -22,7 +22,7 @@ from aiohttp import web
 
 from tg_durak.emulator.client_views import chat_json, chats_of, person_json
 from tg_durak.emulator.links import start_app_link, start_link_payload
-from tg_durak.emulator.models import InlineButton, Message, User
+from tg_durak.emulator.models import ChangeKind, InlineButton, Message, User
 
 if TYPE_CHECKING:
     from tg_durak.emulator.fake import FakeTelegram
@@ -36,7 +36,7 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
 LONG_POLL_SECONDS = 20.0
 # A tap the bot does not answer within this long shows as such (Telegram's own limit is 15 s).
 PRESS_TIMEOUT = 15.0
-SHOWN_CHANGES = frozenset({"message", "edit", "delete", "pin"})
+SHOWN_CHANGES = frozenset({ChangeKind.MESSAGE, ChangeKind.EDIT, ChangeKind.DELETE, ChangeKind.PIN})
 
 
 class ClientError(Exception):

@@ -269,7 +269,7 @@ class FakeTelegram:
         self._subscribers = [(c, q) for c, q in self._subscribers if q is not queue]
 
     async def wait_for(
-        self, predicate: Callable[[], T], timeout: float = 60.0, what: str | None = None
+        self, predicate: Callable[[], T | None], timeout: float = 60.0, what: str | None = None
     ) -> T:
         """Wait until predicate() is truthy and return its value.
 
@@ -283,7 +283,7 @@ class FakeTelegram:
             try:
                 value = predicate()
             except (LookupError, AttributeError) as exc:
-                value, error = None, exc  # type: ignore[assignment]
+                value, error = None, exc
             if value:
                 return value
             remaining = deadline - loop.time()

@@ -7,6 +7,8 @@ No I/O.
 
 from __future__ import annotations
 
+from aiogram.enums import ChatMemberStatus, ChatType
+
 from tg_durak.emulator.members import STATUSES, member_json, member_updated
 from tg_durak.emulator.models import SUPERGROUP_IDS_BELOW, Chat, User
 from tg_durak.emulator.world import World
@@ -27,7 +29,7 @@ def set_member(
     if status not in STATUSES:
         raise ValueError(f"unknown status {status!r}: one of {STATUSES}")
     old = member_json(user, chat.status_of(user_id), chat)
-    if status == "creator" and chat.creator_id not in (None, user_id):
+    if status == ChatMemberStatus.CREATOR and chat.creator_id not in (None, user_id):
         chat.creator_id = None  # ownership moves; the former owner stays an administrator
     _apply_status(chat, user_id, status)
     new = member_json(user, status, chat)
@@ -41,13 +43,13 @@ def _apply_status(chat: Chat, user_id: int, status: str) -> None:
         chat.creator_id = None
     for group in (chat.members, chat.admins, chat.banned):
         group.discard(user_id)
-    if status == "kicked":
+    if status == ChatMemberStatus.KICKED:
         chat.banned.add(user_id)
-    elif status != "left":
+    elif status != ChatMemberStatus.LEFT:
         chat.members.add(user_id)
-    if status in ("creator", "administrator"):
+    if status in (ChatMemberStatus.CREATOR, ChatMemberStatus.ADMINISTRATOR):
         chat.admins.add(user_id)
-    if status == "creator":
+    if status == ChatMemberStatus.CREATOR:
         chat.creator_id = user_id
 
 
@@ -104,14 +106,14 @@ def migrate(
     Default new id: -100 and the old id's digits padded to ten (-42 -> -1000000000042).
     """
     old = _group(world, chat_id)
-    if old.type != "group" or old.migrated_to is not None:
+    if old.type != ChatType.GROUP or old.migrated_to is not None:
         raise ValueError(f"chat {chat_id} is not a basic group that can be upgraded")
     new_id = SUPERGROUP_IDS_BELOW + chat_id if new_chat_id is None else new_chat_id
     if new_id >= SUPERGROUP_IDS_BELOW or new_id in world.chats:
         raise ValueError(f"supergroup id {new_id} must be below {SUPERGROUP_IDS_BELOW} and new")
     actor = _actor(world, old, by)
     new = Chat(
-        id=new_id, type="supergroup", title=old.title, members=set(old.members),
+        id=new_id, type=ChatType.SUPERGROUP.value, title=old.title, members=set(old.members),
         admins=set(old.admins), bot_is_admin=old.bot_is_admin, bot_kicked=old.bot_kicked,
         creator_id=old.creator_id, banned=set(old.banned), migrated_from=old.id,
     )

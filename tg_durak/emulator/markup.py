@@ -256,16 +256,15 @@ def _make_entity(
             return None if user is None else {"type": "text_mention", **base, "user": user}
         return {"type": "text_link", **base, "url": url} if url else None
     previous = entities[-1] if entities else None
-    same_span = (
-        previous is not None and previous["offset"] == offset and previous["length"] == length
-    )
+    if previous is not None and (previous["offset"], previous["length"]) != (offset, length):
+        previous = None   # only an entity of the same span is upgraded
     if tag == "pre":
-        if same_span and previous["type"] == "code" and previous.get("language"):
+        if previous is not None and previous["type"] == "code" and previous.get("language"):
             previous["type"] = "pre"
             return None
         return {"type": "pre", **base}
     # tag == "code"
-    if same_span and previous["type"] == "pre" and argument:
+    if previous is not None and previous["type"] == "pre" and argument:
         previous["language"] = argument
         return None
     return {"type": "code", **base, **({"language": argument} if argument else {})}

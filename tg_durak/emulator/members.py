@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from aiogram.enums import ChatMemberStatus, ChatType
+
 from tg_durak.emulator.models import Chat, User
 
-STATUSES = ("creator", "administrator", "member", "left", "kicked")
+# Telegram's statuses but "restricted", which the emulator does not give.
+STATUSES = tuple(s.value for s in ChatMemberStatus if s != ChatMemberStatus.RESTRICTED)
 
 # What an administrator added with default rights may do; the bot never edits rights.
 _ADMIN_RIGHTS = {
@@ -23,25 +26,26 @@ def member_json(user: User, status: str, chat: Chat) -> dict[str, Any]:
     if status not in STATUSES:
         raise ValueError(f"unknown status {status!r}: one of {STATUSES}")
     data: dict[str, Any] = {"status": status, "user": user.to_api()}
-    if status == "creator":
+    if status == ChatMemberStatus.CREATOR:
         data["is_anonymous"] = False
-    elif status == "administrator":
+    elif status == ChatMemberStatus.ADMINISTRATOR:
         data.update(_ADMIN_RIGHTS)
         if chat.is_forum:
             data["can_manage_topics"] = True
-    elif status == "kicked":
+    elif status == ChatMemberStatus.KICKED:
         data["until_date"] = 0  # banned forever
     return data
 
 
-def bot_status(chat: Chat) -> str:
+def bot_status(chat: Chat) -> ChatMemberStatus:
     """The bot's own status: a blocked bot is "kicked" from the private chat; a bot removed from
     a supergroup is banned ("kicked"), from a basic group it has "left"."""
     if chat.is_private:
-        return "kicked" if chat.blocked else "member"
+        return ChatMemberStatus.KICKED if chat.blocked else ChatMemberStatus.MEMBER
     if chat.bot_kicked:
-        return "kicked" if chat.type == "supergroup" else "left"
-    return "administrator" if chat.bot_is_admin else "member"
+        return ChatMemberStatus.KICKED if chat.type == ChatType.SUPERGROUP \
+            else ChatMemberStatus.LEFT
+    return ChatMemberStatus.ADMINISTRATOR if chat.bot_is_admin else ChatMemberStatus.MEMBER
 
 
 def member_updated(

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, NamedTuple
+
+from aiogram.enums import ChatMemberStatus, ChatType
 
 from tg_durak.emulator.markup import Entity, to_html
 
@@ -150,15 +153,20 @@ class CallbackQuery:
     answer: CallbackAnswer | None = None
 
 
+class ChangeKind(StrEnum):
+    MESSAGE = "message"   # a new message from the bot or a user
+    EDIT = "edit"
+    DELETE = "delete"
+    PIN = "pin"
+    ACTION = "action"     # detail: the chat action
+    ANSWER = "answer"     # detail: the CallbackAnswer
+
+
 @dataclass(frozen=True)
 class Change:
-    """A visible change in a chat, for subscribers such as the terminal client.
+    """A visible change in a chat, for subscribers such as the terminal client."""
 
-    kind: "message" (new message from the bot or a user), "edit", "delete", "pin",
-    "action" (detail: the chat action) or "answer" (detail: the CallbackAnswer).
-    """
-
-    kind: str
+    kind: ChangeKind
     chat_id: int
     message_id: int | None = None
     detail: Any = None
@@ -172,7 +180,9 @@ class Command(NamedTuple):
 @dataclass
 class Chat:
     id: int
-    type: str  # "private", "group" or "supergroup"
+    # Telegram's text of a ChatType: "private", "group" or "supergroup" (an aiogram ChatType
+    # would read "ChatType.GROUP" in an f-string)
+    type: str
     title: str | None = None
     user: User | None = None  # the other side of a private chat
     members: set[int] = field(default_factory=set)
@@ -191,17 +201,17 @@ class Chat:
 
     @property
     def is_private(self) -> bool:
-        return self.type == "private"
+        return self.type == ChatType.PRIVATE
 
-    def status_of(self, user_id: int) -> str:
+    def status_of(self, user_id: int) -> ChatMemberStatus:
         """The user's ChatMember status here: creator, administrator, member, left or kicked."""
         if user_id == self.creator_id:
-            return "creator"
+            return ChatMemberStatus.CREATOR
         if user_id in self.admins:
-            return "administrator"
+            return ChatMemberStatus.ADMINISTRATOR
         if user_id in self.banned:
-            return "kicked"
-        return "member" if user_id in self.members else "left"
+            return ChatMemberStatus.KICKED
+        return ChatMemberStatus.MEMBER if user_id in self.members else ChatMemberStatus.LEFT
 
     def to_api(self) -> dict[str, Any]:
         if self.user is None:

@@ -28,7 +28,7 @@ async def read_params(request: web.Request) -> dict[str, Any]:
         return params
     form = await request.post()
     for key, value in form.items():
-        params[key] = value if isinstance(value, str) else value.file.read()
+        params[key] = value.file.read() if isinstance(value, web.FileField) else value
     return params
 
 

@@ -102,7 +102,8 @@ class UpdateQueue:
     def heads(self, busy: set[int | None], limit: int) -> list[dict[str, Any]]:
         """The earliest unconfirmed update of each chat (see order_key) not in `busy`, oldest
         first, at most `limit`: what a webhook may be sent without overtaking one of its chat."""
-        seen, ready = set(busy), []
+        seen = set(busy)
+        ready: list[dict[str, Any]] = []
         for update in self._queue:
             if len(ready) >= limit:
                 break

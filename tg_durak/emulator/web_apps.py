@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
+from aiogram.enums import ChatType
+
 from tg_durak.emulator.links import start_app_link
 from tg_durak.emulator.models import Chat, InlineButton, Message, User, chat_instance
 from tg_durak.emulator.world import World
@@ -41,7 +43,7 @@ DARK_THEME: dict[str, str] = {
 
 
 @dataclass(frozen=True)
-class Launch:
+class AppOpening:
     """How an app is opened: by whom, and what the client adds beside the user."""
 
     token: str             # the bot token the data is signed with
@@ -71,35 +73,36 @@ def _user_json(user: User) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def init_data(launch: Launch) -> str:
+def init_data(opening: AppOpening) -> str:
     """The signed initData string a client hands the app."""
     fields: dict[str, str] = {}
-    if launch.query_id is not None:
-        fields["query_id"] = launch.query_id
-    fields["user"] = _user_json(launch.user)
-    if launch.chat is not None:
+    if opening.query_id is not None:
+        fields["query_id"] = opening.query_id
+    fields["user"] = _user_json(opening.user)
+    if opening.chat is not None:
         # "sender": the link was tapped in the opener's own chat with the bot.
-        fields["chat_type"] = "sender" if launch.chat.is_private else launch.chat.type
-        fields["chat_instance"] = chat_instance(launch.chat.id)
-    if launch.start_param is not None:
-        fields["start_param"] = launch.start_param
-    fields["auth_date"] = str(launch.auth_date)
-    return sign_init_data(launch.token, fields)
+        fields["chat_type"] = ChatType.SENDER.value if opening.chat.is_private \
+            else opening.chat.type
+        fields["chat_instance"] = chat_instance(opening.chat.id)
+    if opening.start_param is not None:
+        fields["start_param"] = opening.start_param
+    fields["auth_date"] = str(opening.auth_date)
+    return sign_init_data(opening.token, fields)
 
 
-def launch_url(app_url: str, launch: Launch) -> str:
+def launch_url(app_url: str, opening: AppOpening) -> str:
     """The URL a client loads: the app's, with tgWebAppStartParam in the query for a link's
     start parameter and the launch parameters in the fragment (any fragment of its own goes)."""
     parts = urlsplit(app_url)
     query = parts.query
-    if launch.start_param is not None:
-        start = urlencode({"tgWebAppStartParam": launch.start_param})
+    if opening.start_param is not None:
+        start = urlencode({"tgWebAppStartParam": opening.start_param})
         query = f"{query}&{start}" if query else start
     fragment = urlencode({
-        "tgWebAppData": init_data(launch),
+        "tgWebAppData": init_data(opening),
         "tgWebAppVersion": WEB_APP_VERSION,
         "tgWebAppPlatform": PLATFORM,
-        "tgWebAppThemeParams": json.dumps(launch.theme, separators=(",", ":")),
+        "tgWebAppThemeParams": json.dumps(opening.theme, separators=(",", ":")),
     }, quote_via=quote)
     return urlunsplit((parts.scheme, parts.netloc, parts.path, query, fragment))
 
@@ -112,9 +115,9 @@ class Opener:
         self.token = token
         self._sessions = 0
 
-    def _launch(self, user_id: int, theme: dict[str, str] | None, auth_date: int | None,
-                token: str | None, **extra: Any) -> Launch:
-        return Launch(
+    def _opening(self, user_id: int, theme: dict[str, str] | None, auth_date: int | None,
+                token: str | None, **extra: Any) -> AppOpening:
+        return AppOpening(
             token=self.token if token is None else token,
             user=self.world.user(user_id),
             auth_date=int(self.world.clock()) if auth_date is None else auth_date,
@@ -138,8 +141,9 @@ class Opener:
         found = button if isinstance(button, InlineButton) else self._button(current, button)
         if found.web_app is None:
             raise ValueError(f"{found} is not a web_app button")
-        launch = self._launch(user_id, theme, auth_date, token, query_id=self._query_id(user_id))
-        return launch_url(found.web_app, launch)
+        opening = self._opening(user_id, theme, auth_date, token,
+                                query_id=self._query_id(user_id))
+        return launch_url(found.web_app, opening)
 
     def link(self, user_id: int, url: str, chat_id: int | None = None, *,
              theme: dict[str, str] | None = None, auth_date: int | None = None,
@@ -152,9 +156,9 @@ class Opener:
             raise ValueError(f"{url!r} is not a link to a Mini App of @{bot_username}")
         app_url = self.world.web_apps.url(link.app_name, bot_username)
         chat = None if chat_id is None else self._visible_chat(user_id, chat_id)
-        launch = self._launch(user_id, theme, auth_date, token,
-                              start_param=link.start_param, chat=chat)
-        return launch_url(app_url, launch)
+        opening = self._opening(user_id, theme, auth_date, token,
+                                start_param=link.start_param, chat=chat)
+        return launch_url(app_url, opening)
 
     def _visible_chat(self, user_id: int, chat_id: int) -> Chat:
         self.world.user(user_id)

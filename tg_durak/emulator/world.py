@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
+from aiogram.enums import ChatType
+
 from tg_durak.emulator.commands import CommandMenus
 from tg_durak.emulator.links import WebApps, start_link_payload
 from tg_durak.emulator.markup import find_bot_commands
@@ -22,6 +24,7 @@ from tg_durak.emulator.models import (
     SUPERGROUP_IDS_BELOW,
     CallbackQuery,
     Change,
+    ChangeKind,
     Chat,
     Command,
     Message,
@@ -76,7 +79,8 @@ class World:
             raise ValueError(f"user id {user_id} must be positive and new")
         user = User(user_id, first_name, last_name, username, language_code)
         self.users[user_id] = user
-        self.chats[user_id] = Chat(id=user_id, type="private", user=user, members={user_id})
+        self.chats[user_id] = Chat(id=user_id, type=ChatType.PRIVATE.value, user=user,
+                                   members={user_id})
         return user
 
     def add_group(
@@ -96,10 +100,10 @@ class World:
         unknown = members - self.users.keys()
         if unknown:
             raise ValueError(f"unknown users {sorted(unknown)}: add_user them first")
-        kind = "supergroup" if chat_id < SUPERGROUP_IDS_BELOW else "group"
-        if is_forum and kind != "supergroup":
+        kind = ChatType.SUPERGROUP if chat_id < SUPERGROUP_IDS_BELOW else ChatType.GROUP
+        if is_forum and kind != ChatType.SUPERGROUP:
             raise ValueError(f"only a supergroup can be a forum, not {chat_id}")
-        chat = Chat(id=chat_id, type=kind, title=title, members=members, admins=admins,
+        chat = Chat(id=chat_id, type=kind.value, title=title, members=members, admins=admins,
                     bot_is_admin=bot_is_admin, creator_id=creator, is_forum=is_forum)
         self.chats[chat_id] = chat
         if is_forum:
@@ -177,7 +181,7 @@ class World:
     def _thread_of(self, chat: Chat, message: Message) -> int | None:
         """message_thread_id: the forum topic, or in a supergroup the root of a reply chain
         (then without is_topic_message, which is how bots tell the two apart)."""
-        if message.thread_id is not None or chat.type != "supergroup":
+        if message.thread_id is not None or chat.type != ChatType.SUPERGROUP:
             return message.thread_id
         root = message
         while root.reply_to_message_id is not None:
@@ -187,8 +191,8 @@ class World:
             root = parent
         return None if root is message else root.message_id
 
-    def store(self, message: Message, kind: str) -> Message:
-        """Keep this version of the message and tell subscribers (kind: a Change kind)."""
+    def store(self, message: Message, kind: ChangeKind) -> Message:
+        """Keep this version of the message and tell subscribers."""
         self._messages[message.chat_id][message.message_id] = message
         last = self._last_message_id
         last[message.chat_id] = max(last[message.chat_id], message.message_id)
@@ -207,7 +211,7 @@ class World:
             message_id=self.new_message_id(chat.id), chat_id=chat.id, sender_id=sender_id,
             from_bot=False, date=int(self.clock()), text="", thread_id=thread_id,
             service=service,
-        ), "message")
+        ), ChangeKind.MESSAGE)
         if not chat.bot_kicked:
             self.updates.push("message", self.message_json(message))
         return message
@@ -233,7 +237,7 @@ class World:
             from_bot=False, date=int(self.clock()), text=text,
             entities=tuple(find_bot_commands(text)), reply_to_message_id=reply_to,
             thread_id=thread,
-        ), "message")
+        ), ChangeKind.MESSAGE)
         if self._bot_sees(chat, message):
             self.updates.push("message", self.message_json(message))
         return message
@@ -340,7 +344,7 @@ class World:
         """A user deletes a message for everyone; bots are not told about deletions."""
         message = self.message(chat_id, message_id)
         if not message.deleted:
-            self.store(replace(message, deleted=True), "delete")
+            self.store(replace(message, deleted=True), ChangeKind.DELETE)
 
     def block_bot(self, user_id: int, blocked: bool = True) -> None:
         """The user blocks (or unblocks) the bot; the bot gets my_chat_member member <-> kicked."""

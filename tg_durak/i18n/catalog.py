@@ -69,11 +69,15 @@ def compile_catalogs(root: Path = LOCALES_DIR) -> list[Path]:
 
 
 def key_of(message: Message) -> str:
-    return message.id[0] if message.pluralizable else message.id
+    return message.id if isinstance(message.id, str) else message.id[0]
 
 
 def forms_of(message: Message) -> tuple[str, ...]:
-    return tuple(message.string) if message.pluralizable else (message.string,)
+    string = message.string
+    if isinstance(string, str):
+        return (string,)
+    assert string is not None   # read from a .po file: a text, or one per plural form
+    return tuple(string)
 
 
 def _messages(catalog: Catalog) -> Iterator[Message]:
@@ -334,7 +338,8 @@ def find_unknown_keys(tree: ast.AST, filename: str, keys: Mapping[str, bool]) ->
         elif any(keys[k] != plural for k in candidates):
             kind = "a plural message; use t.plural(...)" if not plural else "not a plural message"
             problems.append(f"{where}: {shown} is {kind}")
-        elif isinstance(call.func, ast.Name) and plural and isinstance(key, ast.Constant):
+        elif isinstance(call.func, ast.Name) and plural and isinstance(key, ast.Constant) \
+                and isinstance(key.value, str):
             second = call.args[1]
             if not (isinstance(second, ast.Constant) and second.value == key.value + PLURAL_SUFFIX):
                 problems.append(f"{where}: the plural id must be {key.value + PLURAL_SUFFIX!r}")
@@ -343,7 +348,9 @@ def find_unknown_keys(tree: ast.AST, filename: str, keys: Mapping[str, bool]) ->
 
 def _key_pattern(key: ast.JoinedStr) -> re.Pattern[str]:
     parts = [
-        re.escape(part.value) if isinstance(part, ast.Constant) else ".+" for part in key.values
+        re.escape(part.value) if isinstance(part, ast.Constant) and isinstance(part.value, str)
+        else ".+"
+        for part in key.values
     ]
     return re.compile("".join(parts))
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from enum import IntEnum
@@ -102,7 +102,8 @@ class Outbox:
         self._numbers = itertools.count(1)
         self.counts: Counter[str] = Counter()
         self.max_wait: dict[Priority, float] = {}
-        self.total_wait: Counter[Priority] = Counter()   # seconds, over counts["sent_<name>"]
+        # seconds, over counts["sent_<name>"]
+        self.total_wait: defaultdict[Priority, float] = defaultdict(float)
 
     # -- what to send -----------------------------------------------------------------------
 

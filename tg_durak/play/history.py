@@ -9,7 +9,7 @@ then each change adds its events (`note`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from dataclasses import dataclass
 
 from engine import Card, Event, EventKind, Game
 
@@ -25,8 +25,9 @@ TOLD = frozenset({EventKind.ATTACK, EventKind.DEFEND, EventKind.TRANSFER, EventK
                   EventKind.TIMEOUT, EventKind.TAKEN, EventKind.BEATEN, EventKind.OUT})
 
 
-class Told(NamedTuple):
-    """One event as a screen tells it."""
+@dataclass(frozen=True, slots=True)
+class Told:
+    """One event as a screen tells it. (Not a NamedTuple: `count` would hide tuple.count.)"""
 
     kind: str                    # an EventKind, or LEAD
     seat: int | None
@@ -64,6 +65,7 @@ class History:
             if kind in (EventKind.ATTACK, EventKind.TRANSFER):
                 if kind == EventKind.ATTACK and not self._round:
                     kind = LEAD
+                assert e.card is not None   # an attack or a transfer says its card
                 self._round.append((e.card, e.seat))
             elif kind in (EventKind.BEATEN, EventKind.TAKEN):
                 self._round = []
@@ -72,7 +74,7 @@ class History:
             beat = None
             if kind == EventKind.DEFEND:
                 # The engine's target indexes the round's attack cards in the order they came.
-                if not 0 <= e.target < len(self._round):
+                if e.target is None or not 0 <= e.target < len(self._round):
                     continue  # only if it missed events; better no line than a wrong card
                 beat = self._round[e.target][0]
             self._tell(Told(kind, e.seat, e.card, beat, e.to_seat, e.count))

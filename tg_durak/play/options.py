@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
+from typing import Any
 
 from engine import MAX_PLAYERS, Rules, ThrowIn, Variant
 from engine.rules import DECKS, MAX_ATTACK, SMALL_DECK_PLAYERS
@@ -111,8 +112,8 @@ class TableOptions:
         d = d if isinstance(d, dict) else {}
         kept = {field.value: d[field] for field in OptionField
                 if field in d and is_choice(field, d[field])}
-        if kept.get("variant", Variant.THROW_IN) != Variant.TRANSFER:
-            kept.pop("show_trump", None)
+        if kept.get(OptionField.VARIANT.value, Variant.THROW_IN) != Variant.TRANSFER:
+            kept.pop(OptionField.SHOW_TRUMP.value, None)
         return cls(**kept)
 
 
@@ -124,9 +125,10 @@ def with_option(options: TableOptions, field: OptionField, text: str) -> TableOp
     value = decode(field, text)
     if value is None:
         return None
-    changed = {field.value: value}
+    # Any: each field's own type, which TableOptions checks (is_choice)
+    changed: dict[str, Any] = {field.value: value}
     if field is OptionField.VARIANT and value != Variant.TRANSFER:
-        changed["show_trump"] = False
+        changed[OptionField.SHOW_TRUMP.value] = False
     try:
         return replace(options, **changed)
     except ValueError:
@@ -184,5 +186,7 @@ class PlaySettings:
         bots = d.get("bots")
         if not (type(bots) is int and 1 <= bots <= MAX_OPPONENTS):
             bots = cls.bots
-        level = d.get("level") if d.get("level") in LEVELS else cls.level
+        level = d.get("level")
+        if level not in LEVELS:
+            level = cls.level
         return cls(options, min(bots, options.max_players - 1), level)

@@ -81,7 +81,8 @@ def rate(results: Sequence[Result], current: Mapping[int, Rating]) -> dict[int, 
     people = sorted(results)
     before = [current.get(user_id, Rating()) for user_id, _, _ in people]
     teams = [[_MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before]
-    after = _MODEL.rate(teams, ranks=ranks(people))
+    order: list[float] = list(ranks(people))   # openskill's type; the ranks stay whole numbers
+    after = _MODEL.rate(teams, ranks=order)
     return {
         user_id: Rating(team[0].mu, team[0].sigma, old.games + 1)
         for (user_id, _, _), old, team in zip(people, before, after, strict=True)

@@ -28,5 +28,6 @@ def kick_screen(table_id: int, away: Sequence[SeatRow], t: Translator) -> Screen
     """/kick without a reply: the players who are away, one button each."""
     if not away:
         return Screen(t("kick.nobody_away"))
-    rows = [[button(s.name, Kick(table=table_id, user=s.user_id))] for s in away]
+    rows = [[button(s.name, Kick(table=table_id, user=s.user_id))]
+            for s in away if s.user_id is not None]   # computers are never away
     return Screen(t("kick.choose"), rows)

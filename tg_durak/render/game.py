@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Protocol
 
-from engine import Action, Card, EventKind, PlayerView
+from engine import Action, ActionKind, Card, EventKind, Phase, PlayerView
 from tg_durak.i18n.translate import Translator
 from tg_durak.play.history import Told
 from tg_durak.render.callbacks import Menu, MenuAction, Move, Verb
@@ -73,7 +73,7 @@ class PublicFacts(Protocol):
     @property
     def table(self) -> tuple[tuple[Card, Card | None], ...]: ...
     @property
-    def phase(self) -> str: ...
+    def phase(self) -> Phase: ...
     @property
     def attacker(self) -> int: ...
     @property
@@ -140,7 +140,7 @@ def seat_part(v: PublicFacts, seat: int, closed: bool) -> str:
         return ""
     if seat == v.defender:
         return "taking" if v.taking else "defending"
-    if v.phase == "lead":
+    if v.phase == Phase.LEAD:
         return "leading" if seat == v.attacker else ""
     if seat in v.passed:
         return "passed"
@@ -179,16 +179,15 @@ def header(v: PublicFacts, name: Namer, t: Translator, me: int | None = None) ->
     """Trump, stock and discard. The card that named trump is shown under the stock, and once
     it is in a hand (drawn, or dealt when nothing was left for the stock: R2.3) with whose it
     is, as long as it stays there."""
+    named, holder = v.named_trump, v.trump_holder   # a holder holds the named card
     if v.trump_card is not None:
         trump = card_label(v.trump_card, t)
+    elif named is None or holder is None:
+        trump = suit_label(v.trump_suit)
+    elif holder == me:
+        trump = t("game.trump_yours", card=card_label(named, t))
     else:
-        holder = v.trump_holder
-        if holder is None:
-            trump = suit_label(v.trump_suit)
-        elif holder == me:
-            trump = t("game.trump_yours", card=card_label(v.named_trump, t))
-        else:
-            trump = t("game.trump_held", card=card_label(v.named_trump, t), name=name(holder))
+        trump = t("game.trump_held", card=card_label(named, t), name=name(holder))
     return t("game.header", trump=trump, stock=v.stock_count, discard=v.discard_count)
 
 
@@ -252,7 +251,7 @@ def result_lines(v: PublicFacts, name: Namer, t: Translator, me: int | None = No
 def _seat_line(inp: GameScreenInput, seat: int, t: Translator) -> str:
     return seat_line(inp.view, seat, _namer(inp, t)(seat), t, own=seat == inp.view.seat,
                      left=inp.seats[seat].left, closed=inp.closed,
-                     can_throw=any(a.kind == "attack" for a in inp.legal))
+                     can_throw=any(a.kind == ActionKind.ATTACK for a in inp.legal))
 
 
 def turn_line(inp: GameScreenInput, t: Translator) -> str:
@@ -264,14 +263,14 @@ def turn_line(inp: GameScreenInput, t: Translator) -> str:
         return t("choose.transfer")
     if _is_out(v, me):
         return t("turn.you_are_out")
-    if v.phase == "lead":
+    if v.phase == Phase.LEAD:
         return t("turn.you_lead") if me == v.attacker else t(
             "turn.leads", name=_namer(inp, t)(v.attacker))
     if me == v.defender:
         return _defender_turn_line(inp, t)
-    can_throw = any(a.kind == "attack" for a in inp.legal)
+    can_throw = any(a.kind == ActionKind.ATTACK for a in inp.legal)
     name = _namer(inp, t)(v.defender)
-    if v.phase == "defend":
+    if v.phase == Phase.DEFEND:
         return t("turn.defends_throw" if can_throw else "turn.defends", name=name)
     if can_throw:
         return t("turn.taking_throw" if v.taking else "turn.beaten_throw", name=name)
@@ -292,11 +291,11 @@ def _waiting_on(inp: GameScreenInput, t: Translator, key: str, **names: str) -> 
 
 
 def _defender_turn_line(inp: GameScreenInput, t: Translator) -> str:
-    if inp.view.phase == "window":
+    if inp.view.phase == Phase.WINDOW:
         return _waiting_on(inp, t, "turn.you_take" if inp.view.taking else "turn.wait")
     kinds = {a.kind for a in inp.legal}
-    can_transfer = bool(kinds & {"transfer", "show_trump"})
-    if "defend" in kinds:
+    can_transfer = bool(kinds & {ActionKind.TRANSFER, ActionKind.SHOW_TRUMP})
+    if ActionKind.DEFEND in kinds:
         return t("turn.you_defend_transfer") if can_transfer else t("turn.you_defend")
     return t("turn.you_transfer_or_take") if can_transfer else t("turn.you_must_take")
 
@@ -304,9 +303,9 @@ def _defender_turn_line(inp: GameScreenInput, t: Translator) -> str:
 def _timer(inp: GameScreenInput, t: Translator) -> str | None:
     """A bar for the throw-in window and for the player's own turn (R6.3, R10.2)."""
     v, me, rules = inp.view, inp.view.seat, inp.view.rules
-    own_turn = ((v.phase == "lead" and me == v.attacker)
-                or (v.phase == "defend" and me == v.defender))
-    if v.phase == "window":
+    own_turn = ((v.phase == Phase.LEAD and me == v.attacker)
+                or (v.phase == Phase.DEFEND and me == v.defender))
+    if v.phase == Phase.WINDOW:
         due, total = v.next_deadline, rules.throw_in_seconds
     elif own_turn:
         due, total = v.turn_due, rules.turn_seconds
@@ -317,7 +316,7 @@ def _timer(inp: GameScreenInput, t: Translator) -> str | None:
     left = max(0.0, due - inp.now)
     filled = min(BAR_CELLS, math.ceil(left / total * BAR_CELLS)) if total > 0 else 0
     bar = "▰" * filled + "▱" * (BAR_CELLS - filled)
-    if v.phase == "window" and due == v.close_due:   # everyone is done: the grace (R6.3)
+    if v.phase == Phase.WINDOW and due == v.close_due:   # everyone is done: the grace (R6.3)
         return f"⏳ {bar} {t('timer.closing')}"
     return f"⏳ {bar} {_seconds(left, bar_step(total), t)}"
 
@@ -349,8 +348,9 @@ def _card_label(card: Card, inp: GameScreenInput, t: Translator) -> str:
     "⇄" if he may transfer with it (R9.1) without choosing Transfer first."""
     picking = inp.choosing_transfer
     kinds = {a.kind for a in inp.legal if a.card is card}
-    marks = "•" if kinds & ({"transfer"} if picking else {"attack", "defend"}) else ""
-    if "transfer" in kinds and not picking:
+    playable = {ActionKind.TRANSFER} if picking else {ActionKind.ATTACK, ActionKind.DEFEND}
+    marks = "•" if kinds & playable else ""
+    if ActionKind.TRANSFER in kinds and not picking:
         marks += TRANSFER_MARK
     return marks + card_label(card, t)
 
@@ -364,7 +364,8 @@ def _keyboard(inp: GameScreenInput, t: Translator) -> Keyboard:
         card = inp.choosing_card
         targets = [_button(f"{card_label(v.table[a.target][0], t)} ← {card_label(card, t)}", inp,
                            Verb.TARGET, card, a.target)
-                   for a in inp.legal if a.kind == "defend" and a.card is card]
+                   for a in inp.legal
+                   if a.kind == ActionKind.DEFEND and a.card is card and a.target is not None]
         rows += [tuple(targets[i:i + TARGET_ROW]) for i in range(0, len(targets), TARGET_ROW)]
         rows.append((_button(t("btn.cancel"), inp, Verb.CANCEL),))
         return tuple(rows)
@@ -378,13 +379,14 @@ def _keyboard(inp: GameScreenInput, t: Translator) -> Keyboard:
     if inp.choosing_transfer:
         actions.append(_button(t("btn.cancel"), inp, Verb.CANCEL))
     else:
-        if "take" in kinds:
+        if ActionKind.TAKE in kinds:
             actions.append(_button(t("btn.take"), inp, Verb.TAKE))
-        if "transfer" in kinds:
+        if ActionKind.TRANSFER in kinds:
             actions.append(_button(t("btn.transfer"), inp, Verb.TRANSFER_MODE))
         actions += [_button(t("btn.show_trump", card=card_label(a.card, t)), inp, Verb.SHOW_TRUMP,
-                            a.card) for a in inp.legal if a.kind == "show_trump"]
-        if "pass" in kinds:
+                            a.card)
+                    for a in inp.legal if a.kind == ActionKind.SHOW_TRUMP and a.card is not None]
+        if ActionKind.PASS in kinds:
             actions.append(_button(t("btn.pass"), inp, Verb.PASS))
     if actions:
         rows.append(tuple(actions))

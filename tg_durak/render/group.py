@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from html import escape
 
-from engine import Card, PlayerView, Rules
+from engine import Card, Phase, PlayerView, Rules
 from tg_durak.i18n.translate import Translator
 from tg_durak.play.history import Told
 from tg_durak.play.lobby_rules import LobbySettings
@@ -128,7 +128,7 @@ class PublicTable:
     hand_counts: tuple[int, ...]
     known: tuple[tuple[Card, ...], ...]   # cards all know to be in each hand (R11.1)
     table: tuple[tuple[Card, Card | None], ...]
-    phase: str
+    phase: Phase
     attacker: int
     defender: int
     active_seats: tuple[int, ...]
@@ -149,7 +149,7 @@ class PublicTable:
                    view.trump_holder,
                    view.stock_count,
                    view.discard_count, view.hand_counts, view.known, view.table,
-                   str(view.phase),
+                   view.phase,
                    view.attacker, view.defender, view.active_seats, view.finished_order,
                    view.throwers, view.taking, view.passed, view.away, view.turn_due,
                    view.window_due, view.is_over, view.durak)
@@ -174,10 +174,10 @@ def _namer(inp: GroupScreenInput, t: Translator) -> Namer:
 
 def group_turn(inp: GroupScreenInput, t: Translator) -> str:
     p, name = inp.public, _namer(inp, t)
-    if p.phase == "lead":
+    if p.phase == Phase.LEAD:
         return t("group.turn.leads", name=name(p.attacker))
     defender = name(p.defender)
-    if p.phase == "defend":
+    if p.phase == Phase.DEFEND:
         return t("group.turn.defends", name=defender)
     key = "group.turn.taking" if p.taking else "group.turn.window"
     if len(p.throwers) != 1:   # with one, a line names him, where "the others" would be wrong
@@ -188,7 +188,7 @@ def group_turn(inp: GroupScreenInput, t: Translator) -> str:
 def _bar(inp: GroupScreenInput) -> str | None:
     """The time left as a few cells, as it stood when the table last changed."""
     p, rules = inp.public, inp.public.rules
-    if p.phase == "window":
+    if p.phase == Phase.WINDOW:
         due, total = p.window_due, rules.throw_in_seconds
     else:
         due, total = p.turn_due, rules.turn_seconds

@@ -8,6 +8,7 @@ taps to its own handler and both validate them with play.options.with_option.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from engine import Variant
 from tg_durak.i18n.translate import Translator
@@ -21,7 +22,8 @@ OptionData = Callable[[OptionField, str], CallbackRecord]
 MAIN_OPTIONS = (OptionField.VARIANT,)
 MORE_OPTIONS = tuple(f for f in OptionField if f not in MAIN_OPTIONS)
 
-_LABELS: dict[OptionField, Callable[[object, Translator], str]] = {
+# Any: each label reads its own field's values (CHOICES).
+_LABELS: dict[OptionField, Callable[[Any, Translator], str]] = {
     OptionField.VARIANT: lambda v, t: t(f"variant.{v}"),
     OptionField.DECK: lambda n, t: t.plural("game.cards", n, n=n),
     OptionField.TURN: lambda s, t: t("option.seconds", seconds=s),
