@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from tg_durak.outbox.gate import HeldBy
+
 
 class TokenBucket:
     """``rate`` tokens per second, at most ``capacity`` saved up; one request costs one token."""
@@ -149,14 +151,14 @@ class LocalBudgets:
         chat.budget.release(now)
         self.bot.release(now)
 
-    def give_back(self, chat: ChatBudget, now: float, wait: float, held_by: str) -> None:
+    def give_back(self, chat: ChatBudget, now: float, wait: float, held_by: HeldBy) -> None:
         """A request taken here that the shared budgets (outbox.gate) held back for ``wait``
         seconds: it never went, and its chat (or the bot) pauses for that long."""
         chat.budget.give_back()
         self.bot.give_back()
-        if held_by == "bot":
+        if held_by == HeldBy.BOT:
             self._bot_blocked_until = max(self._bot_blocked_until, now + wait)
-        elif held_by == "chat":
+        elif held_by == HeldBy.CHAT:
             chat.blocked_until = max(chat.blocked_until, now + wait)
 
     def flooded(self, chat_id: int, retry_after: float, now: float) -> bool:

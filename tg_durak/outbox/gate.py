@@ -6,11 +6,17 @@ process's own budgets (outbox.budgets) are the whole story.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Literal, NamedTuple, Protocol
+from enum import StrEnum
+from typing import NamedTuple, Protocol
 
-# What holds a request back: the bot's budget, its chat's, or its message (another process is
-# sending it); "stale": a newer screen was sent meanwhile.
-HeldBy = Literal["bot", "chat", "message", "stale"]
+
+class HeldBy(StrEnum):
+    """What holds a request back."""
+
+    BOT = "bot"           # the bot's budget
+    CHAT = "chat"         # its chat's budget
+    MESSAGE = "message"   # its message: another process is sending it
+    STALE = "stale"       # nothing: a newer screen was sent meanwhile
 
 
 class Verdict(NamedTuple):

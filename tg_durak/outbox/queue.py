@@ -26,6 +26,7 @@ from enum import IntEnum
 from typing import NamedTuple
 
 from tg_durak.outbox.budgets import Budget, ChatBudget, LocalBudgets
+from tg_durak.outbox.gate import HeldBy
 from tg_durak.render.screen import Screen
 
 # Seconds of waiting worth one priority class: a player's screen that waited this much longer
@@ -201,18 +202,18 @@ class Outbox:
             priority = Priority.PLAYER if request.priority is Priority.BAR else request.priority
             self._enqueue(slot, request.screen, priority, request.since, request.stamp)
 
-    def held_back(self, request: Request, now: float, wait: float, held_by: str) -> None:
+    def held_back(self, request: Request, now: float, wait: float, held_by: HeldBy) -> None:
         """The shared budgets (outbox.gate) held a started request back for ``wait`` seconds:
         it never went, and waits with its chat, the bot or its message (``held_by``) unless it
         is "stale" (a newer screen went from another process: dropped)."""
         self.budgets.give_back(request.chat, now, wait, held_by)
         slot = request.slot
         slot.busy = False
-        if held_by == "stale" or request.priority is Priority.BAR:
+        if held_by == HeldBy.STALE or request.priority is Priority.BAR:
             # A bar uses only spare budget, and there was none.
-            self.counts["stale" if held_by == "stale" else "dropped"] += 1
+            self.counts["stale" if held_by == HeldBy.STALE else "dropped"] += 1
             return
-        if held_by == "message":
+        if held_by == HeldBy.MESSAGE:
             slot.not_before = max(slot.not_before, now + wait)
         self.retry(request)
 

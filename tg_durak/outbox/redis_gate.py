@@ -16,7 +16,7 @@ from typing import NamedTuple
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from tg_durak.outbox.gate import Verdict
+from tg_durak.outbox.gate import HeldBy, Verdict
 from tg_durak.outbox.redis_budgets import RedisBudgets, Reservation
 from tg_durak.outbox.redis_screens import Claim, MessageLeases
 
@@ -72,7 +72,7 @@ class RedisGate:
                 log.error("publisher: Redis does not answer (%s): nothing is sent until it "
                           "does, trying again every %.0fs", exc, RETRY)
             self._down = True
-            return Verdict(False, RETRY, "bot")
+            return Verdict(False, RETRY, HeldBy.BOT)
         if self._down:
             log.warning("publisher: Redis answers again, sending")
             self._down = False
@@ -84,9 +84,9 @@ class RedisGate:
         if leased:
             claim, left, token = await self.leases.claim(key, await self._resolve(key, stamp))
             if claim is Claim.STALE:
-                return Verdict(False, 0.0, "stale")
+                return Verdict(False, 0.0, HeldBy.STALE)
             if claim is Claim.HELD:
-                return Verdict(False, min(left, RECHECK), "message")
+                return Verdict(False, min(left, RECHECK), HeldBy.MESSAGE)
         try:
             reservation = await self.budgets.reserve(chat_id)
         except BaseException:
@@ -97,7 +97,7 @@ class RedisGate:
             if leased:
                 await self.leases.let_go(key, token)
             return Verdict(False, min(reservation.wait, RECHECK),
-                           "bot" if reservation.bot_wide else "chat")
+                           HeldBy.BOT if reservation.bot_wide else HeldBy.CHAT)
         held = key if leased else None
         renewing = asyncio.create_task(self._hold(reservation, held, token))
         return Verdict(True, ticket=_Ticket(reservation, held, token, renewing))

@@ -25,12 +25,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import Action, Card, Game, PlayerView
+from engine import Action, ActionKind, Card, Game, Phase, PlayerView
 from tg_durak.play.taps import Beat, Choosing, Outcome, PlayCard, Position, Tap, TransferMode
 
 KEPT_PER_SEAT = 6   # screens kept per person: a screen under load is a few versions old
 NOBODY = -1   # the defender's seat kept for a screen where the seat does not defend
-ROUND_MOVES = frozenset({"take", "pass", "transfer", "show_trump"})   # they answer a round
+# They answer a round.
+ROUND_MOVES = frozenset({ActionKind.TAKE, ActionKind.PASS, ActionKind.TRANSFER,
+                         ActionKind.SHOW_TRUMP})
 
 
 def round_start(game: Game) -> int:
@@ -73,7 +75,7 @@ class ShownScreens:
         kept = self._seats.setdefault(view.seat, [])
         if kept and kept[-1][0] >= version:
             return   # drawn again (a bar, a refused tap): kept already
-        if view.seat == view.defender and view.phase == "defend":
+        if view.seat == view.defender and view.phase == Phase.DEFEND:
             side, moves = _Side(view.seat, view.defender, view.phase, view.table), legal
         else:   # a card is an attack there, whatever lies on the table
             side, moves = _Side(view.seat, NOBODY, "", ()), ()
@@ -122,7 +124,7 @@ def still_meant(game: Game, round_from: int, version: int, pressed: Tap, now: Po
 
 def _named(outcome: Outcome, at: Position) -> object:
     """A card move by what it names on the screen `at`: a defence by the attack card it beats."""
-    if isinstance(outcome, Action) and outcome.kind == "defend":
+    if isinstance(outcome, Action) and outcome.kind == ActionKind.DEFEND:
         table = at.view.table
         target = outcome.target
         attacked = table[target][0] if target is not None and 0 <= target < len(table) else None

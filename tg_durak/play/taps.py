@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from engine import Action, Card
+from engine import Action, Card, Phase
 from engine.actions import PASS, TAKE, ActionKind
 from engine.cards import CARDS
 from tg_durak.play.answers import OK, Answer
@@ -92,7 +92,7 @@ class Cancel(Tap):
 @dataclass(frozen=True)
 class TransferMode(Tap):
     def outcome(self, at: Position) -> Outcome:
-        fits = [a for a in at.legal if a.kind == "transfer"]
+        fits = [a for a in at.legal if a.kind == ActionKind.TRANSFER]
         if len(fits) == 1:
             return fits[0]
         if not fits:
@@ -121,16 +121,16 @@ class PlayCard(_CardTap):
     def with_card(self, card: Card, at: Position) -> Outcome:
         view = at.view
         if at.choosing.transfer:
-            return Action("transfer", card)
-        if not (view.seat == view.defender and view.phase == "defend"):
-            return Action("attack", card)
-        targets = [a.target for a in at.legal if a.kind == "defend" and a.card is card]
+            return Action(ActionKind.TRANSFER, card)
+        if not (view.seat == view.defender and view.phase == Phase.DEFEND):
+            return Action(ActionKind.ATTACK, card)
+        targets = [a.target for a in at.legal if a.kind == ActionKind.DEFEND and a.card is card]
         if len(targets) == 1:
-            return Action("defend", card, targets[0])
+            return Action(ActionKind.DEFEND, card, targets[0])
         if targets:
             return Choose(Choosing(card=card), Answer("tap.choose_target"))
         first_open = next(i for i, (_, beaten_by) in enumerate(view.table) if beaten_by is None)
-        return Action("defend", card, first_open)  # the engine says why it cannot
+        return Action(ActionKind.DEFEND, card, first_open)  # the engine says why it cannot
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ class Attack(PlayCard):
     means; a chooser left open in the chat does not change it)."""
 
     def with_card(self, card: Card, at: Position) -> Outcome:
-        return Action("attack", card)
+        return Action(ActionKind.ATTACK, card)
 
 
 @dataclass(frozen=True)
@@ -149,19 +149,19 @@ class Beat(_CardTap):
     target: int
 
     def with_card(self, card: Card, at: Position) -> Outcome:
-        return Action("defend", card, self.target)
+        return Action(ActionKind.DEFEND, card, self.target)
 
 
 @dataclass(frozen=True)
 class TransferWith(_CardTap):
     def with_card(self, card: Card, at: Position) -> Outcome:
-        return Action("transfer", card)
+        return Action(ActionKind.TRANSFER, card)
 
 
 @dataclass(frozen=True)
 class ShowTrump(_CardTap):
     def with_card(self, card: Card, at: Position) -> Outcome:
-        return Action("show_trump", card)
+        return Action(ActionKind.SHOW_TRUMP, card)
 
 
 @dataclass(frozen=True)
