@@ -7,6 +7,9 @@ pixels at device scale 2) from the real bot against the emulator:
   in Telegram's light and dark themes;
 - mini-app-group-ru.png: a group's table of four seats (three people and a computer) in
   Russian, dark;
+- mini-app-six-ru-{360,390}-{light,dark}.png: six at a table (a person and five computers, the
+  whole deck dealt), in Russian, at 360×640 and 390×844, in both themes: the person is to beat
+  a card thrown in;
 - local-web.png: `python -m tg_durak local --web`, the emulator's Telegram-like page, with the
   private chat of a game (a desktop window).
 
@@ -19,11 +22,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import tempfile
+import time
 from dataclasses import replace
 from pathlib import Path
 
 from playwright.async_api import Browser, Page, async_playwright
 
+from tests.browser.tables import (
+    Person,
+    has_written,
+    launch_url,
+    six_players_mid_round,
+    store_table,
+)
+from tests.browser.tables import game_message as app_message
 from tg_durak.app import BotApp
 from tg_durak.config import Settings
 from tg_durak.emulator import DARK_THEME, LIGHT_THEME, FakeTelegram
@@ -33,8 +45,8 @@ from tg_durak.local_web import free_port, running
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--no-first-run", "--disable-sync"]
-PHONE = {"viewport": {"width": 360, "height": 640}, "device_scale_factor": 2,
-         "is_mobile": True, "has_touch": True}
+SMALL, TALL = {"width": 360, "height": 640}, {"width": 390, "height": 844}
+PHONE = {"viewport": SMALL, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 GROUP = -1001234567890
 WAIT_MS = 60_000
 
@@ -88,8 +100,9 @@ async def mid_round(page: Page) -> None:
     await settled(page)
 
 
-async def phone_page(browser: Browser, url: str, dark: bool, locale: str) -> Page:
-    context = await browser.new_context(**PHONE, locale=locale,
+async def phone_page(browser: Browser, url: str, dark: bool, locale: str,
+                     viewport: dict[str, int] = SMALL) -> Page:
+    context = await browser.new_context(**{**PHONE, "viewport": viewport}, locale=locale,
                                         color_scheme="dark" if dark else "light")
     await context.route("https://telegram.org/**", lambda route: route.abort())
     page = await context.new_page()
@@ -159,6 +172,42 @@ async def group_shot(browser: Browser, out: Path, db: str) -> None:
             await app.stop()
 
 
+async def quiet(page: Page, seconds: float = 1.5) -> None:
+    """Until the table has not changed for `seconds` (the computers threw in all they would)."""
+    version = None
+    while version != await page.evaluate("document.body.dataset.version"):
+        version = await page.evaluate("document.body.dataset.version")
+        await asyncio.sleep(seconds)
+    await settled(page)
+
+
+async def six_players_shots(browser: Browser, out: Path, db: str) -> None:
+    person = Person(601, "Алиса", "ru")
+    async with FakeTelegram() as tg:
+        await has_written(tg, person)
+        await store_table(db, six_players_mid_round(time.time()), person)
+        port = free_port()
+        url = f"http://127.0.0.1:{port}/"
+        tg.set_web_app(url)
+        app = BotApp(Settings(token=tg.token, db_path=db, api_url=tg.url, time_scale=1.0,
+                              log_level="WARNING", webapp_url=url, web_port=port))
+        await app.start()
+        try:
+            message = await tg.wait_for(lambda: app_message(tg, person))
+            for size, viewport in (("360", SMALL), ("390", TALL)):
+                for theme, dark, look in ((LIGHT_THEME, False, "light"),
+                                          (DARK_THEME, True, "dark")):
+                    page = await phone_page(browser, launch_url(tg, person, message, theme=theme),
+                                            dark, "ru-RU", viewport)
+                    await page.wait_for_function("() => document.body.dataset.input === '1'",
+                                                 timeout=WAIT_MS)
+                    await quiet(page)
+                    await page.screenshot(path=out / f"mini-app-six-ru-{size}-{look}.png")
+                    await page.context.close()
+        finally:
+            await app.stop()
+
+
 async def local_web_shot(browser: Browser, out: Path, db: str) -> None:
     async with running(db, time_scale=1.0, language="en") as pieces:
         tg = pieces.tg
@@ -184,6 +233,7 @@ async def main(out: Path) -> None:
             try:
                 await private_shots(browser, out, f"{tmp}/private.sqlite3")
                 await group_shot(browser, out, f"{tmp}/group.sqlite3")
+                await six_players_shots(browser, out, f"{tmp}/six.sqlite3")
                 await local_web_shot(browser, out, f"{tmp}/local.sqlite3")
             finally:
                 await browser.close()

@@ -12,6 +12,7 @@ the tests all run in the worker's one session loop (pytest-asyncio `loop_scope="
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -31,16 +32,18 @@ from playwright.async_api import (
     expect,
 )
 
+from engine import Game
 from tests.bot.app_pages import serving_app
 from tests.bot.conftest import ALICE, BOB, CALLBACK_TTL, settings_for
+from tests.browser.tables import Person, game_message, has_written, launch_url, store_table
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
-PHONE = {"viewport": {"width": 360, "height": 640}, "device_scale_factor": 2,
-         "is_mobile": True, "has_touch": True}
+SMALL, TALL = {"width": 360, "height": 640}, {"width": 390, "height": 844}   # phones' viewports
+PHONE = {"viewport": SMALL, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 TELEGRAM_SCRIPT = "https://telegram.org/js/telegram-web-app.js"
 WAIT_MS = 60_000   # a hang bound for one wait, not a speed target: the machine is shared
 expect.set_options(timeout=WAIT_MS)   # expect() has its own default (5 s), not the context's
@@ -105,17 +108,45 @@ async def app_bot(tg: FakeTelegram, db_path: str) -> AsyncIterator[BotApp]:
         yield app
 
 
+@dataclass(frozen=True)
+class StoredTable:
+    bot: BotApp
+    table_id: int
+    url: str   # where the person's app opens, from his game message
+
+
+BotAt = Callable[..., Awaitable[StoredTable]]
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def bot_at(tg: FakeTelegram, db_path: str) -> AsyncIterator[BotAt]:
+    """`await bot_at(game, person)`: the game stored as the person's private table (he sits at
+    seat 0, computers at the others; see tables.py), the bot started on it, and the URL his
+    app opens at (`launch`: open_web_app's options). Ask for it before `phones`: the phones
+    close before the bot stops."""
+    async with contextlib.AsyncExitStack() as bots:
+        async def start(game: Game, person: Person, **launch: object) -> StoredTable:
+            await has_written(tg, person)
+            table_id = await store_table(db_path, game, person)
+            bot = await bots.enter_async_context(serving_app(tg, settings_for(tg, db_path)))
+            message = await tg.wait_for(lambda: game_message(tg, person), timeout=WAIT_MS / 1000,
+                                        what=f"{person.name}'s game message")
+            return StoredTable(bot, table_id, launch_url(tg, person, message, **launch))
+        yield start
+
+
 # ---- phones
 
 
 @dataclass(eq=False)   # one phone is one object: it may key a dict
 class Phone:
-    """One phone with the app open: its page, every frame its sockets received, and what went
-    wrong on it (console errors, uncaught exceptions, CSP violations)."""
+    """One phone with the app open: its page, every frame its sockets received and sent, and
+    what went wrong on it (console errors, uncaught exceptions, CSP violations)."""
 
     context: BrowserContext
     page: Page
     frames: list[dict] = field(default_factory=list)
+    sent: list[dict] = field(default_factory=list)
     sockets: list[WebSocket] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     expected: list[re.Pattern[str]] = field(default_factory=list)
@@ -162,15 +193,16 @@ def _console_problem(message: ConsoleMessage) -> str | None:
 
 
 @pytest_asyncio.fixture(loop_scope="session")
-async def phone(browser: Browser, app_bot: BotApp) -> AsyncIterator[OpenPhone]:
-    """`await phone(url)`: a new phone-size browser context with `url` opened in it. On teardown
-    (before the bot stops: this fixture needs app_bot) every phone is closed, and anything that
-    went wrong on one fails the test."""
+async def phones(browser: Browser) -> AsyncIterator[OpenPhone]:
+    """`await phones(url)`: a new phone-size browser context (`viewport`: SMALL or TALL) with
+    `url` opened in it. On teardown every phone is closed, and anything that went wrong on one
+    fails the test. Its bot must stop after that: ask for the bot's fixture first."""
     phones: list[Phone] = []
 
-    async def open_phone(url: str, *, locale: str = "en-US",
-                         color_scheme: str = "light") -> Phone:
-        context = await browser.new_context(**PHONE, locale=locale, color_scheme=color_scheme)
+    async def open_phone(url: str, *, locale: str = "en-US", color_scheme: str = "light",
+                         viewport: dict[str, int] = SMALL) -> Phone:
+        context = await browser.new_context(**{**PHONE, "viewport": viewport}, locale=locale,
+                                            color_scheme=color_scheme)
         context.set_default_timeout(WAIT_MS)
         await context.route(TELEGRAM_SCRIPT, lambda route: route.abort())
         await context.add_init_script(PROBES)
@@ -181,6 +213,7 @@ async def phone(browser: Browser, app_bot: BotApp) -> AsyncIterator[OpenPhone]:
         def on_socket(ws: WebSocket) -> None:
             p.sockets.append(ws)
             ws.on("framereceived", lambda payload: p.frames.append(json.loads(payload)))
+            ws.on("framesent", lambda payload: p.sent.append(json.loads(payload)))
 
         page.on("websocket", on_socket)
         page.on("console", lambda m: (problem := _console_problem(m)) and p.problems.append(
@@ -194,3 +227,9 @@ async def phone(browser: Browser, app_bot: BotApp) -> AsyncIterator[OpenPhone]:
     for p in phones:
         await p.close()
     assert not problems, "the page went wrong:\n" + "\n".join(problems)
+
+
+@pytest.fixture
+def phone(app_bot: BotApp, phones: OpenPhone) -> OpenPhone:
+    """`phones` for the tests of `app_bot` (closed before it stops)."""
+    return phones

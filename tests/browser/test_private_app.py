@@ -1,5 +1,5 @@
 """Alice plays against the computer in the Mini App, in a real browser at phone size: a whole game
-by tapping, refused launches, and a socket cut in the middle of a game."""
+by tapping, and refused launches (a network cut: test_connection_app.py)."""
 
 from __future__ import annotations
 
@@ -104,61 +104,3 @@ async def test_forged_expired_and_other_bots_launches_are_refused(
     p = await open_table(tg, phone, message)
     await expect(p.page.locator("#screen")).to_be_hidden()
     await expect(p.page.locator("#hand button.card.in-hand").first).to_be_visible()
-
-
-async def test_the_socket_cut_mid_game_comes_back_with_what_happened_meanwhile(
-        tg: FakeTelegram, app_bot: BotApp, phone: OpenPhone) -> None:
-    p = await open_table(tg, phone, await private_game(tg))
-    page = p.page
-    table_id = p.states()[-1]["table"]
-    live = app_bot.tables.live(table_id)
-    assert live is not None
-    # She plays until the computer is to move: the cut then comes before its move.
-    for _ in range(MAX_TAPS):
-        assert (await play_one(page))[0] != "over", "the game ended before the cut"
-        state = p.states()[-1]
-        if state["clock"]["turn"] and state["clock"]["turn"]["seat"] != state["me"]:
-            break
-    seen = await p.version()
-    before_cut = p.states()[-1]
-
-    # The phone loses the network (an open socket survives that: the server notices it
-    # gone and drops it); meanwhile the page cannot reconnect.
-    p.expect_problem(r"WebSocket connection to .* failed: .*ERR_INTERNET_DISCONNECTED")
-    await p.context.set_offline(True)
-    viewers = list(app_bot.web_app.sockets.viewers[table_id])
-    assert [v.user_id for v in viewers] == [ALICE]
-    for viewer in viewers:
-        await viewer.ws.close()
-    await expect(page.locator("body")).to_have_attribute("data-connected", "0")
-    await expect(page.locator("#toast")).to_have_text("The connection dropped. Reconnecting…")
-    await expect(page.locator("#hand button.card.playable")).to_have_count(0)
-    await tg.wait_for(lambda: live.game.version > seen, timeout=WAIT_MS / 1000,
-                      what="a move while her app is away")
-    assert await p.version() == seen, "the page heard nothing while it was cut off"
-    sockets_before, frames_before = len(p.sockets), len(p.frames)
-
-    await p.context.set_offline(False)
-    await expect(page.locator("body")).to_have_attribute("data-connected", "1")
-    await p.newer_than(seen)
-    assert len(p.sockets) > sockets_before, "a new socket"
-    await expect(page.locator("#toast")).to_be_hidden()
-    # The first state on the new socket has what happened meanwhile, and the page shows it.
-    first = next(f for f in p.frames[frames_before:] if f["type"] == "state")
-    assert first["version"] > seen
-    # (a defender's Take has no line of its own until the round ends: his role tells it)
-    table = ("pairs", "seats", "hand", "text")
-    assert [first[k] for k in table] != [before_cut[k] for k in table], "the move is shown"
-    shown = await page.evaluate("""() => ({
-      version: Number(document.body.dataset.version),
-      last: [...document.querySelectorAll('#last li')].map((li) => li.textContent)})""")
-    drawn = next(f for f in p.states() if f["version"] == shown["version"])
-    assert shown["last"] == [plain(line) for line in drawn["text"]["last"][-3:]]
-
-    # And she plays on: a move of hers is taken on the new socket.
-    answers = len(p.frames)
-    for _ in range(MAX_TAPS):
-        if (await play_one(page))[0] == "over":
-            raise AssertionError("the game ended before a move of hers after the cut")
-        if any(f["type"] == "answer" and f["ok"] for f in p.frames[answers:]):
-            break

@@ -7,7 +7,17 @@ import pytest
 from engine import Card
 from engine.actions import ActionKind
 from tg_durak.play.taps import APP_MOVES, Attack, Beat, Pass, ShowTrump, Take, TransferWith
-from tg_durak.webapp.frames import MAX_FRAME, Again, BadFrame, Hello, Join, MoveFrame, read_frame
+from tg_durak.webapp.frames import (
+    MAX_FRAME,
+    Again,
+    BadFrame,
+    Hello,
+    Join,
+    MoveFrame,
+    Ping,
+    Start,
+    read_frame,
+)
 
 
 def frame(**fields: object) -> str:
@@ -33,10 +43,12 @@ def test_the_page_may_send_every_kind_of_move_the_engine_has() -> None:
     assert set(APP_MOVES) == set(ActionKind)
 
 
-def test_hello_join_and_again() -> None:
+def test_hello_join_start_again_and_ping() -> None:
     assert read_frame(frame(type="hello", init_data="a=b")) == Hello("a=b")
     assert read_frame(frame(type="join", id=1)) == Join(1)
+    assert read_frame(frame(type="start", id=3)) == Start(3)
     assert read_frame(frame(type="again", id=2)) == Again(2)
+    assert read_frame(frame(type="ping")) == Ping()
 
 
 @pytest.mark.parametrize("text", [
@@ -56,6 +68,7 @@ def test_hello_join_and_again() -> None:
     frame(type="move", id=1, version=0, move="resign"),
     frame(type="move", id=1, version=0, move=["take"]),
     frame(type="join"),
+    frame(type="start"), frame(type="start", id=-1),
 ])
 def test_anything_else_is_a_bad_frame(text: str) -> None:
     with pytest.raises(BadFrame) as refused:

@@ -21,6 +21,11 @@ def test_the_frames_sent_up_are_the_ones_the_server_reads() -> None:
     assert constant(script("protocol.js"), "UP") == {t.name: t.value for t in FrameType}
 
 
+def test_the_answer_to_a_ping_is_the_servers() -> None:
+    down = constant(script("protocol.js"), "DOWN")
+    assert isinstance(down, dict) and down["PONG"] == frames.PONG["type"]
+
+
 def test_each_kind_of_move_carries_what_the_server_reads() -> None:
     page = constant(script("moves.js"), "MOVE_KINDS")
     assert isinstance(page, dict)

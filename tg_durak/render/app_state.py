@@ -3,17 +3,19 @@
 The same inputs as the chat's screens, so the app and the chat tell one table alike: a seat's
 state from its `GameScreenInput` (its hand and moves, R11: that seat's only), a spectator's from
 the group's `GroupScreenInput` (nothing but public facts), a lobby's from `LobbyScreenInput`.
-Texts are the chat's, as plain text; cards are codes like "10h" that the page draws.
+Texts are the chat's, as plain text; cards are codes like "10h" that the page draws. Where room
+is short (the seats, the header, the last moves) a seat goes by its short name: "🤖 2", a
+person's first name.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
-from html import unescape
+from collections.abc import Collection, Sequence
+from html import escape, unescape
 from typing import Protocol
 
-from engine import Action, Card, Rules
+from engine import Action, ActionKind, Card, Rules
 from engine.cards import RANK_NAMES, SUIT_LETTERS, SUITS
 from tg_durak.i18n.translate import Translator
 from tg_durak.play.taps import APP_MOVES
@@ -33,6 +35,7 @@ from tg_durak.render.game import (
     turn_line,
 )
 from tg_durak.render.group import GroupScreenInput, LobbyScreenInput, group_turn
+from tg_durak.render.options import options_summary
 
 _TAG = re.compile(r"<[^<>]*>")
 LAST_EVENTS = 5
@@ -61,6 +64,23 @@ def rank_letters(t: Translator) -> dict[str, str]:
     return {str(rank): t(key) for rank, key in RANK_KEYS.items()}
 
 
+def short_namer(seats: Sequence[SeatInfo], t: Translator, me: int | None = None) -> Namer:
+    """Names that fit a sixth of a phone's width, as chat text (HTML, as `seat_name` gives):
+    "You", "🤖 2" for the second computer (its strength is the seat's mark, `level`), a person's
+    first name, or his whole name when another person's begins alike."""
+    firsts = [(info.name.split() or [info.name])[0] for info in seats]
+    people = [first for first, info in zip(firsts, seats, strict=True) if not info.is_bot]
+
+    def name(seat: int) -> str:
+        info = seats[seat]
+        if seat == me:
+            return t("seat.you")
+        if info.is_bot:
+            return t("app.computer_short", n=sum(s.is_bot for s in seats[:seat + 1]))
+        return escape(info.name if people.count(firsts[seat]) > 1 else firsts[seat])
+    return name
+
+
 def _move(action: Action) -> dict:
     move: dict = {"move": action.kind}
     if action.card is not None:
@@ -70,30 +90,43 @@ def _move(action: Action) -> dict:
     return move
 
 
+def _offered(legal: Sequence[Action]) -> list[dict]:
+    """The moves the page can send back (play/taps.py's APP_MOVES). Pass only beside a card to
+    throw in: without one the round goes on without him (R6.3), and Pass would only ask him to
+    say what the table already knows."""
+    throws = any(a.kind == ActionKind.ATTACK for a in legal)
+    return [_move(a) for a in legal
+            if a.kind in APP_MOVES and (a.kind != ActionKind.PASS or throws)]
+
+
 def _ms(seconds: float | None) -> int | None:
     return None if seconds is None else round(seconds * 1000)
 
 
 def _clock(v: ClockedFacts, now: float, window_due: float | None, closing: bool) -> dict:
-    """The deadlines the page draws its bars from (R6.3, R10.2): nothing is sent for a bar."""
+    """The deadlines the page draws its clocks from (R6.3, R10.2): nothing is sent for a bar.
+    `total` is the whole span the deadline ends: the turn, the throw-in window, or its close
+    grace once nobody is left to throw in."""
     rules = v.rules
     turn = window = None
     if v.turn_due is not None and not v.is_over:
         seat = v.defender if v.table else v.attacker
         turn = {"due": _ms(v.turn_due), "total": _ms(rules.turn_seconds), "seat": seat}
     if v.phase == "window" and window_due is not None:
-        window = {"due": _ms(window_due), "total": _ms(rules.throw_in_seconds),
-                  "closing": closing}
+        span = rules.close_grace_seconds if closing else rules.throw_in_seconds
+        window = {"due": _ms(window_due), "total": _ms(span), "closing": closing}
     return {"now": _ms(now), "turn": turn, "window": window}
 
 
-def _seats(v: PublicFacts, infos: tuple[SeatInfo, ...], name: Namer, t: Translator,
-           me: int | None, closed: bool, app_closed: Collection[int], can_throw: bool
-           ) -> list[dict]:
+def _seats(v: PublicFacts, infos: tuple[SeatInfo, ...], name: Namer, short: Namer,
+           t: Translator, me: int | None, closed: bool, app_closed: Collection[int],
+           can_throw: bool) -> list[dict]:
     """Each seat as all see it; the reader's own role says, as in the chat, when he has nothing
     to throw in (`can_throw`)."""
     return [{
-        "seat": seat, "name": plain(name(seat)), "bot": info.is_bot,
+        "seat": seat, "name": plain(name(seat)), "short": plain(short(seat)), "bot": info.is_bot,
+        "level": info.level if info.is_bot else None,
+        "level_text": t(f"level.{info.level or 'normal'}") if info.is_bot else None,
         "cards": v.hand_counts[seat],
         "cards_text": plain(t.plural("game.cards", v.hand_counts[seat], n=v.hand_counts[seat])),
         "role": seat_part(v, seat, closed),
@@ -104,15 +137,21 @@ def _seats(v: PublicFacts, infos: tuple[SeatInfo, ...], name: Namer, t: Translat
 
 
 def _table(v: PublicFacts, played_by: tuple[int | None, ...]) -> list[dict]:
+    """Each attack card, its defence, who played the one (when known) and who beat it: the
+    defender (a round's defences are all his: a transfer comes before any)."""
     players = played_by if len(played_by) == len(v.table) else (None,) * len(v.table)
-    return [{"attack": code(a), "defence": None if d is None else code(d), "by": by}
+    return [{"attack": code(a), "defence": None if d is None else code(d), "by": by,
+             "beaten_by": None if d is None else v.defender}
             for (a, d), by in zip(v.table, players, strict=True)]
 
 
 def _common(v: ClockedFacts, *, table_id: int, version: int, kind: str, view: str,
-            me: int | None, infos: tuple[SeatInfo, ...], name: Namer, t: Translator,
-            played_by: tuple[int | None, ...], now: float, closed: bool,
+            me: int | None, infos: tuple[SeatInfo, ...], name: Namer, short: Namer,
+            t: Translator, played_by: tuple[int | None, ...], closed: bool,
             app_closed: Collection[int], can_throw: bool = True) -> dict:
+    # Play again or Rematch for those who played: an onlooker hosting a rematch would host a
+    # lobby he does not sit in.
+    again = ("again" if kind == "private" else "rematch") if closed and view == "seat" else None
     return {
         "type": "state", "table": table_id, "version": version, "kind": kind, "view": view,
         "me": me, "variant": str(v.rules.variant),
@@ -120,10 +159,9 @@ def _common(v: ClockedFacts, *, table_id: int, version: int, kind: str, view: st
                   "card": None if v.trump_card is None else code(v.trump_card),
                   "holder": v.trump_holder},
         "stock": v.stock_count, "discard": v.discard_count,
-        "seats": _seats(v, infos, name, t, me, closed, app_closed, can_throw),
+        "seats": _seats(v, infos, name, short, t, me, closed, app_closed, can_throw),
         "pairs": _table(v, played_by),
-        "over": closed, "again": ("again" if kind == "private" else "rematch") if closed else None,
-        "lobby": None,
+        "over": closed, "again": again, "lobby": None,
     }
 
 
@@ -135,20 +173,20 @@ def seat_state(inp: GameScreenInput, t: Translator, *, kind: str,
     def name(seat: int) -> str:
         return seat_name(inp.seats, seat, t, me)
 
+    short = short_namer(inp.seats, t, me)
     state = _common(v, table_id=inp.table_id, version=inp.version, kind=kind, view="seat",
-                    me=me, infos=inp.seats, name=name, t=t, played_by=inp.played_by,
-                    now=inp.now, closed=inp.closed, app_closed=app_closed,
-                    can_throw=any(a.kind == "attack" for a in inp.legal))
+                    me=me, infos=inp.seats, name=name, short=short, t=t,
+                    played_by=inp.played_by, closed=inp.closed, app_closed=app_closed,
+                    can_throw=any(a.kind == ActionKind.ATTACK for a in inp.legal))
     due = v.next_deadline
     state.update(
         hand=[code(c) for c in in_hand_order(v.hand, v.trump_suit)],
-        # only the moves the page can send back (play/taps.py's APP_MOVES)
-        legal=[] if inp.closed else [_move(a) for a in inp.legal if a.kind in APP_MOVES],
+        legal=[] if inp.closed else _offered(inp.legal),
         clock=_clock(v, inp.now, due if v.phase == "window" else None,
                      due is not None and due == v.close_due),
-        text={"header": plain(header(v, name, t, me)),
+        text={"header": plain(header(v, short, t, me)),
               "turn": "" if inp.closed else plain(turn_line(inp, t)),
-              "last": [plain(told_line(x, name, t, me)) for x in inp.last[-LAST_EVENTS:]],
+              "last": [plain(told_line(x, short, t, me)) for x in inp.last[-LAST_EVENTS:]],
               "result": [plain(line) for line in outcome_lines(inp, t)] if inp.closed else []},
     )
     return state
@@ -162,23 +200,25 @@ def spectator_state(inp: GroupScreenInput, t: Translator, *, version: int,
     def name(seat: int) -> str:
         return seat_name(inp.seats, seat, t)
 
+    short = short_namer(inp.seats, t)
     state = _common(p, table_id=inp.table_id, version=version, kind="group",
-                    view="spectator", me=None, infos=inp.seats, name=name, t=t,
-                    played_by=inp.played_by, now=inp.now, closed=inp.closed,
-                    app_closed=app_closed)
+                    view="spectator", me=None, infos=inp.seats, name=name, short=short, t=t,
+                    played_by=inp.played_by, closed=inp.closed, app_closed=app_closed)
     result = [plain(line) for line in result_lines(p, name, t)] if inp.closed else []
     state.update(
         hand=[], legal=[], clock=_clock(p, inp.now, p.window_due, False),
-        text={"header": plain(header(p, name, t)),
+        text={"header": plain(header(p, short, t)),
               "turn": "" if inp.closed else plain(group_turn(inp, t)),
-              "last": [plain(told_line(x, name, t)) for x in inp.history[-LAST_EVENTS:]],
+              "last": [plain(told_line(x, short, t)) for x in inp.history[-LAST_EVENTS:]],
               "result": result},
     )
     return state
 
 
-def lobby_state(inp: LobbyScreenInput, t: Translator, *, user_id: int, may_join: bool) -> dict:
-    """A group's open lobby: who sits, and Join for someone who may sit down."""
+def lobby_state(inp: LobbyScreenInput, t: Translator, *, user_id: int, may_join: bool,
+                may_start: bool = False) -> dict:
+    """A group's open lobby: who sits, the table's options, Join for someone who may sit down
+    and Start for its host (`may_start`; the table service says when too few sit)."""
     infos = tuple(SeatInfo(s.name, s.user_id is None, s.level) for s in inp.seated)
     joined = any(s.user_id == user_id for s in inp.seated)
     return {
@@ -190,6 +230,7 @@ def lobby_state(inp: LobbyScreenInput, t: Translator, *, user_id: int, may_join:
         "text": {"header": "", "turn": "", "last": [], "result": []},
         "over": False, "again": None,
         "lobby": {"seats": [plain(seat_name(infos, i, t)) for i in range(len(infos))],
-                  "joined": joined, "can_join": may_join and not joined,
+                  "joined": joined, "can_join": may_join and not joined, "can_start": may_start,
+                  "options": plain(options_summary(inp.settings.options, t)),
                   "max": inp.settings.seats},
     }

@@ -21,6 +21,9 @@ MAX_FRAME = 4096
 CLOSE_REFUSED = 4401
 CLOSE_NO_TABLE = 4404
 _CARD = re.compile(r"(10|[2-9JQKA])[scdh]")
+# The answer to a ping, at once: a page that hears nothing for a few seconds knows it is offline
+# long before a dead socket closes.
+PONG = {"type": "pong"}
 
 
 class FrameType(StrEnum):
@@ -30,6 +33,8 @@ class FrameType(StrEnum):
     MOVE = "move"
     JOIN = "join"
     AGAIN = "again"
+    START = "start"
+    PING = "ping"
 
 
 class BadFrame(Exception):
@@ -62,7 +67,19 @@ class Again:
     id: int
 
 
-Frame = Hello | MoveFrame | Join | Again
+@dataclass(frozen=True)
+class Start:
+    """The host starts his group's lobby."""
+
+    id: int
+
+
+@dataclass(frozen=True)
+class Ping:
+    pass
+
+
+Frame = Hello | MoveFrame | Join | Again | Start | Ping
 
 
 def _int(value: object, least: int = 0) -> int:
@@ -111,4 +128,8 @@ def read_frame(text: object) -> Frame:
         return Join(_int(frame.get("id")))
     if kind == FrameType.AGAIN:
         return Again(_int(frame.get("id")))
+    if kind == FrameType.START:
+        return Start(_int(frame.get("id")))
+    if kind == FrameType.PING:
+        return Ping()
     raise BadFrame()

@@ -21,11 +21,14 @@ from tg_durak.webapp.frames import (
     CLOSE_NO_TABLE,
     CLOSE_REFUSED,
     MAX_FRAME,
+    PONG,
     Again,
     BadFrame,
     Hello,
     Join,
     MoveFrame,
+    Ping,
+    Start,
     read_frame,
 )
 from tg_durak.webapp.launch import LaunchRefused, check_launch
@@ -140,6 +143,12 @@ class MiniApp:
             frame = read_frame(text)
         except BadFrame as exc:
             viewer.send(self._error(viewer.t, exc.code))
+            return
+        if isinstance(frame, Ping):
+            viewer.send(PONG)
+            return
+        if isinstance(frame, Start):
+            await self.sessions.start(viewer, frame)
             return
         if isinstance(frame, MoveFrame):
             # A move needs no row of his: read for every move, it waited on the store's one

@@ -1,5 +1,5 @@
-"""What one open app asks of the tables: who it is, which table it shows, its moves, Join and
-Play again. Everything enters the table service as the chat's taps do."""
+"""What one open app asks of the tables: who it is, which table it shows, its moves, Join, the
+host's Start and Play again. Everything enters the table service as the chat's taps do."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from tg_durak.play.options import PlaySettings
 from tg_durak.play.rows import UserRow
 from tg_durak.tables.live import LiveLobby, LiveTable
 from tg_durak.tables.service import TableService
-from tg_durak.webapp.frames import Again, Join, MoveFrame
+from tg_durak.webapp.frames import Again, Join, MoveFrame, Start
 from tg_durak.webapp.launch import Launch
 from tg_durak.webapp.sockets import AppSockets, Viewer
 from tg_durak.webapp.texts import welcome
@@ -19,6 +19,12 @@ ACCEPTED = frozenset({"lobby.joined"})   # answers with a text that are not refu
 
 class NoTable(Exception):
     """The launch names no table the person may look at."""
+
+
+async def not_asked() -> bool:
+    """Whether he administers the group: the app does not ask Telegram, so only the host
+    starts from it (an administrator still may, from the chat)."""
+    return False
 
 
 class AppSessions:
@@ -90,6 +96,14 @@ class AppSessions:
         if not isinstance(holder, LiveLobby):
             return self._answer(viewer, frame.id, Answer("lobby.invite_stale"))
         answer = await self.tables.lobbies.join(holder.id, user, user.name, in_app=True)
+        self._answer(viewer, frame.id, answer)
+
+    async def start(self, viewer: Viewer, frame: Start) -> None:
+        """The host's Start, as the lobby message's button: the lobby becomes the table, which
+        every app watching it is then shown."""
+        if viewer.table_id is None:
+            return self._answer(viewer, frame.id, Answer("tap.unknown_table"))
+        answer = await self.tables.lobbies.start(viewer.table_id, viewer.user_id, not_asked)
         self._answer(viewer, frame.id, answer)
 
     async def again(self, viewer: Viewer, frame: Again, user: UserRow) -> None:

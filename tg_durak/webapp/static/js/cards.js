@@ -162,6 +162,26 @@ export function faceSvg(code) {
   return svg;
 }
 
+// The trump card as it lies, crosswise under the stock: a landscape face whose right end (the
+// part the stock leaves bare) carries its rank and suit upright, so it reads at a glance.
+export function trumpSvg(code) {
+  const { suit, value } = parseCard(code);
+  const svg = make('svg', {
+    viewBox: `0 0 ${H} ${W}`, class: `card-svg face suit-${suit}`, 'aria-hidden': 'true', focusable: 'false',
+  });
+  make('rect', { x: 2, y: 2, width: H - 4, height: W - 4, rx: 16, class: 'face-bg' }, svg);
+  pip(svg, suit, 105, W / 2, 120);
+  const label = rankLabel(value);
+  const text = make('text', { x: 268, y: 120, class: 'trump-index', 'text-anchor': 'middle' }, svg);
+  text.textContent = label;
+  if (label.length > 1) {
+    text.setAttribute('textLength', 140);
+    text.setAttribute('lengthAdjust', 'spacingAndGlyphs');
+  }
+  pip(svg, suit, 268, 178, 84);
+  return svg;
+}
+
 export function backSvg() {
   const svg = cardSvg('back');
   make('rect', { x: 2, y: 2, width: W - 4, height: H - 4, rx: 16, class: 'back-bg' }, svg);

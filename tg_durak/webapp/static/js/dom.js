@@ -19,6 +19,10 @@ export function h(tag, props = {}, children = []) {
   return node;
 }
 
-export function bar(extraClass = '') {
-  return h('div', { class: `bar ${extraClass}`, hidden: true }, [h('div', { class: 'bar-fill' })]);
+// A clock: its seconds (`.clock-label`) beside its bar (clock.js draws both).
+export function clockBar(extraClass = '') {
+  return h('div', { class: `clock ${extraClass}`, hidden: true }, [
+    h('div', { class: 'bar' }, [h('div', { class: 'bar-fill' })]),
+    h('span', { class: 'clock-label' }),
+  ]);
 }

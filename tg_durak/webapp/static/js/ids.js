@@ -3,6 +3,7 @@
 export const ID = Object.freeze({
   app: 'app',
   header: 'header',
+  offline: 'offline',
   fourColour: 'four-colour',
   seats: 'seats',
   table: 'table',

@@ -1,6 +1,6 @@
 // The page's one owner of state: frames in, a drawing out, taps and drops turned into moves.
 import { installSprite, suitSvg } from './cards.js';
-import { setBars, syncClock } from './clock.js';
+import { setClocks, syncClock } from './clock.js';
 import { $ } from './dom.js';
 import { enableDrag } from './drag.js';
 import { animateChange, snapshot } from './fx.js';
@@ -8,27 +8,30 @@ import { chooseLanguage, setCatalog, t } from './i18n.js';
 import { ID } from './ids.js';
 import { readLaunch } from './launch.js';
 import {
-  MOVE_KINDS, cardsFor, dropOnTable, findMove, moveFrame, moveOnto, movesWithCard, onAttackCard,
-  playableCards,
+  MOVE_KINDS, cardsFor, dropOnTable, findMove, meantMove, moveFrame, moveOnto, movesWithCard,
+  onAttackCard,
 } from './moves.js';
 import { CLOSE_NO_TABLE, DOWN, UP } from './protocol.js';
 import { Connection } from './socket.js';
-import { layoutHand, render } from './table.js';
+import { fitLabels, layoutHand, render } from './table.js';
 import { hapticAccepted, hapticRefused, setBackHandler, startSdk, whenSdkLoads } from './telegram.js';
 import { applyTheme } from './theme.js';
 
 const PENDING_LIMIT_MS = 10000;
 const TOAST_MS = 3200;
+const SHAKE_MS = 360;
 const FOUR_COLOUR_KEY = 'tg-durak.four-colour';
+const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 
 const body = document.body;
 
 let connection = null;
 let state = null;
-let live = false;     // welcomed on the current socket
-let pending = null;   // {id, timer}: a frame sent, its answer not yet in
+let welcomed = false;  // the current socket's welcome came: its first state makes the page live
+let live = false;      // that state came: moves may go
+let pending = null;    // {id, card, timer}: a frame sent, its answer not yet in
 let nextId = 1;
-let lastSentId = 0;   // the answer may come before or after the state it caused
+let lastSent = { id: 0, card: null };   // the answer may come before or after the state it caused
 let toastTimer = 0;
 let drag = null;
 const ui = { highlight: false, inputOpen: false, chooser: null, sending: null };
@@ -43,36 +46,41 @@ function showScreen(text) {
   $(ID.screenText).textContent = text || '';
 }
 
-function showToast(text, { sticky = false } = {}) {
+function showToast(text) {
   const toast = $(ID.toast);
   clearTimeout(toastTimer);
   toast.textContent = text || '';
   toast.hidden = !text;
-  toast.dataset.sticky = sticky && text ? '1' : '';
-  if (text && !sticky) toastTimer = setTimeout(() => { toast.hidden = true; }, TOAST_MS);
+  if (text) toastTimer = setTimeout(() => { toast.hidden = true; }, TOAST_MS);
 }
 
+// Offline, the banner says so, the hand is greyed and the clocks stand still (app.css, clock.js).
 function setLive(value) {
   live = value;
   body.dataset.connected = value ? '1' : '0';
+  const banner = $(ID.offline);
+  banner.textContent = t('app.reconnecting');
+  banner.hidden = value || !state;
 }
 
 function draw() {
   if (!state) return;
   // while a move is on its way the hand keeps its look, but takes no second move
-  ui.highlight = Boolean(connection && live) && state.view === 'seat' && !state.over;
+  ui.highlight = live && state.view === 'seat' && !state.over;
   ui.inputOpen = ui.highlight && canSend();
   if (!ui.inputOpen) ui.chooser = null;
   body.dataset.busy = pending ? '1' : '0';
   body.dataset.input = ui.inputOpen ? '1' : '0';
-  const bars = render(state, ui);
+  const clocks = render(state, ui);
   fitTable();
-  setBars(bars);
+  fitLabels();
+  setClocks(clocks, live);
+  drag?.rebind();
   setBackHandler(ui.chooser ? closeChooser : null);
 }
 
 // Table cards as large as six pairs (more in a transfer game) allow in the space left over: the
-// deck column is 0.98 of a card wide (app.css), a pair 14px wider and 30px taller than its card.
+// deck column is 1.23 of a card wide (app.css), a pair 14px wider and 34px taller than its card.
 function fitTable() {
   const table = $(ID.table);
   const count = Math.max(6, state?.pairs.length ?? 0);
@@ -80,14 +88,31 @@ function fitTable() {
   const width = table.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 8;
   const height = table.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
   if (width <= 0 || height <= 0) return;
-  let best = 34;
+  let best = 0;
   for (let rows = 1; rows <= count; rows += 1) {
     const columns = Math.ceil(count / rows);
-    const byWidth = (width - columns * 14 - (columns - 1) * 12) / (columns + 0.98);
-    const byHeight = (height - rows * 30 - (rows - 1) * 8) / rows / 1.4;
+    const byWidth = (width - columns * 14 - (columns - 1) * 12) / (columns + 1.23);
+    const byHeight = (height - rows * 34 - (rows - 1) * 8) / rows / 1.4;
     best = Math.max(best, Math.min(byWidth, byHeight));
   }
-  table.style.setProperty('--tcard-w', `${Math.min(best, 100).toFixed(1)}px`);
+  table.style.setProperty('--tcard-w', `${Math.max(18, Math.min(best, 100)).toFixed(1)}px`);
+}
+
+// A refused move: the card shakes and the reason shows (the server's, or the page's own when
+// the move never left it).
+function refuse(card, text) {
+  hapticRefused();
+  showToast(text);
+  const node = card && $(ID.hand).querySelector(`.card[data-card="${CSS.escape(card)}"]`);
+  if (!node) return;
+  node.classList.add('refused');
+  const shake = reducedMotion.matches ? null : node.animate(
+    [0, -7, 7, -5, 5, 0].map((x) => ({ transform: `translateX(${x}px)` })),
+    { duration: SHAKE_MS, easing: 'ease-in-out' },
+  );
+  const done = () => node.classList.remove('refused');
+  if (shake) shake.onfinish = done;
+  else setTimeout(done, SHAKE_MS);
 }
 
 function releasePending() {
@@ -97,22 +122,37 @@ function releasePending() {
   ui.sending = null;
 }
 
+// No answer in time: the move may or may not have counted, and the next state tells. The page
+// never sends it again.
+function answerOverdue() {
+  releasePending();
+  showToast(t('app.move_unconfirmed'));
+  draw();
+}
+
+// Sends a frame now, or says why not: offline (nothing is kept to send later), or a frame is
+// already on its way.
 function sendFrame(frame, card = null) {
-  if (!canSend()) return false;
+  if (pending || !state) return;
+  if (!canSend()) {
+    refuse(card, t('app.offline_move'));
+    return;
+  }
   const id = nextId;
   nextId += 1;
-  if (!connection.send({ ...frame, id })) return false;
-  lastSentId = id;
-  pending = { id, timer: setTimeout(() => { releasePending(); draw(); }, PENDING_LIMIT_MS) };
+  if (!connection.send({ ...frame, id })) {
+    refuse(card, t('app.offline_move'));
+    return;
+  }
+  lastSent = { id, card };
+  pending = { id, card, timer: setTimeout(answerOverdue, PENDING_LIMIT_MS) };
   ui.sending = card;
   ui.chooser = null;
   draw();
-  return true;
 }
 
 function sendMove(move) {
-  if (!ui.inputOpen || !move) return;
-  sendFrame(moveFrame(state, move), move.card ?? null);
+  if (move) sendFrame(moveFrame(state, move), move.card ?? null);
 }
 
 function openChooser(chooser) {
@@ -126,8 +166,18 @@ function closeChooser() {
   draw();
 }
 
+// Whether his cards may be played now: his seat, the game on, no move on its way. Offline they
+// may, to be told the move is not sent.
+function handInPlay() {
+  return Boolean(state && state.view === 'seat' && !state.over && !pending);
+}
+
 function tapHandCard(card) {
-  if (!ui.inputOpen) return;
+  if (!handInPlay()) return;
+  if (!live) {
+    refuse(card, t('app.offline_move'));
+    return;
+  }
   const chooser = ui.chooser;
   if (chooser && chooser.kind !== 'card') {
     if (cardsFor(state, chooser.kind).includes(card)) {
@@ -141,9 +191,8 @@ function tapHandCard(card) {
     return;
   }
   const moves = movesWithCard(state, card);
-  if (moves.length === 1) sendMove(moves[0]);
-  else if (moves.length > 1) openChooser({ kind: 'card', card });
-  else draw();
+  if (moves.length > 1) openChooser({ kind: 'card', card });
+  else sendMove(moves[0] ?? meantMove(state, card));
 }
 
 function tapTarget(target) {
@@ -173,6 +222,7 @@ function tapAction(action) {
   else if (kind) sendMove(findMove(state, { move: action }));
   else if (action === 'cancel') closeChooser();
   else if (action === 'join') sendFrame({ type: UP.JOIN });
+  else if (action === 'start') sendFrame({ type: UP.START });
   else if (action === 'again') sendFrame({ type: UP.AGAIN });
 }
 
@@ -192,15 +242,25 @@ function onClick(event) {
   else closeChooser();
 }
 
+// The legal move a card dropped on `element` makes, if any.
 function dropTargetFor(card, element) {
   const attack = element?.closest(`#${ID.pairs} .attack[data-target]`);
   if (attack) return moveOnto(state, card, Number(attack.dataset.target));
   return element?.closest(`#${ID.table}`) ? dropOnTable(state, card) : null;
 }
 
+// What a drop on the table meant, legal or not (a refusal then says why); off the table, none.
+function dropMeant(card, element) {
+  const legal = dropTargetFor(card, element);
+  if (legal) return legal;
+  const attack = element?.closest(`#${ID.pairs} .attack[data-target]`);
+  if (attack) return { move: 'defend', card, target: Number(attack.dataset.target) };
+  return element?.closest(`#${ID.table}`) ? meantMove(state, card) : null;
+}
+
 function setupDrag() {
   drag = enableDrag($(ID.hand), {
-    canDrag: (card) => ui.inputOpen && playableCards(state).has(card),
+    canDrag: () => handInPlay(),
     onHover: (card, element) => {
       for (const node of document.querySelectorAll('.drop-ok')) node.classList.remove('drop-ok');
       if (!card) return;
@@ -211,7 +271,7 @@ function setupDrag() {
     },
     onDrop: (card, element) => {
       ui.chooser = null;
-      const move = dropTargetFor(card, element);
+      const move = handInPlay() ? dropMeant(card, element) : null;
       if (move) sendMove(move);
       else draw();
     },
@@ -244,59 +304,51 @@ function onFrame(frame) {
   if (frame.type === DOWN.WELCOME) {
     setCatalog(frame.strings, frame.ranks, frame.locale);
     labelStatics();
-    setLive(true);
-    if (state) {
-      showToast('');
-      draw();
-    }
+    welcomed = true;   // the state follows: the page is live once it shows it
   } else if (frame.type === DOWN.STATE) {
     const before = state;
     const shot = before ? snapshot() : null;
-    drag?.cancel();
     releasePending();
     ui.chooser = null;
     state = frame;
     syncClock(frame.clock?.now);
     body.dataset.version = String(frame.version);
     showScreen('');
-    if ($(ID.toast).dataset.sticky) showToast('');
-    draw();
+    setLive(welcomed);
+    draw();   // a card being dragged stays in the hand: the drag goes on (drag.js)
     animateChange(before, state, shot);
   } else if (frame.type === DOWN.ANSWER) {
-    if (frame.id !== lastSentId) return;
+    if (frame.id !== lastSent.id) return;
+    if (pending?.id === frame.id) releasePending();
     if (frame.ok) hapticAccepted();
-    else {
-      hapticRefused();
-      showToast(frame.text);
-    }
-    if (pending?.id === frame.id) {
-      releasePending();
-      draw();
-    }
-  } else if (frame.type === DOWN.ERROR) {
-    if (pending) {
-      releasePending();
-      hapticRefused();
-    }
-    showToast(frame.text || t(`app.${frame.code}`));
     draw();
+    if (!frame.ok) refuse(lastSent.card, frame.text);
+  } else if (frame.type === DOWN.ERROR) {
+    const card = pending?.card ?? null;
+    releasePending();
+    draw();
+    refuse(card, frame.text || t(`app.${frame.code}`));
   }
 }
 
 function onDrop() {
-  setLive(false);
+  const lost = pending;
+  welcomed = false;
   releasePending();
-  if (state) {
-    showToast(t('app.reconnecting'), { sticky: true });
-    draw();
-  } else {
+  setLive(false);
+  if (!state) {
     showScreen(t('app.reconnecting'));
+    return;
   }
+  draw();
+  if (lost) showToast(t('app.move_unconfirmed'));
 }
 
 function onFinal(code, lastError) {
-  setLive(false);
+  welcomed = false;
   releasePending();
+  setLive(false);
+  $(ID.offline).hidden = true;
   const key = code === CLOSE_NO_TABLE ? 'app.no_table' : 'app.launch_forged';
   showToast('');
   showScreen(lastError?.text || t(key));
@@ -331,8 +383,9 @@ async function boot() {
   });
   new ResizeObserver(() => {
     if (!state) return;
-    fitTable();
     layoutHand();
+    fitTable();
+    fitLabels();
   }).observe($(ID.app));
   setupDrag();
   if (!launch.initData) {

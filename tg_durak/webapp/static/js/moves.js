@@ -71,7 +71,18 @@ export function dropOnTable(state, card) {
   return onto.length === 1 ? onto[0] : null;
 }
 
-// The frame that sends a legal move, with the fields its kind carries.
+// What a card means when no legal move has it, read as the chat reads a tap on its card button
+// (play/taps.py's PlayCard): the defender lays it on the first unbeaten card, anyone else leads
+// or throws it in. Sent all the same, it is refused, and the refusal says why: the page shows
+// the server's reason rather than judging the move itself.
+export function meantMove(state, card) {
+  const me = state.seats.find((s) => s.seat === state.me);
+  const open = state.pairs.findIndex((p) => !p.defence);
+  if (me?.role === 'defending' && open >= 0) return { move: 'defend', card, target: open };
+  return { move: 'attack', card };
+}
+
+// The frame that sends a move, with the fields its kind carries.
 export function moveFrame(state, move) {
   const spec = MOVE_KINDS[move.move];
   const frame = { type: UP.MOVE, version: state.version, move: move.move };

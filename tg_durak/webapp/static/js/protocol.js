@@ -11,6 +11,8 @@ export const UP = Object.freeze({
   MOVE: 'move',
   JOIN: 'join',
   AGAIN: 'again',
+  START: 'start',
+  PING: 'ping',
 });
 
 // The frames the server sends down.
@@ -19,4 +21,5 @@ export const DOWN = Object.freeze({
   STATE: 'state',
   ANSWER: 'answer',
   ERROR: 'error',
+  PONG: 'pong',
 });

@@ -1,17 +1,32 @@
 // The state drawn as a card table: opponents at the top, the deck and the pairs in the middle,
-// what to do and the buttons, then the hand as a fan. Pure drawing; input lives in main.js.
-import { backSvg, cardLabel, faceSvg, parseCard, suitSvg, suitSymbol } from './cards.js';
-import { $, bar, h } from './dom.js';
+// what to do and the buttons, then the hand. Pure drawing; input lives in main.js.
+//
+// Each seat has a colour (its number's, app.css): its box, and a mark on every card it put on
+// the table, so who played what reads at a glance; names are the state's short ones.
+import { backSvg, cardLabel, faceSvg, parseCard, suitSvg, suitSymbol, trumpSvg } from './cards.js';
+import { $, clockBar, h } from './dom.js';
+import { fitText } from './fit.js';
 import { asText, t } from './i18n.js';
 import { ID } from './ids.js';
 import {
   BUTTON_KINDS, MOVE_KINDS, cardsFor, defenceTargets, hasMove, movesWithCard, playableCards,
 } from './moves.js';
+import { hapticWarning } from './telegram.js';
 
-export function seatName(state, seat) {
-  const found = state.seats.find((s) => s.seat === seat);
-  if (seat === state.me && state.view === 'seat') return t('app.you');
-  return found?.name ?? '';
+const COUNTDOWN_S = 10;   // a turn clock shows its seconds from here on, and warns its player
+const STRIP = 46;         // a hand card's bare strip, each way: a fingertip's 44 px and a margin
+const ROWS_CARD_W = 56;   // a hand card's width once the hand takes several rows
+const LIFT_ROOM = 12;     // above one row, for a playable card's lift
+const FAN_ROOM = 8;       // below one row, for its arc
+const FAN_TURN = 2;       // degrees between neighbours in one row: their strips stay bare
+const FIT_FLOOR = { seat: 8.5, header: 9.5, by: 7.5 };
+
+function seatOf(state, seat) {
+  return state.seats.find((s) => s.seat === seat) ?? null;
+}
+
+export function shortName(state, seat) {
+  return seatOf(state, seat)?.short ?? '';
 }
 
 function opponentsInOrder(state) {
@@ -36,7 +51,29 @@ function backCard(extraClass = '') {
   return node;
 }
 
-function renderSeats(state, bars) {
+// A turn clock: its bar, and its seconds once few are left.
+function turnClock(state, seat, clocks, onSeconds = null) {
+  const clock = clockBar('turn-clock');
+  const turn = state.clock?.turn;
+  if (turn?.seat === seat) {
+    clocks.push({
+      element: clock, deadline: turn, onSeconds,
+      say: (s) => (s <= COUNTDOWN_S ? t('app.seconds', { s }) : ''),
+    });
+  }
+  return clock;
+}
+
+// A computer's strength as one to three dots, named for the ear.
+function levelMark(seat) {
+  if (!seat.bot || !seat.level) return null;
+  return h('span', {
+    class: 'level', role: 'img', 'aria-label': seat.level_text, title: seat.level_text,
+    data: { level: seat.level },
+  }, [h('i'), h('i'), h('i')]);
+}
+
+function renderSeats(state, clocks) {
   const box = $(ID.seats);
   box.replaceChildren();
   if (state.view === 'lobby') return;
@@ -53,8 +90,6 @@ function renderSeats(state, bars) {
       pile.append(back);
     }
     pile.append(h('span', { class: 'count', text: String(seat.cards), 'aria-hidden': 'true' }));
-    const turnBar = bar('turn-bar');
-    if (seat.seat === turnSeat) bars.push({ element: turnBar, deadline: state.clock.turn });
     const known = seat.known?.length
       ? h('div', { class: 'known' }, seat.known.map((code) => h('span', {
         class: `chip suit-${parseCard(code).suit}`, text: cardLabel(code),
@@ -62,15 +97,16 @@ function renderSeats(state, bars) {
       : null;
     box.append(h('div', {
       class: 'seat', data: {
-        seat: String(seat.seat), role: seat.role || '', turn: seat.seat === turnSeat ? '1' : '0',
-        away: seat.away ? '1' : '0', left: seat.left ? '1' : '0',
+        seat: String(seat.seat), colour: String(seat.seat), role: seat.role || '',
+        turn: seat.seat === turnSeat ? '1' : '0', away: seat.away ? '1' : '0',
+        left: seat.left ? '1' : '0',
       },
     }, [
       pile,
-      h('div', { class: 'seat-name', text: seat.name }),
+      h('div', { class: 'seat-name', title: seat.name }, [seat.short, levelMark(seat)]),
       h('div', { class: 'seat-role', text: seat.role_text || '\u00a0' }),
       seat.app_closed ? h('div', { class: 'seat-closed', text: t('app.app_closed') }) : null,
-      turnBar,
+      turnClock(state, seat.seat, clocks),
       known,
     ]));
   }
@@ -83,23 +119,26 @@ function renderDeck(state) {
   stock.replaceChildren();
   discard.replaceChildren();
   const trump = state.trump ?? {};
-  const stockLabel = `${t('app.stock')}: ${state.stock}`;
-  stock.setAttribute('aria-label', stockLabel);
+  stock.setAttribute('aria-label', `${t('app.stock')}: ${state.stock}`);
+  stock.dataset.count = String(state.stock);
   if (state.stock > 0 && trump.card) {
-    const trumpCard = faceCard(trump.card, 'div', { class: 'trump-card' });
-    trumpCard.setAttribute('aria-label', `${t('app.trump')}: ${cardLabel(trump.card)}`);
+    const trumpCard = h('div', {
+      class: 'card trump-card', role: 'img',
+      'aria-label': `${t('app.trump')}: ${cardLabel(trump.card)}`,
+    }, [trumpSvg(trump.card)]);
     stock.append(trumpCard);
   }
   if (state.stock > 1 || (state.stock === 1 && !trump.card)) stock.append(backCard('stock-top'));
   if (state.stock === 0 && trump.suit) {
     stock.append(h('div', {
-      class: 'trump-suit', role: 'img', 'aria-label': `${t('app.trump')}: ${suitSymbol(trump.suit)}`,
+      class: `trump-suit suit-${trump.suit}`, role: 'img',
+      'aria-label': `${t('app.trump')}: ${suitSymbol(trump.suit)}`,
     }, [suitSvg(trump.suit)]));
   }
-  stock.append(
-    h('span', { class: 'count', text: String(state.stock), 'aria-hidden': 'true' }),
-    h('div', { class: 'pile-label', text: t('app.stock'), 'aria-hidden': 'true' }),
-  );
+  if (state.stock > 0) stock.append(h('span', { class: 'count', text: String(state.stock), 'aria-hidden': 'true' }));
+  stock.append(h('div', {
+    class: 'pile-label', text: t(state.stock > 0 ? 'app.stock' : 'app.trump'), 'aria-hidden': 'true',
+  }));
   discard.setAttribute('aria-label', `${t('app.discard')}: ${state.discard}`);
   const messy = Math.min(state.discard, 3);
   for (let i = 0; i < messy; i += 1) {
@@ -113,6 +152,12 @@ function renderDeck(state) {
   );
 }
 
+// Who played a table card, in his seat's colour.
+function player(state, seat) {
+  if (seat === null || seat === undefined) return null;
+  return h('span', { class: 'who', data: { colour: String(seat) }, text: shortName(state, seat) });
+}
+
 function renderPairs(state, ui) {
   const box = $(ID.pairs);
   box.replaceChildren();
@@ -120,7 +165,8 @@ function renderPairs(state, ui) {
   state.pairs.forEach((pair, index) => {
     const isTarget = targets.has(index);
     const attack = faceCard(pair.attack, 'button', {
-      class: `attack${isTarget ? ' target' : ''}`, data: { target: String(index) },
+      class: `attack${isTarget ? ' target' : ''}`,
+      data: { target: String(index), colour: String(pair.by ?? '') },
     });
     if (!isTarget) attack.setAttribute('aria-disabled', 'true');
     const group = h('div', {
@@ -129,8 +175,12 @@ function renderPairs(state, ui) {
         ? t('app.beaten_by', { attack: cardLabel(pair.attack), defence: cardLabel(pair.defence) })
         : cardLabel(pair.attack),
     }, [attack]);
-    if (pair.defence) group.append(faceCard(pair.defence, 'div', { class: 'defence' }));
-    group.append(h('div', { class: 'by', text: seatName(state, pair.by) }));
+    if (pair.defence) {
+      group.append(faceCard(pair.defence, 'div', {
+        class: 'defence', data: { colour: String(pair.beaten_by ?? '') },
+      }));
+    }
+    group.append(h('div', { class: 'by' }, [player(state, pair.by), player(state, pair.beaten_by)]));
     box.append(group);
   });
   box.dataset.count = String(state.pairs.length);
@@ -174,8 +224,12 @@ function renderActions(state, ui) {
   box.replaceChildren(...buttons);
 }
 
-function renderMe(state, ui, bars) {
-  const me = state.seats.find((s) => s.seat === state.me);
+function warnOnce(seconds, before) {
+  if (before !== null && before > COUNTDOWN_S && seconds <= COUNTDOWN_S) hapticWarning();
+}
+
+function renderMe(state, ui, clocks) {
+  const me = seatOf(state, state.me);
   const strip = $(ID.meStrip);
   const hand = $(ID.hand);
   hand.replaceChildren();
@@ -185,14 +239,13 @@ function renderMe(state, ui, bars) {
   if (state.view !== 'seat' || !me) {
     strip.replaceChildren();
     if (state.view === 'spectator') hand.append(h('p', { class: 'watching', text: t('app.watching') }));
+    layoutHand();
     return;
   }
-  const turnBar = bar('turn-bar');
-  if (state.clock?.turn?.seat === me.seat) bars.push({ element: turnBar, deadline: state.clock.turn });
   strip.replaceChildren(
-    h('span', { class: 'me-name', text: me.name || t('app.you') }),
+    h('span', { class: 'me-name', data: { colour: String(me.seat) }, text: me.short || t('app.you') }),
     h('span', { class: 'me-role', text: me.role_text || '' }),
-    turnBar,
+    turnClock(state, me.seat, clocks, warnOnce),
   );
   section.dataset.turn = state.clock?.turn?.seat === me.seat ? '1' : '0';
   const playable = ui.highlight ? playableCards(state) : new Set();
@@ -200,11 +253,9 @@ function renderMe(state, ui, bars) {
   let highlighted = playable;
   if (chooser && chooser.kind !== 'card') highlighted = new Set(cardsFor(state, chooser.kind));
   const anyPlayable = playable.size > 0;
-  state.hand.forEach((code, index) => {
+  for (const code of state.hand) {
     const card = faceCard(code, 'button', { class: 'in-hand' });
-    card.style.setProperty('--order', String(index));
-    const canPlay = highlighted.has(code);
-    if (canPlay) card.classList.add('playable');
+    if (highlighted.has(code)) card.classList.add('playable');
     else {
       card.setAttribute('aria-disabled', 'true');
       if (anyPlayable) card.classList.add('dimmed');
@@ -212,39 +263,48 @@ function renderMe(state, ui, bars) {
     if (chooser?.kind === 'card' && chooser.card === code) card.classList.add('selected');
     if (ui.sending === code) card.classList.add('sending');
     hand.append(card);
-  });
+  }
   layoutHand();
 }
 
-// The fan: cards overlap as much as the width needs, on a shallow arc; over 12 cards, two rows.
+// The hand: one row on a shallow arc while every card keeps a strip a fingertip can take (STRIP
+// each way); else as many rows of smaller cards as that takes, each row showing STRIP of the
+// cards behind it. Every card stays on the screen, however many (the table gives up the room).
 export function layoutHand() {
   const hand = $(ID.hand);
   const cards = [...hand.querySelectorAll('.card')];
-  if (!cards.length) return;
+  hand.style.removeProperty('--hand-card-w');
+  if (!cards.length) {
+    hand.style.height = '';
+    document.body.dataset.handRows = '0';
+    return;
+  }
+  const count = cards.length;
   const width = hand.clientWidth;
-  const cardWidth = cards[0].offsetWidth || 64;
-  const cardHeight = cards[0].offsetHeight || cardWidth * 1.4;
-  const rows = cards.length > 12 ? 2 : 1;
-  const perRow = Math.ceil(cards.length / rows);
-  hand.dataset.rows = String(rows);
-  hand.style.setProperty('--rows', String(rows));
+  let cardWidth = cards[0].offsetWidth;
+  let perRow = count;
+  if (count > 1 && (width - cardWidth) / (count - 1) < STRIP) {
+    cardWidth = Math.min(cardWidth, ROWS_CARD_W);
+    perRow = Math.max(1, Math.floor((width - cardWidth) / STRIP) + 1);
+  }
+  const rows = Math.ceil(count / perRow);
+  perRow = Math.ceil(count / rows);   // the rows evenly filled
+  const fan = rows === 1;
+  document.body.dataset.handRows = String(rows);
+  hand.style.setProperty('--hand-card-w', `${cardWidth}px`);
+  hand.style.height = `${LIFT_ROOM + cardWidth * 1.4 + (rows - 1) * STRIP + (fan ? FAN_ROOM : 0)}px`;
   cards.forEach((card, index) => {
     const row = Math.floor(index / perRow);
-    const inRow = row === rows - 1 ? cards.length - perRow * (rows - 1) : perRow;
+    const inRow = Math.min(perRow, count - row * perRow);
     const i = index - row * perRow;
-    const centre = (inRow - 1) / 2;
-    const spread = Math.min(5, 30 / Math.max(inRow, 1));
-    // the outer cards lean out: keep their top corners inside (rotation about 130% of the height)
-    const lean = (centre * spread * Math.PI) / 180;
-    const pad = Math.max(0, 1.3 * cardHeight * Math.sin(lean) - (cardWidth / 2) * (1 - Math.cos(lean)));
-    const room = width - 2 * pad;
-    const step = inRow > 1 ? Math.min(cardWidth * 0.66, (room - cardWidth) / (inRow - 1)) : 0;
+    const room = inRow > 1 ? (width - cardWidth) / (inRow - 1) : 0;
+    const step = Math.min(Math.max(cardWidth * 0.74, STRIP), room);
     const span = step * (inRow - 1) + cardWidth;
-    const offset = i - centre;
-    card.style.setProperty('--x', `${(width - span) / 2 + i * step}px`);
-    card.style.setProperty('--dy', `${(offset * offset * 1.1).toFixed(1)}px`);
-    card.style.setProperty('--rot', `${(offset * spread).toFixed(2)}deg`);
-    card.style.setProperty('--row', String(row));
+    const offset = i - (inRow - 1) / 2;
+    card.style.setProperty('--x', `${((width - span) / 2 + i * step).toFixed(1)}px`);
+    card.style.setProperty('--y', `${LIFT_ROOM + row * STRIP}px`);
+    card.style.setProperty('--dy', fan ? `${(offset * offset * 0.6).toFixed(1)}px` : '0px');
+    card.style.setProperty('--rot', fan ? `${(offset * FAN_TURN).toFixed(2)}deg` : '0deg');
     card.style.zIndex = String(index + 1);
   });
 }
@@ -253,16 +313,24 @@ function panel(children) {
   return h('div', { class: 'panel' }, children);
 }
 
+function lobbyNote(lobby) {
+  if (lobby.can_start) return t('app.lobby_host');
+  return lobby.joined ? t('app.lobby_joined') : null;
+}
+
 function renderPanel(state) {
   const box = $(ID.panel);
   box.replaceChildren();
   if (state.view === 'lobby' && state.lobby) {
     const lobby = state.lobby;
+    const note = lobbyNote(lobby);
     box.append(panel([
       h('p', { class: 'panel-title', text: t('app.lobby', { n: lobby.seats.length, max: lobby.max }) }),
       h('ul', { class: 'lobby-seats' }, lobby.seats.map((name) => h('li', { text: name }))),
-      lobby.joined ? h('p', { class: 'panel-note', text: t('app.lobby_joined') }) : null,
-      lobby.can_join && !lobby.joined ? actionButton('join', 'app.join', 'primary big') : null,
+      lobby.options ? h('p', { class: 'lobby-options', text: asText(lobby.options) }) : null,
+      note ? h('p', { class: 'panel-note', text: note }) : null,
+      lobby.can_join ? actionButton('join', 'app.join', 'primary big') : null,
+      lobby.can_start ? actionButton('start', 'app.start', 'primary big') : null,
     ]));
   } else if (state.over) {
     const again = state.again === 'rematch' ? 'app.rematch' : state.again === 'again' ? 'app.again' : null;
@@ -274,18 +342,33 @@ function renderPanel(state) {
   box.hidden = !box.childElementCount;
 }
 
+function windowClock(state) {
+  const deadline = state.clock?.window ?? null;
+  return {
+    element: $(ID.windowBar), deadline,
+    say: (s) => (deadline?.closing ? t('app.window_closing') : t('app.window', { s })),
+  };
+}
+
+// The labels read whole: a smaller font, else another line (fit.js).
+export function fitLabels() {
+  fitText(document.querySelectorAll(`#${ID.seats} .seat-name, #${ID.seats} .seat-role`), FIT_FLOOR.seat);
+  fitText([$(ID.header)], FIT_FLOOR.header);
+  fitText(document.querySelectorAll(`#${ID.pairs} .by`), FIT_FLOOR.by);
+}
+
+// Draws the state; returns the clocks to run (clock.js).
 export function render(state, ui) {
-  const bars = [];
+  const clocks = [];
   document.body.dataset.view = state.view;
   document.body.dataset.over = state.over ? '1' : '0';
-  renderSeats(state, bars);
+  renderSeats(state, clocks);
   renderDeck(state);
   renderPairs(state, ui);
   renderStatus(state, ui);
   renderActions(state, ui);
-  renderMe(state, ui, bars);
+  renderMe(state, ui, clocks);
   renderPanel(state);
-  const windowBar = $(ID.windowBar);
-  bars.push({ element: windowBar, deadline: state.clock?.window ?? null });
-  return bars;
+  clocks.push(windowClock(state));
+  return clocks;
 }

@@ -39,6 +39,11 @@ export function hapticRefused() {
   sdk()?.HapticFeedback?.notificationOccurred?.('error');
 }
 
+// His turn is running out.
+export function hapticWarning() {
+  sdk()?.HapticFeedback?.notificationOccurred?.('warning');
+}
+
 // The Back button closes an open chooser; null hides it.
 export function setBackHandler(handler) {
   const wasShown = Boolean(backHandler);
