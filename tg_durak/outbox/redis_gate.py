@@ -145,8 +145,8 @@ class RedisGate:
         await self.redis.aclose()
 
 
-def connect(url: str, prefix: str, **limits: float) -> RedisGate:
+def connect(url: str, prefix: str, *, private_interval: float = 1.0) -> RedisGate:
     """The gate on the Redis at ``url`` (redis://, rediss://, unix://); connects lazily."""
     # A bounded socket timeout: a Redis that hangs is a Redis that does not answer.
     return RedisGate(Redis.from_url(url, socket_timeout=5.0, socket_connect_timeout=5.0),
-                     prefix, **limits)  # type: ignore[arg-type]
+                     prefix, private_interval=private_interval)
