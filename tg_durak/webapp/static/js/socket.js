@@ -10,7 +10,7 @@ const FIRST_PAUSE_MS = 500;
 const LONGEST_PAUSE_MS = 8000;
 const PING_EVERY_MS = 1000;
 const CHECK_EVERY_MS = 250;
-const SILENCE_MS = 3000;   // nothing heard this long, with a ping unanswered: offline
+const SILENCE_MS = 2500;   // nothing heard this long, with a ping unanswered: offline (3 s at worst)
 const HELLO_WAIT_MS = 8000;   // a socket not welcomed by then is stuck on a dead network
 const GONE = 4000;   // the close code of a socket the page gave up on
 

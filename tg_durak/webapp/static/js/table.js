@@ -281,12 +281,12 @@ export function layoutHand() {
   }
   const count = cards.length;
   const width = hand.clientWidth;
+  const perRowOf = (cardWidth) => Math.max(1, Math.floor((width - cardWidth) / STRIP) + 1);
   let cardWidth = cards[0].offsetWidth;
-  let perRow = count;
-  if (count > 1 && (width - cardWidth) / (count - 1) < STRIP) {
-    cardWidth = Math.min(cardWidth, ROWS_CARD_W);
-    perRow = Math.max(1, Math.floor((width - cardWidth) / STRIP) + 1);
-  }
+  // smaller cards in rows, unless they would not make fewer rows
+  const small = Math.min(cardWidth, ROWS_CARD_W);
+  if (Math.ceil(count / perRowOf(small)) < Math.ceil(count / perRowOf(cardWidth))) cardWidth = small;
+  let perRow = perRowOf(cardWidth);
   const rows = Math.ceil(count / perRow);
   perRow = Math.ceil(count / rows);   // the rows evenly filled
   const fan = rows === 1;
