@@ -101,6 +101,11 @@ class Refusal:
     TRANSFER_HAND = "transfer_hand"
 
 
+# One way to transfer, as the game weighs it: (the refusal, else None; the card mask it
+# allows, 0 when refused).
+TransferVerdict = tuple[str | None, int]
+
+
 # The English reason for each refusal; `{...}` fields come from IllegalMove's keywords.
 MESSAGES: dict[str, str] = {
     Refusal.GAME_OVER: "The game is over.",

@@ -31,6 +31,7 @@ from engine.actions import (
     EventKind,
     IllegalMove,
     Refusal,
+    TransferVerdict,
     attack_actions,
 )
 from engine.cards import (
@@ -46,23 +47,18 @@ from engine.cards import (
     parse_suit,
     picked,
 )
-from engine.deal import Initial, explicit_deal, opening_attacker, shuffled_deal
+from engine.deal import explicit_deal, opening_attacker, shuffled_deal
 from engine.rules import AWAY_AFTER_TIMEOUTS, HAND_SIZE, MAX_PLAYERS, Rules, ThrowIn, Variant
-from engine.state import DERIVED, FIELDS, SLOTS, Phase, compile_copy, next_due
+from engine.state import DERIVED, FIELDS, SLOTS, GameFields, Phase, compile_copy, next_due
 from engine.views import PlayerView
 
 BEATERS = tuple(beats_masks(s) for s in range(4))  # BEATERS[trump][card]
 # _event(Event, (kind, seat, card, target, to_seat, count)) is Event(...) without the
 # NamedTuple's Python-level __new__: every move makes one.
 _event = tuple.__new__
-# Enum members read on the hot path (an enum attribute costs ~50 ns on Python 3.11).
-_TRANSFER_GAME, _THROW_IN_ALL = Variant.TRANSFER, ThrowIn.ALL
-# One way to transfer, as _transfers answers it: (the refusal, else None; the card mask it
-# allows, 0 when refused).
-_Verdict = tuple[str | None, int]
-# _transfers' answers that need no arithmetic.
-_NO_TRANSFER: tuple[_Verdict, _Verdict] = (Refusal.NO_TRANSFER, 0), (Refusal.NO_TRANSFER, 0)
-_NO_SHOW_TRUMP: _Verdict = Refusal.NO_SHOW_TRUMP, 0
+_TRANSFER_GAME, _THROW_IN_ALL = Variant.TRANSFER, ThrowIn.ALL   # hot-path enums (~50 ns a read)
+_NO_SHOW_TRUMP: TransferVerdict = Refusal.NO_SHOW_TRUMP, 0   # _transfers' ready answers
+_NO_TRANSFER = (Refusal.NO_TRANSFER, 0), (Refusal.NO_TRANSFER, 0)
 # _DEFEND_AT[target][card]: the interned DEFEND actions, by target first, so that one
 # `picked` lists a target's answers.
 _DEFEND_AT = tuple(zip(*DEFEND, strict=True))
@@ -79,49 +75,8 @@ def _lowest(mask: int, trump: int) -> int:
     return min(pool, key=lambda c: (c.rank, c.suit_index)).index
 
 
-class Game:
+class Game(GameFields):
     __slots__ = SLOTS
-
-    # state.FIELDS, in its order: FIELDS makes them the slots (and copies and saves them), these
-    # annotations only tell the type checker their types (it cannot read a computed __slots__).
-    rules: Rules
-    seed: int | float | str   # a sampled game's is a float from the search's rng
-    players: int
-    initial: Initial | None
-    named_trump: int
-    log: list[tuple]
-    history: list[Event]
-    trump: int
-    beaters: tuple[int, ...]
-    hands: list[int]
-    known: list[int]
-    stock: list[int]
-    trump_card_index: int
-    discard: int
-    attacks: list[int]
-    defences: list[int]
-    unbeaten: int
-    table_ranks: int
-    active: int
-    out_order: list[int]
-    active_list: tuple[int, ...]
-    next_seat: list[int]
-    round_starter: int
-    attacker: int
-    defender: int
-    throwers: int
-    first_round: bool
-    round_limit: int
-    attack_limit: int
-    taking: bool
-    passes: int
-    showed_trump: int
-    turn_due: float | None
-    window_due: float | None
-    close_due: float | None
-    timeouts: list[int]
-    is_over: bool
-    durak: int | None
 
     # ---- construction -------------------------------------------------------------------
 
@@ -343,7 +298,7 @@ class Game:
             return Refusal.ALL_BEATEN if self.attacks else Refusal.EMPTY_TABLE
         return None
 
-    def _transfers(self, seat: int) -> tuple[_Verdict, _Verdict]:
+    def _transfers(self, seat: int) -> tuple[TransferVerdict, TransferVerdict]:
         """R9.1-R9.5, R9.7, for a defender whose answer is allowed: may he pass the attack on,
         and with which cards, by laying a card and by showing a trump? ((refusal, cards) each;
         the cards are 0 when refused.)"""
@@ -364,10 +319,10 @@ class Game:
         # The receiver must answer every attack card: one more card unless one is shown (R9.2).
         room = self.hands[self.next_seat[seat]].bit_count()
         if k + 1 > self.round_limit:
-            by_card: _Verdict = Refusal.TRANSFER_LIMIT, 0
+            by_card: TransferVerdict = Refusal.TRANSFER_LIMIT, 0
         else:
             by_card = (Refusal.TRANSFER_HAND, 0) if room < k + 1 else (None, cards)
-        shown: _Verdict
+        shown: TransferVerdict
         if not rules.show_trump:
             shown = _NO_SHOW_TRUMP
         elif self.showed_trump >> seat & 1:
@@ -827,7 +782,7 @@ class Game:
     def from_dict(cls, d: dict) -> Game:
         """Restore a snapshot; a damaged one raises ValueError rather than yield a wrong game."""
         g = object.__new__(cls)
-        _, stock, _, _, _, revealed = snapshot.read_snapshot(g, d)
+        _, stock, _, _, _, revealed = snapshot.read_snapshot(g, d, cls.replay)
         g.named_trump = _named_trump(stock, revealed)
         g._derive()
         return g

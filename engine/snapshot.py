@@ -7,21 +7,21 @@ one rather than restore a wrong game.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine.cards import CARD_NAMES, Card, deck_mask
 from engine.deal import Initial
 from engine.rules import Rules
-from engine.state import dump_state, load_state
+from engine.state import GameFields, dump_state, load_state
 
-if TYPE_CHECKING:   # the game imports this module
+if TYPE_CHECKING:
     from engine.actions import Event
-    from engine.game import Game
 
 FORMAT = 1
 
 
-def write_snapshot(game: Game, log: bool) -> dict:
+def write_snapshot(game: GameFields, log: bool) -> dict:
     d = {
         "format": FORMAT,
         "rules": game.rules.to_dict(),
@@ -34,9 +34,9 @@ def write_snapshot(game: Game, log: bool) -> dict:
     return d
 
 
-def read_snapshot(game: Game, d: dict) -> Initial:
+def read_snapshot(game: GameFields, d: dict, replay: Callable[[dict], GameFields]) -> Initial:
     """Set every field `write_snapshot` wrote (the derived ones are the game's to compute);
-    returns the deal, which a snapshot always has."""
+    returns the deal, which a snapshot always has. `replay` (Game.replay) gives the history."""
     try:
         if d.get("format") != FORMAT:
             raise ValueError(f"unknown snapshot format {d.get('format')!r}")
@@ -48,18 +48,18 @@ def read_snapshot(game: Game, d: dict) -> Initial:
     except (KeyError, TypeError, AttributeError, IndexError) as exc:
         raise ValueError(f"damaged game snapshot: {exc!r}") from exc
     _check(game)
-    game.history = _history(game, d)
+    game.history = _history(game, d, replay)
     return initial
 
 
-def _history(game: Game, d: dict) -> list[Event]:
+def _history(game: GameFields, d: dict, replay: Callable[[dict], GameFields]) -> list[Event]:
     """The events the log made, replayed from the deal: the history is not saved. A log that does
     not replay (a damaged row, which `tg_durak.ops.check` reports) leaves it empty: the game
     itself is the saved state."""
     if not game.log:
         return []
     try:
-        return type(game).replay(d).history
+        return replay(d).history
     except ValueError:   # IllegalMove is one
         return []
 
@@ -127,7 +127,7 @@ def _with_roles(state: dict, players: int) -> dict:
     return {**state, "round_starter": starter, "attacker": attacker}
 
 
-def _check(game: Game) -> None:
+def _check(game: GameFields) -> None:
     n = game.players
     if len(game.hands) != n or len(game.known) != n or len(game.timeouts) != n:
         raise ValueError("damaged game snapshot: seat count")

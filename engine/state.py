@@ -13,9 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.cards import CARD_NAMES, SUITS, Card, mask_of, names_of, parse_suit
+
+if TYPE_CHECKING:
+    from engine.actions import Event
+    from engine.deal import Initial
+    from engine.rules import Rules
 
 
 class Phase(StrEnum):
@@ -190,3 +195,51 @@ def compile_copy(doc: str) -> Callable:
     copy = namespace["copy"]
     copy.__doc__ = doc
     return copy
+
+
+class GameFields:
+    """Every field of a game with its type, for the type checker (it cannot read a computed
+    __slots__): `Game` takes its slots from FIELDS, in this order, and its rules from game.py;
+    what only reads or writes the fields (snapshot.py) needs no more than this."""
+
+    if not TYPE_CHECKING:   # no instance dict; the checker takes `Game`'s slots from these
+        __slots__ = ()
+
+    rules: Rules
+    seed: int | float | str   # a sampled game's is a float from the search's rng
+    players: int
+    initial: Initial | None
+    named_trump: int
+    log: list[tuple]
+    history: list[Event]
+    trump: int
+    beaters: tuple[int, ...]
+    hands: list[int]
+    known: list[int]
+    stock: list[int]
+    trump_card_index: int
+    discard: int
+    attacks: list[int]
+    defences: list[int]
+    unbeaten: int
+    table_ranks: int
+    active: int
+    out_order: list[int]
+    active_list: tuple[int, ...]
+    next_seat: list[int]
+    round_starter: int
+    attacker: int
+    defender: int
+    throwers: int
+    first_round: bool
+    round_limit: int
+    attack_limit: int
+    taking: bool
+    passes: int
+    showed_trump: int
+    turn_due: float | None
+    window_due: float | None
+    close_due: float | None
+    timeouts: list[int]
+    is_over: bool
+    durak: int | None

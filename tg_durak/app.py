@@ -7,6 +7,10 @@ import contextlib
 import logging
 import signal
 import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from aiogram import Bot, Dispatcher, Router
 from aiogram.client.default import DefaultBotProperties
@@ -28,9 +32,12 @@ from tg_durak.ops.gc_tuning import settle_after_start
 from tg_durak.ops.stats import final_report, keep_writing, report_on_signal
 from tg_durak.outbox.gate import SharedGate
 from tg_durak.outbox.publisher import Publisher
+from tg_durak.outbox.reports import OutboxReports
 from tg_durak.play.ratings import rate
 from tg_durak.storage import NoDatabase, Store, StoreUnavailable, is_postgres
 from tg_durak.tables.computers import ComputerPlayers
+from tg_durak.tables.core import TableDisplay, unheard
+from tg_durak.tables.screens import ChatLinks
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.handlers import commands, failures, game, group, guards, lobby, menus
 from tg_durak.telegram.last_menus import LastMenus
@@ -40,6 +47,10 @@ from tg_durak.telegram.retry import TelegramRetry
 from tg_durak.telegram.throttle import Throttle
 from tg_durak.telegram.update_claims import Delivery
 from tg_durak.telegram.webhook import WebhookRoute
+
+if TYPE_CHECKING:   # the Mini App's modules are imported only where it is served
+    from tg_durak.webapp.relay import AppPresence, RelayChannel
+    from tg_durak.webapp.sockets import AppSockets
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +62,25 @@ POLLING_STOP_SECONDS = 0.5
 DRAIN_SECONDS = 1.0     # updates under way; those still there then are cancelled
 FLUSH_SECONDS = 1.5     # screens still to send
 SENDING_SECONDS = 0.5   # requests already sent, waiting for Telegram's answer
+
+
+@dataclass(frozen=True)
+class Relayed:
+    """The other processes' side of the Mini App: their channel, and who has it open there."""
+
+    channel: RelayChannel
+    presence: AppPresence
+
+
+@dataclass(frozen=True)
+class AppSide:
+    """What the table service is handed of the Mini App: the open apps (`sockets`), whatever
+    shows its changes beside the chat (`displays`) and hears each stored one (`committed`)."""
+
+    sockets: AppSockets
+    displays: Sequence[TableDisplay]
+    committed: Callable[[int], None]
+    relayed: Relayed | None
 
 
 class StartFailed(Exception):
@@ -214,11 +244,28 @@ class BotApp:
         later.push_async_callback(self.store.close)
         self.computers = ComputerPlayers()
         later.push_async_callback(self.computers.close)
+        reports = OutboxReports()
         self.publisher = Publisher(self.bot, private_interval=self.settings.edit_interval,
-                                   gate=self._shared_gate())
-        self.tables = TableService(self.store, self.publisher, self.computers,
-                                   time_scale=self.settings.time_scale)
-        self.publisher.report_to(self.tables.chats)
+                                   gate=self._shared_gate(), reports=reports)
+        try:
+            if not self.by_webhook:   # a webhook is set-webhook's, from a deploy step
+                await self.bot.delete_webhook()
+            me = await self.bot.me()
+            await register_commands(self.bot)
+        except (TelegramAPIError, ClientDecodeError) as exc:
+            raise _telegram_failure(exc, self.settings) from exc
+        settings = self.settings
+        links = ChatLinks(me.username or "", settings.webapp_url, settings.webapp_name)
+        # The Mini App's side is built first: the table service shows its tables to it.
+        app_side = self._app_side()
+        if app_side is None:
+            self.tables = TableService(self.store, self.publisher, self.computers, links=links,
+                                       reports=reports, time_scale=settings.time_scale)
+        else:
+            self.tables = TableService(
+                self.store, self.publisher, self.computers, links=links,
+                displays=app_side.displays, open_apps=app_side.sockets,
+                committed=app_side.committed, reports=reports, time_scale=settings.time_scale)
         self.delivery = Delivery(self.store, offered_again=self.by_webhook)
         self.dp = build_dispatcher(self.store, self.tables, self.publisher)
         self.dp.update.outer_middleware(self.delivery)
@@ -226,24 +273,18 @@ class BotApp:
                         "computers": self.computers}
         later.callback(final_report, self.counted, self.settings.stats_file)
         later.push_async_callback(self._last_heartbeat)
+        later.push_async_callback(self.tables.stop_reading_reports)
         await self.publisher.start()
         later.push_async_callback(self._flush_publisher)
         later.push_async_callback(self.tables.close)
-        try:
-            if not self.by_webhook:   # a webhook is set-webhook's, from a deploy step
-                await self.bot.delete_webhook()
-            self.tables.screens.bot_username = (await self.bot.me()).username
-            await register_commands(self.bot)
-        except (TelegramAPIError, ClientDecodeError) as exc:
-            raise _telegram_failure(exc, self.settings) from exc
-        if self.settings.webapp_url or self.by_webhook:
-            await self._serve_web()
+        if app_side is not None or self.by_webhook:
+            await self._serve_web(app_side)
         resumed = await self.tables.resume()
         log.info("resumed %d running tables", resumed)
         report_on_signal(self.counted)
         self._tasks = [asyncio.create_task(self._heartbeat())]
         if self.webhook is not None:
-            self.webhook.accepting = True
+            self.webhook.accept()
         else:
             self._tasks.append(asyncio.create_task(self.dp.start_polling(
                 self.bot, handle_signals=False, close_bot_session=False)))
@@ -252,20 +293,40 @@ class BotApp:
                 keep_writing(self.settings.stats_file, self.counted)))
         later.push_async_callback(self._stop_taking_updates)
 
-    async def _serve_web(self) -> None:
+    def _app_side(self) -> AppSide | None:
+        """The Mini App's side of the tables, where it is served (DURAK_WEBAPP_URL): its
+        sockets, and on a shared database with Redis what the other processes' apps are told
+        and tell."""
+        settings = self.settings
+        if not settings.webapp_url:
+            return None
+        from tg_durak.webapp.sockets import Alone, AppSockets
+
+        if not (self.store.shared and settings.redis_url is not None):
+            sockets = AppSockets(time.time, Alone())
+            return AppSide(sockets, (sockets,), unheard, None)
+        # Several processes: the changes each makes reach the open apps of all of them.
+        from tg_durak.webapp.relay import AppPresence, ChangeAnnouncer, connect
+
+        channel = connect(settings.redis_url, f"durak:{self.bot.id}:")
+        presence = AppPresence(channel, time.time)
+        sockets = AppSockets(time.time, presence)
+        announcer = ChangeAnnouncer(channel)
+        return AppSide(sockets, (sockets, announcer), announcer.committed,
+                       Relayed(channel, presence))
+
+    async def _serve_web(self, app_side: AppSide | None) -> None:
         """The bot's web server on DURAK_WEB_HOST:DURAK_WEB_PORT: the Mini App's page and
         sockets when it has one, the webhook's route in webhook mode."""
         from tg_durak.webapp.server import MiniApp, WebServer
 
-        settings, screens = self.settings, self.tables.screens
+        settings = self.settings
         self.web = WebServer(settings.web_host, settings.web_port)
-        if settings.webapp_url:
-            screens.webapp_url, screens.webapp_name = settings.webapp_url, settings.webapp_name
-            self.web_app = MiniApp(self.tables, settings.token, settings.webapp_url)
+        if app_side is not None and settings.webapp_url:
+            self.web_app = MiniApp(self.tables, app_side.sockets, settings.token,
+                                   settings.webapp_url)
             self.web_app.add_to(self.web.app)
-            self.counted["mini_app"] = self.web_app.sockets
-            if self.store.shared and settings.redis_url is not None:
-                self._relay_tables()
+            self.counted["mini_app"] = app_side.sockets
         if self.by_webhook:
             self.webhook = WebhookRoute(self.dp, self.bot, *settings.require_webhook())
             self.webhook.add_to(self.web.app)
@@ -276,17 +337,19 @@ class BotApp:
                                  f"{settings.web_port} ({exc}): check DURAK_WEB_HOST and "
                                  "DURAK_WEB_PORT") from exc
         self._stack.push_async_callback(self.web.stop)
+        if app_side is not None and app_side.relayed is not None:
+            self._relay_tables(app_side.relayed)
 
-    def _relay_tables(self) -> None:
-        """Several processes: the changes each makes reach the open apps of all of them."""
-        from tg_durak.webapp.relay import connect  # Redis: not needed by one process
+    def _relay_tables(self, relayed: Relayed) -> None:
+        """Several processes: what the others announce reaches the open apps here."""
+        from tg_durak.webapp.relay import RelayListener
 
-        relay = connect(self.settings.redis_url, f"durak:{self.bot.id}:", self.tables.core,
-                        self.web_app.sockets)
-        self.tables.displays.add(relay)
-        relay.start()
-        self._stack.push_async_callback(relay.close)
-        self.counted["relay"] = relay
+        listener = RelayListener(relayed.channel, self.tables.core.stored, self.web_app.sockets,
+                                 relayed.presence)
+        for part in (relayed.channel, relayed.presence, listener):
+            part.start()
+            self._stack.push_async_callback(part.close)
+        self.counted["relay"] = listener
 
     def _polling_refused(self, error: TelegramAPIError) -> None:
         self.refused = error
@@ -332,14 +395,15 @@ class BotApp:
         finally:
             asked.cancel()
         for task in self._tasks:
-            if task.done() and not task.cancelled() and task.exception() is not None:
-                raise task.exception()
+            failure = task.exception() if task.done() and not task.cancelled() else None
+            if failure is not None:
+                raise failure
 
     async def _stop_taking_updates(self) -> None:
         """No update is taken any more (Telegram keeps the webhook's for another process, or
         for our next start); those under way finish (for a while)."""
         if self.webhook is not None:
-            self.webhook.accepting = False
+            self.webhook.refuse()
         else:
             with contextlib.suppress(RuntimeError, TimeoutError):   # RuntimeError: not polling
                 await asyncio.wait_for(self.dp.stop_polling(), POLLING_STOP_SECONDS)

@@ -24,6 +24,7 @@ from tg_durak.play.answers import Answer, refused
 from tg_durak.play.taps import Pass
 from tg_durak.storage import Store
 from tg_durak.tables.live import LiveTable
+from tg_durak.tables.screens import ChatLinks
 
 SEAT = {user: seat for seat, (user, _) in enumerate(PEOPLE)}
 
@@ -174,11 +175,11 @@ async def test_only_a_player_who_is_away_is_removed_by_the_host_or_an_admin(
 
 
 async def test_a_person_who_blocked_the_bot_is_away_and_the_group_is_told_once(
-    world: World
+    store: Store
 ) -> None:
+    world = service(store, FakeClock(START), links=ChatLinks("durak_bot"))
     table_id = await three_people(world)
     await world.store.users.ensure(BOB, "Bob")
-    world.tables.screens.bot_username = "durak_bot"
     table = live(world, table_id)
     await world.tables.chats.chat_refused(BOB)
     await world.tables.chats.chat_refused(BOB)

@@ -14,12 +14,12 @@ from tg_durak.play.taps import (
     Beat,
     Choose,
     Choosing,
-    Outcome,
     Pass,
     PlayCard,
     Position,
     Take,
     Tap,
+    TapOutcome,
     TransferMode,
     TransferWith,
 )
@@ -51,7 +51,7 @@ class Drawn:
             self.game.advance(self.now)
             self._draw()
 
-    def meant(self, version: int, seat: int, tap: Tap) -> Outcome | None:
+    def meant(self, version: int, seat: int, tap: Tap) -> TapOutcome | None:
         """What the tap does now, read against the kept screen and against the replayed one."""
         game = self.game
         now = Position(game.view(seat), tuple(game.legal_actions(seat)), Choosing())

@@ -18,6 +18,7 @@ from engine import Action, Card, Game, PlayerView, Rules
 from tests.store.helpers import ONE_PROCESS
 from tg_durak.i18n.translate import translator
 from tg_durak.outbox.queue import Priority
+from tg_durak.outbox.reports import MessageSent, OutboxReports
 from tg_durak.play.answers import Answer
 from tg_durak.play.options import PlaySettings
 from tg_durak.play.rows import SeatRow, TableRow
@@ -27,6 +28,7 @@ from tg_durak.render.cards import card_label
 from tg_durak.render.screen import Screen
 from tg_durak.storage import Store
 from tg_durak.tables.restart import HEARTBEAT_KEY
+from tg_durak.tables.screens import NO_LINKS, ChatLinks
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.callbacks import MenuCallback
 
@@ -135,9 +137,11 @@ async def screens_out(world: World, count: int) -> None:
     raise AssertionError(f"{len(world.publisher.shown)} screens shown, not {count}")
 
 
-def service(store: Store, clock: FakeClock, computers: FakeComputers | None = None) -> World:
+def service(store: Store, clock: FakeClock, computers: FakeComputers | None = None,
+            links: ChatLinks = NO_LINKS, reports: OutboxReports | None = None) -> World:
     publisher, computers = FakePublisher(), computers or FakeComputers()
-    tables = TableService(store, publisher, computers, clock=clock, make_scheduler=ManualTimer)
+    tables = TableService(store, publisher, computers, links=links, reports=reports,
+                          clock=clock, make_scheduler=ManualTimer)
     return World(tables, publisher, computers, clock, store)
 
 
@@ -430,6 +434,26 @@ async def test_a_new_message_is_remembered_for_later_edits(
     await world.tables.change_locale(USER)
     assert world.publisher.shown[-1].message_id == 99
     assert world.tables.languages.of(USER) == "pl"
+
+
+async def test_the_outboxs_reports_are_acted_on_and_one_that_fails_stops_none(
+    store: Store
+) -> None:
+    reports = OutboxReports()
+    world = service(store, FakeClock(START), reports=reports)
+    table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
+    await world.tables.resume()
+    reports.put(MessageSent((table_id + 1000, USER), USER, 98))   # no such table: refused
+    reports.put(MessageSent((table_id, USER), USER, 99))
+    for _ in range(1000):
+        if await world.store.messages.of_table(table_id):
+            break
+        await asyncio.sleep(0.01)
+    assert [m.message_id for m in await world.store.messages.of_table(table_id)] == [99]
+    reports.put(MessageSent((table_id, USER), USER, 100))
+    await world.tables.stop_reading_reports()   # a stop acts on what is left
+    assert [m.message_id for m in await world.store.messages.of_table(table_id)] == [100]
+    await world.tables.close()
 
 
 # ---- several people at one table: taps that race each other --------------------------------

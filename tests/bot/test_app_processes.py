@@ -118,9 +118,8 @@ async def test_an_app_open_on_another_process_keeps_the_chat_message_waiting(
     message, page, state = await app_on(second, tg, http)
     table = state["table"]
     # The first process hears that her app is open on the second.
-    await tg.wait_for(lambda: ALICE in {u for users, _ in
-                                        first.counted["relay"]._apps.get(table, {}).values()
-                                        for u in users}, what="the first hears of her app")
+    await tg.wait_for(lambda: ALICE in first.web_app.sockets.presence.elsewhere(table),
+                      what="the first hears of her app")
     edits = tg.message(ALICE, message.message_id).edit_count
     changed = await the_first_moves_on(tg, page, state)
     await first.publisher.flush()

@@ -26,6 +26,7 @@ from aiogram.types import (
 from tg_durak.outbox.budgets import TokenBucket
 from tg_durak.outbox.publisher import Publisher
 from tg_durak.outbox.queue import Priority
+from tg_durak.outbox.reports import ChatRefused, MessageSent, OutboxReport, OutboxReports
 from tg_durak.render.screen import Button, Screen
 
 # Small budgets keep the tests fast; tests about a budget set that one large.
@@ -149,19 +150,18 @@ def chats() -> list[tuple[int, ...]]:
 async def make(bot: FakeBot, news: list, chats: list) -> AsyncIterator[Factory]:
     started: list[Publisher] = []
 
-    class Listener:
-        async def message_sent(self, key: Hashable, chat_id: int, message_id: int) -> None:
-            news.append((key, chat_id, message_id))
-
-        async def chat_refused(self, chat_id: int) -> None:
-            chats.append(("blocked", chat_id))
-
-        async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
-            chats.append(("migrated", old_chat_id, new_chat_id))
+    class Noted(OutboxReports):
+        def put(self, report: OutboxReport) -> None:
+            if isinstance(report, MessageSent):
+                news.append((report.key, report.chat_id, report.message_id))
+            elif isinstance(report, ChatRefused):
+                chats.append(("blocked", report.chat_id))
+            else:
+                chats.append(("migrated", report.old_chat_id, report.new_chat_id))
 
     async def factory(**budgets: float) -> Publisher:
-        publisher = Publisher(bot, **{**FAST, **budgets})  # type: ignore[arg-type]
-        publisher.report_to(Listener())
+        publisher = Publisher(bot, **{**FAST, **budgets},  # type: ignore[arg-type]
+                              reports=Noted())
         await publisher.start()
         started.append(publisher)
         return publisher
@@ -444,26 +444,6 @@ async def test_errors_do_not_stop_the_worker(make: Factory, bot: FakeBot) -> Non
     assert bot.texts() == ["a", "<b", "c", "c", "d"]  # only the network failure is retried
     assert bot.messages[3, 7] == ("c", None)
     assert bot.messages[4, 7] == ("d", None)
-
-
-async def test_a_failing_callback_does_not_stop_the_worker(bot: FakeBot) -> None:
-    class Broken:
-        async def message_sent(self, key: Hashable, chat_id: int, message_id: int) -> None:
-            raise RuntimeError("store is down")
-
-    publisher = Publisher(bot, **FAST)  # type: ignore[arg-type]
-    publisher.report_to(Broken())  # type: ignore[arg-type]
-    await publisher.start()
-    try:
-        publisher.show("a", 1, None, Screen("a"))
-        publisher.show("b", 2, None, Screen("b"))
-        await publisher.flush()
-        publisher.show("a", 1, None, Screen("a2"))
-        await publisher.flush()
-    finally:
-        await publisher.stop()
-
-    assert [c.method for c in bot.calls] == ["send", "send", "edit"]
 
 
 # -- low priority ---------------------------------------------------------------------------

@@ -50,15 +50,15 @@ CHAT_ACTIONS = frozenset({
     "upload_video_note",
 })
 
-Handler = Callable[["BotApi", dict[str, Any]], Any]
+ApiMethod = Callable[["BotApi", dict[str, Any]], Any]
 # Telegram method names are case-insensitive: lower-case name -> (canonical name, handler).
-_METHODS: dict[str, tuple[str, Handler]] = {}
+_METHODS: dict[str, tuple[str, ApiMethod]] = {}
 
 
-def _method(name: str) -> Callable[[Handler], Handler]:
+def _method(name: str) -> Callable[[ApiMethod], ApiMethod]:
     """Register the decorated BotApi method as the handler of the Bot API method `name`."""
 
-    def register(handler: Handler) -> Handler:
+    def register(handler: ApiMethod) -> ApiMethod:
         _METHODS[name.lower()] = (name, handler)
         return handler
 

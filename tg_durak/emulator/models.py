@@ -99,7 +99,7 @@ class InlineButton:
         return data
 
 
-Keyboard = tuple[tuple[InlineButton, ...], ...]
+InlineKeyboard = tuple[tuple[InlineButton, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ class Message:
     date: int
     text: str
     entities: tuple[Entity, ...] = ()
-    buttons: Keyboard = ()
+    buttons: InlineKeyboard = ()
     edit_count: int = 0
     edit_date: int | None = None
     deleted: bool = False

@@ -15,7 +15,7 @@ from tg_durak.emulator.models import (
     Chat,
     Command,
     InlineButton,
-    Keyboard,
+    InlineKeyboard,
     Message,
     User,
     bad_request,
@@ -174,7 +174,7 @@ def _mentioned_user(world: World, user_id: int) -> Entity | None:
     return None if user is None else user.to_api()
 
 
-def keyboard_param(params: dict[str, Any]) -> Keyboard:
+def keyboard_param(params: dict[str, Any]) -> InlineKeyboard:
     """The inline keyboard in reply_markup (other keyboards are accepted but not shown)."""
     markup = params.get("reply_markup")
     if markup is None:
@@ -224,7 +224,7 @@ def _web_app_url(web_app: Any) -> str:
     return url
 
 
-def check_keyboard_fits(chat: Chat, buttons: Keyboard) -> None:
+def check_keyboard_fits(chat: Chat, buttons: InlineKeyboard) -> None:
     """Mini App buttons open in private chats only: Telegram refuses them elsewhere."""
     if not chat.is_private and any(b.web_app is not None for row in buttons for b in row):
         raise bad_request("BUTTON_TYPE_INVALID")

@@ -8,7 +8,7 @@ from typing import Any
 from aiohttp import web
 
 # (token, method, params) -> (HTTP status, JSON body)
-Handler = Callable[[str, str, dict[str, Any]], Awaitable[tuple[int, dict[str, Any]]]]
+ApiRoute = Callable[[str, str, dict[str, Any]], Awaitable[tuple[int, dict[str, Any]]]]
 
 NOT_FOUND = {"ok": False, "error_code": 404, "description": "Not Found"}
 
@@ -32,7 +32,7 @@ async def read_params(request: web.Request) -> dict[str, Any]:
     return params
 
 
-def create_app(handle: Handler) -> web.Application:
+def create_app(handle: ApiRoute) -> web.Application:
     async def api(request: web.Request) -> web.Response:
         params = await read_params(request)
         status, body = await handle(

@@ -10,11 +10,11 @@ Telegram:
   the bot sends bypasses them, and a 429 makes it wait, never fail;
 - a 429 pauses the chat (and the whole bot when two chats are flooded at once) for its
   ``retry_after``, then the latest screen goes;
-- a message that cannot be edited any more is replaced by a fresh one, reported through
-  to the listener (`OutboxListener.message_sent`) so that it can store its id;
+- a message that cannot be edited any more is replaced by a fresh one, reported
+  (`outbox.reports.MessageSent`) so that the tables store its id;
 - a chat that refuses the bot (403: a person blocked it, or the bot left a group) is reported
-  as ``chat_refused``; a group that became a supergroup (a 400 with its new id) as
-  ``chat_migrated``, and the screen goes out afresh in the new chat;
+  as `ChatRefused`; a group that became a supergroup (a 400 with its new id) as
+  `ChatMigrated`, and the screen goes out afresh in the new chat;
 - a screen for a forum topic is sent into that topic (``thread_id``).
 
 A key names one message. Once the publisher has sent a message for a key it trusts its own
@@ -32,7 +32,6 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Hashable
-from typing import Protocol
 
 from aiogram import Bot
 from aiogram.exceptions import (
@@ -47,23 +46,18 @@ from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, ReplyParam
 
 from tg_durak.outbox.gate import SharedGate
 from tg_durak.outbox.queue import Outbox, Priority, Request
+from tg_durak.outbox.reports import (
+    ChatMigrated,
+    ChatRefused,
+    MessageSent,
+    OutboxReport,
+    OutboxReports,
+)
 from tg_durak.render.screen import Screen
 
 log = logging.getLogger(__name__)
 
 
-
-class OutboxListener(Protocol):
-    """Who hears what Telegram's answers say about the messages (the table service's chats)."""
-
-    async def message_sent(self, key: Hashable, chat_id: int, message_id: int) -> None:
-        """A fresh message now shows `key`: its id, for later edits."""
-
-    async def chat_refused(self, chat_id: int) -> None:
-        """A 403: a person blocked the bot, or the bot left a group."""
-
-    async def chat_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
-        """A group became a supergroup (the screen goes afresh to the new chat)."""
 
 _NOT_MODIFIED = "message is not modified"
 # Telegram's words for "this message cannot be edited any more": send a fresh one instead.
@@ -94,10 +88,12 @@ class Publisher:
         parse_mode: str = "HTML",
         clock: Callable[[], float] = time.monotonic,
         gate: SharedGate | None = None,
+        reports: OutboxReports | None = None,
     ) -> None:
+        """`reports` hears what Telegram's answers tell of chats and messages."""
         self._bot = bot
         self._gate = gate
-        self._listener: OutboxListener | None = None
+        self._reports = reports
         self._parse_mode = parse_mode
         self._clock = clock
         self._outbox = Outbox(private_interval, group_per_minute, global_per_second)
@@ -108,11 +104,6 @@ class Publisher:
         self._worker: asyncio.Task[None] | None = None
 
     # -- public interface -------------------------------------------------------------------
-
-    def report_to(self, listener: OutboxListener) -> None:
-        """Who hears of fresh messages, refused and migrated chats (set once, at start-up: it
-        is built on this publisher)."""
-        self._listener = listener
 
     def show(
         self,
@@ -269,11 +260,11 @@ class Publisher:
             if request.priority is not Priority.BAR:
                 self._outbox.retry(request)
         except TelegramMigrateToChat as exc:
-            await self._migrated(request, exc.migrate_to_chat_id)
+            self._migrated(request, exc.migrate_to_chat_id)
         except TelegramBadRequest as exc:
             self._refused(request, message_id, exc)
         except TelegramForbiddenError as exc:
-            await self._blocked(request, exc)
+            self._blocked(request, exc)
         except (TelegramNetworkError, TelegramServerError) as exc:
             # Retried until it works: the message must end up showing the latest screen.
             backoff = self._outbox.back_off(slot, self._clock())
@@ -304,32 +295,28 @@ class Publisher:
             if slot.sent is not None:
                 slot.sent(message.message_id)
             return
-        await self._report("message_sent", slot.key, slot.chat_id, message.message_id)
+        self._report(MessageSent(slot.key, slot.chat_id, message.message_id))
 
-    async def _migrated(self, request: Request, new_chat_id: int) -> None:
+    def _migrated(self, request: Request, new_chat_id: int) -> None:
         """The group is a supergroup now: its old messages cannot be edited under the new id."""
         slot = request.slot
         old_chat_id = slot.chat_id
         log.info("publisher: chat %s moved to %s", old_chat_id, new_chat_id)
         self._outbox.moved(slot, new_chat_id)
         self._outbox.retry(request)
-        await self._report("chat_migrated", old_chat_id, new_chat_id)
+        self._report(ChatMigrated(old_chat_id, new_chat_id))
 
-    async def _blocked(self, request: Request, exc: TelegramForbiddenError) -> None:
+    def _blocked(self, request: Request, exc: TelegramForbiddenError) -> None:
         slot = request.slot
         log.info("publisher: dropping screens for %r, chat %s: %s", slot.key, slot.chat_id,
                  exc.message)
         if self._outbox.is_current(slot):
             self._outbox.unqueue(slot)
-        await self._report("chat_refused", slot.chat_id)
+        self._report(ChatRefused(slot.chat_id))
 
-    async def _report(self, event: str, *args: Hashable) -> None:
-        if self._listener is None:
-            return
-        try:
-            await getattr(self._listener, event)(*args)
-        except Exception:
-            log.exception("publisher: reporting %s%r failed", event, args)
+    def _report(self, report: OutboxReport) -> None:
+        if self._reports is not None:
+            self._reports.put(report)
 
     def _refused(self, request: Request, message_id: int | None,
                  exc: TelegramBadRequest) -> None:

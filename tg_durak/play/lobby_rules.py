@@ -8,6 +8,7 @@ then writes the change. Seat order is join order; people and computers alike.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 
 from engine import MIN_PLAYERS
 from tg_durak.play.answers import Answer, refused
@@ -18,6 +19,14 @@ LOBBY_SECONDS = 600.0      # an unstarted lobby closes after 10 minutes
 DEFAULT_SEATS = 4
 SEATS_KEY = "seats"        # the seat count, stored beside the table options
 _SUPERGROUP_PREFIX = "-100"
+
+
+class LobbyEnd(StrEnum):
+    """Why a lobby closed unstarted (its texts' keys say it: lobby.<reason>.private)."""
+
+    CANCELLED = "cancelled"   # by its host
+    EXPIRED = "expired"       # LOBBY_SECONDS passed
+    REMOVED = "removed"       # the bot left the group
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,13 @@ class SeatRow:
     level: str | None = None  # computer strength
     status: SeatStatus = SeatStatus.PLAYING
 
+    @property
+    def user(self) -> int:
+        """The person of a person's seat (a computer's seat has none: a program's error)."""
+        if self.user_id is None:
+            raise ValueError(f"seat {self.seat} is a computer's")
+        return self.user_id
+
 
 @dataclass(frozen=True)
 class TableRow:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine import Action, ActionKind, Card, Game, Phase, PlayerView
-from tg_durak.play.taps import Beat, Choosing, Outcome, PlayCard, Position, Tap, TransferMode
+from tg_durak.play.taps import Beat, Choosing, PlayCard, Position, Tap, TapOutcome, TransferMode
 
 KEPT_PER_SEAT = 6   # screens kept per person: a screen under load is a few versions old
 NOBODY = -1   # the defender's seat kept for a screen where the seat does not defend
@@ -96,7 +96,7 @@ class ShownScreens:
 
 
 def still_meant(game: Game, round_from: int, version: int, pressed: Tap, now: Position,
-                then: Position | None = None) -> Outcome | None:
+                then: Position | None = None) -> TapOutcome | None:
     """What a tap pressed on the screen of `version` does now; None if it is stale.
 
     `round_from` is the version the current round began at (`round_start`); `now` is the
@@ -122,7 +122,7 @@ def still_meant(game: Game, round_from: int, version: int, pressed: Tap, now: Po
     return outcome
 
 
-def _named(outcome: Outcome, at: Position) -> object:
+def _named(outcome: TapOutcome, at: Position) -> object:
     """A card move by what it names on the screen `at`: a defence by the attack card it beats."""
     if isinstance(outcome, Action) and outcome.kind == ActionKind.DEFEND:
         table = at.view.table

@@ -1,7 +1,7 @@
 """What a tap on the game message means: an engine move, or a change of what the player chooses.
 
 Pure: a tap (parsed by its handler from the button's callback data) and the player's position
-(his view, his legal moves, what he is in the middle of choosing) go in; an `Outcome` comes out.
+(his view, his legal moves, what he is in the middle of choosing) go in; an `TapOutcome` comes out.
 The table service applies it. A defender's card that beats several attack cards asks for the
 target; "Transfer" asks for the card when several fit (issue 4, "The player's side").
 """
@@ -38,7 +38,7 @@ class Choose:
     reply: Answer = OK
 
 
-Outcome = Action | Choose | Answer  # a Answer alone refuses the tap
+TapOutcome = Action | Choose | Answer  # a Answer alone refuses the tap
 
 
 class TableSide(Protocol):
@@ -67,31 +67,31 @@ class Tap(ABC):
     """A tap on one kind of game button."""
 
     @abstractmethod
-    def outcome(self, at: Position) -> Outcome:
+    def outcome(self, at: Position) -> TapOutcome:
         """The move this tap makes, the choice it opens, or the reason it is refused."""
 
 
 @dataclass(frozen=True)
 class Take(Tap):
-    def outcome(self, at: Position) -> Outcome:
+    def outcome(self, at: Position) -> TapOutcome:
         return TAKE
 
 
 @dataclass(frozen=True)
 class Pass(Tap):
-    def outcome(self, at: Position) -> Outcome:
+    def outcome(self, at: Position) -> TapOutcome:
         return PASS
 
 
 @dataclass(frozen=True)
 class Cancel(Tap):
-    def outcome(self, at: Position) -> Outcome:
+    def outcome(self, at: Position) -> TapOutcome:
         return Choose(Choosing())
 
 
 @dataclass(frozen=True)
 class TransferMode(Tap):
-    def outcome(self, at: Position) -> Outcome:
+    def outcome(self, at: Position) -> TapOutcome:
         fits = [a for a in at.legal if a.kind == ActionKind.TRANSFER]
         if len(fits) == 1:
             return fits[0]
@@ -104,13 +104,13 @@ class TransferMode(Tap):
 class _CardTap(Tap):
     card: int   # the card's index as the button sent it; anything else is a forged button
 
-    def outcome(self, at: Position) -> Outcome:
+    def outcome(self, at: Position) -> TapOutcome:
         if not 0 <= self.card < len(CARDS):
             return UNKNOWN
         return self.with_card(CARDS[self.card], at)
 
     @abstractmethod
-    def with_card(self, card: Card, at: Position) -> Outcome:
+    def with_card(self, card: Card, at: Position) -> TapOutcome:
         """The outcome once the card is known to exist."""
 
 
@@ -118,7 +118,7 @@ class _CardTap(Tap):
 class PlayCard(_CardTap):
     """A card from the hand: an attack or throw-in, a defence, or the card to transfer with."""
 
-    def with_card(self, card: Card, at: Position) -> Outcome:
+    def with_card(self, card: Card, at: Position) -> TapOutcome:
         view = at.view
         if at.choosing.transfer:
             return Action(ActionKind.TRANSFER, card)
@@ -138,7 +138,7 @@ class Attack(PlayCard):
     """A card from the hand laid as an attack or throw-in (the Mini App says which move it
     means; a chooser left open in the chat does not change it)."""
 
-    def with_card(self, card: Card, at: Position) -> Outcome:
+    def with_card(self, card: Card, at: Position) -> TapOutcome:
         return Action(ActionKind.ATTACK, card)
 
 
@@ -148,19 +148,19 @@ class Beat(_CardTap):
 
     target: int
 
-    def with_card(self, card: Card, at: Position) -> Outcome:
+    def with_card(self, card: Card, at: Position) -> TapOutcome:
         return Action(ActionKind.DEFEND, card, self.target)
 
 
 @dataclass(frozen=True)
 class TransferWith(_CardTap):
-    def with_card(self, card: Card, at: Position) -> Outcome:
+    def with_card(self, card: Card, at: Position) -> TapOutcome:
         return Action(ActionKind.TRANSFER, card)
 
 
 @dataclass(frozen=True)
 class ShowTrump(_CardTap):
-    def with_card(self, card: Card, at: Position) -> Outcome:
+    def with_card(self, card: Card, at: Position) -> TapOutcome:
         return Action(ActionKind.SHOW_TRUMP, card)
 
 

@@ -14,15 +14,14 @@ from dataclasses import replace
 from html import escape
 
 from tg_durak.play.answers import Answer, refused
-from tg_durak.play.rows import SeatRow
+from tg_durak.play.ratings import Outcome
+from tg_durak.play.rows import SeatRow, SeatStatus, TableKind, TableStatus
 from tg_durak.render.absent import unreachable_screen
 from tg_durak.storage import Store
 from tg_durak.tables.core import TableCore
 from tg_durak.tables.live import LiveLobby, LiveTable
 from tg_durak.tables.lobbies import Admin, GroupLobbies
 from tg_durak.tables.screens import ChatScreens
-
-LEFT, KICKED = "left", "kicked"
 
 
 class Absences:
@@ -35,26 +34,25 @@ class Absences:
 
     async def group_table(self, chat_id: int) -> LiveTable | None:
         """The group chat's running table, if one is running there."""
-        return next((t for t in await self.core.find_in_chat(chat_id)
-                     if isinstance(t, LiveTable) and t.row.kind == "group" and not t.finished),
-                    None)
+        return next((t for t in await self.core.find_in_chat(chat_id) if isinstance(t, LiveTable)
+                     and t.row.kind == TableKind.GROUP and not t.finished), None)
 
-    async def _kick_refusal(self, live: LiveTable | None, by: int, admin: Admin
-                            ) -> Answer | None:
+    @staticmethod
+    async def _kickable(live: LiveTable | None, by: int, admin: Admin) -> LiveTable | Answer:
+        """The table whose away people `by` may remove, or why he may not."""
         if live is None:
             return refused("kick.no_game")
         if by != live.row.host_id and not await admin():
             return refused("kick.host_only")
-        return None
+        return live
 
     async def kick_choices(self, chat_id: int, by: int, admin: Admin
                            ) -> Answer | tuple[int, list[SeatRow]]:
         """/kick without a reply: the chat's running table and the people a computer plays
         for now (whom the host or an admin may remove), or why not."""
-        live = await self.group_table(chat_id)
-        refusal = await self._kick_refusal(live, by, admin)
-        if refusal is not None:
-            return refusal
+        live = await self._kickable(await self.group_table(chat_id), by, admin)
+        if isinstance(live, Answer):
+            return live
         return live.id, [s for s in live.people if s.seat in live.away]
 
     # ---- leaving, removing, resigning ------------------------------------------------------
@@ -67,7 +65,8 @@ class Absences:
             if chat_id in (None, live.row.chat_id):
                 return await self.lobbies.leave(live.id, user_id)
             return refused("leave.none")
-        if live is None or live.row.kind != "group" or chat_id not in (None, live.row.chat_id):
+        if (live is None or live.row.kind != TableKind.GROUP
+                or chat_id not in (None, live.row.chat_id)):
             return refused("leave.none")
         async with self.core.lock(live.id):
             seat = live.seat_of(user_id) if self.core.live(live.id) is live else None
@@ -76,7 +75,7 @@ class Absences:
             if seat not in live.game.active_seats:
                 return refused("leave.out")
             name = escape(live.row.seats[seat].name)
-            await self._hand_over(live, seat, LEFT)
+            await self._hand_over(live, seat, SeatStatus.LEFT)
         return Answer("leave.done", {"name": name})
 
     async def kick(self, chat_id: int, user_id: int, by: int, admin: Admin,
@@ -86,9 +85,10 @@ class Absences:
         live = await self.group_table(chat_id)
         if live is not None and table_id not in (None, live.id):
             live = None
-        refusal = await self._kick_refusal(live, by, admin)
-        if refusal is not None:
-            return refusal
+        kickable = await self._kickable(live, by, admin)
+        if isinstance(kickable, Answer):
+            return kickable
+        live = kickable
         async with self.core.lock(live.id):
             seat = live.seat_of(user_id) if self.core.live(live.id) is live else None
             if seat is None or live.finished or seat not in live.game.active_seats:
@@ -96,10 +96,10 @@ class Absences:
             name = escape(live.row.seats[seat].name)
             if seat not in live.away:
                 return refused("kick.not_away", name=name)
-            await self._hand_over(live, seat, KICKED)
+            await self._hand_over(live, seat, SeatStatus.KICKED)
         return Answer("kick.done", {"name": name})
 
-    async def _hand_over(self, live: LiveTable, seat: int, status: str) -> None:
+    async def _hand_over(self, live: LiveTable, seat: int, status: SeatStatus) -> None:
         """A computer (normal) plays the seat to the end; its person reads why, once."""
         await self.store.tables.set_seat_status(live.id, seat, status)
         seats = tuple(replace(s, status=status) if s.seat == seat else s for s in live.row.seats)
@@ -107,7 +107,7 @@ class Absences:
         for states in (live.back, live.unreachable, live.told_unreachable):
             states.discard(seat)
         live.choosing.pop(seat, None)
-        self.screens.note_privately(live, seats[seat].user_id, f"game.{status}.you")
+        self.screens.note_privately(live, seats[seat].user, f"game.{status}.you")
         await self.core.commit(live, live.game.version, [])   # ends the table if nobody is left
 
     async def resign(self, user_id: int) -> bool:
@@ -117,17 +117,17 @@ class Absences:
         live = await core.find_for(user_id)
         if not isinstance(live, LiveTable):
             return False
-        if live.row.kind == "group":
+        if live.row.kind == TableKind.GROUP:
             return not (await self.leave_game(user_id)).alert
         async with core.lock(live.id):
             if live.finished or core.live(live.id) is not live:
                 return False
             seat = live.seat_of(user_id)
-            results = [(s.user_id, "resigned" if s.seat == seat else "safe", 0)
+            results = [(s.user, Outcome.RESIGNED if s.seat == seat else Outcome.SAFE, 0)
                        for s in live.humans]
             # Stored first: a refusal (StoreUnavailable, answered politely by the handlers)
             # leaves the game running in memory as in the store.
-            await self.store.tables.finish(live.id, "aborted", results)
+            await self.store.tables.finish(live.id, TableStatus.ABORTED, results)
             live.resigned = seat
             core.arm(live.id, None)
             core.display.show(live)
@@ -149,7 +149,7 @@ class Absences:
             if seat is None or live.finished or seat in live.unreachable:
                 return
             live.unreachable.add(seat)
-            if live.row.kind == "group" and not live.group_gone \
+            if live.row.kind == TableKind.GROUP and not live.group_gone \
                     and seat not in live.told_unreachable:
                 live.told_unreachable.add(seat)
                 screens = self.screens
@@ -174,7 +174,7 @@ class Absences:
         """A person a computer played for taps again: from now on he plays himself (until his
         turn runs out again). Under the table's lock."""
         if seat in live.unreachable:   # stored first: a refusal leaves him away, as stored
-            await self.store.users.set_reachable(live.row.seats[seat].user_id, True)
+            await self.store.users.set_reachable(live.row.seats[seat].user, True)
             live.unreachable.discard(seat)
         if seat in live.game.away:
             live.back.add(seat)

@@ -9,25 +9,25 @@ table that finished, or a lobby that closed, elsewhere leaves memory.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
 from engine import Event
-from tg_durak.play.rows import MessageRow, TableRow
+from tg_durak.play.rows import MessageRow, TableRow, TableStatus
 from tg_durak.storage import Store
+from tg_durak.tables.apps import OpenApps
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.live import LiveLobby, LiveTable, remember, revived
 
 
-class Holder(Protocol):
+class HeldTables(Protocol):
     """What this process holds (tables.core.TableCore): the tables it reads are put there."""
 
     tables: dict[int, LiveTable]
     lobbies: dict[int, LiveLobby]
-    open_apps: Callable[[LiveTable], set[int]]
+    open_apps: OpenApps
 
-    def holder(self, table_id: int) -> LiveTable | LiveLobby | None: ...
+    def held(self, table_id: int) -> LiveTable | LiveLobby | None: ...
 
     def forget(self, live: LiveTable | LiveLobby) -> None: ...
 
@@ -37,11 +37,11 @@ class Holder(Protocol):
 
     def apps_changed(self, live: LiveTable) -> None: ...
 
-OPEN = ("lobby", "running")
+OPEN = frozenset({TableStatus.LOBBY, TableStatus.RUNNING})
 
 
 class StoredTables:
-    def __init__(self, core: Holder, store: Store) -> None:
+    def __init__(self, core: HeldTables, store: Store) -> None:
         self.core = core
         self.store = store
         self.languages = PlayerLanguages(store.users)
@@ -53,7 +53,7 @@ class StoredTables:
         """The open table as stored, now held by this process too (None: not open). Read
         without the lock, as one consistent reading: the lock validates it before any use."""
         record = await self.store.tables.whole(table_id)
-        held = self.core.holder(table_id)
+        held = self.core.held(table_id)
         if held is not None:   # another task of this process read it meanwhile
             return held
         if record is None or record.row.status not in OPEN:
@@ -67,25 +67,26 @@ class StoredTables:
         if record is None:
             return None
         row = record.row
-        if row.status == "lobby":
+        if row.status == TableStatus.LOBBY:
             return await self._lobby(row, [])
         if row.snapshot is None:   # a lobby that closed unstarted
             return None
         live = revived(row, record.log, [])
-        await self.languages.load(s.user_id for s in live.humans)
+        live.in_app = self.core.open_apps.seats_in_app(live)
+        await self.languages.load(s.user for s in live.humans)
         return live
 
     async def refresh(self, table_id: int) -> None:
         """Under the table's lock: what this process holds of it as stored now."""
         core = self.core
         row = await self.store.tables.get(table_id)
-        held = core.holder(table_id)
+        held = core.held(table_id)
         if row is None or row.status not in OPEN:
             if held is not None:
                 core.disarm(table_id)
                 core.forget(held)
             return
-        if isinstance(held, LiveTable) and row.status == "running":
+        if isinstance(held, LiveTable) and row.status == TableStatus.RUNNING:
             if held.game.version == row.version:
                 held.row = replace(row, snapshot=None)   # the game is the state
                 remember(held.messages, await self.store.messages.of_table(table_id), keep=True)
@@ -107,7 +108,7 @@ class StoredTables:
                     entries: list | None = None) -> LiveTable | LiveLobby:
         core = self.core
         messages = await self.store.messages.of_table(row.id)
-        if row.status == "lobby":
+        if row.status == TableStatus.LOBBY:
             if isinstance(held, LiveLobby):
                 held.row = row
                 remember(held.messages, messages, keep=True)
@@ -119,7 +120,7 @@ class StoredTables:
         if entries is None:
             entries = await self.store.tables.log(row.id)
         fresh = revived(row, entries, messages)
-        await self.languages.load(s.user_id for s in fresh.humans)
+        await self.languages.load(s.user for s in fresh.humans)
         if isinstance(held, LiveTable):
             held.catch_up(fresh)
             core.plan(held, [])
@@ -127,7 +128,7 @@ class StoredTables:
         existing = core.tables.get(row.id)
         if existing is not None:   # another task of this process read it meanwhile
             return existing
-        fresh.in_app = core.open_apps(fresh)
+        fresh.in_app = core.open_apps.seats_in_app(fresh)
         core.plan(fresh, [])
         core.tables[row.id] = fresh
         return fresh

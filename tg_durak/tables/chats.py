@@ -3,8 +3,8 @@ supergroup, a chat that refuses the bot.
 
 Telegram says so in updates (the `migrate_to_chat_id` service message, `my_chat_member`) and in
 errors the outbox meets (a 400 with the new chat id, a 403); either way the same methods run,
-and running them twice changes nothing more. This is what the outbox reports to
-(outbox.publisher.OutboxListener).
+and running them twice changes nothing more. The outbox's reports (outbox.reports) reach them
+through `heard`.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import replace
 
+from tg_durak.outbox.reports import ChatMigrated, ChatRefused, MessageSent, OutboxReport
+from tg_durak.play.lobby_rules import LobbyEnd
 from tg_durak.storage import Store
 from tg_durak.tables.absences import Absences
 from tg_durak.tables.core import TableCore
@@ -28,13 +30,22 @@ class ChatLifecycle:
         self.lobbies = lobbies
         self.absences = absences
 
+    async def heard(self, report: OutboxReport) -> None:
+        """What the outbox met while sending (outbox.reports)."""
+        if isinstance(report, MessageSent):
+            await self.message_sent(report.key, report.chat_id, report.message_id)
+        elif isinstance(report, ChatRefused):
+            await self.chat_refused(report.chat_id)
+        elif isinstance(report, ChatMigrated):
+            await self.chat_migrated(report.old_chat_id, report.new_chat_id)
+
     async def message_sent(self, key: Hashable, chat_id: int, message_id: int) -> None:
         """The outbox sent a fresh message for a player (or the group): remember it for later
         edits. A private message that went through means the bot may write to him."""
         if not (isinstance(key, tuple) and len(key) == 2):
             return   # a one-off notice (someone out of reach): never edited
         table_id, user_id = key
-        holder = self.core.holder(table_id)
+        holder = self.core.held(table_id)
         if holder is not None:
             holder.messages[user_id] = (chat_id, message_id)
         await self.store.messages.set(table_id, user_id, chat_id, message_id)
@@ -71,7 +82,7 @@ class ChatLifecycle:
         for holder in await core.find_in_chat(chat_id):
             async with core.lock(holder.id):
                 if core.lobbies.get(holder.id) is holder:
-                    await self.lobbies.close(holder, "removed")
+                    await self.lobbies.close(holder, LobbyEnd.REMOVED)
                 elif core.tables.get(holder.id) is holder:
                     holder.group_gone = True
                     holder.messages.pop(None, None)

@@ -117,10 +117,12 @@ class ComputerPlayers:
         return ProcessPoolExecutor(max_workers=self._workers, initializer=_start_worker,
                                    mp_context=multiprocessing.get_context("spawn"))
 
-    def _submit(self, *args: object) -> Future:
+    def _submit(self, level: str, view: PlayerView, legal: list[Action], seed: str,
+                budget: float | None, answer_by: float
+                ) -> Future[tuple[Action, float, float | None]]:
         # The pool starts its workers on demand, inside submit().
         with _sigint_held():
-            return self._executor.submit(_choose, *args)
+            return self._executor.submit(_choose, level, view, legal, seed, budget, answer_by)
 
     async def choose(self, level: str, view: PlayerView, legal: list[Action], seed: str) -> Action:
         asked = time.time()

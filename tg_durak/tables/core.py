@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import AsyncIterator, Callable, Hashable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from typing import Protocol
 
 from engine import Event, EventKind, Game
-from tg_durak.play.rows import TableChange
+from tg_durak.play.ratings import Outcome, Result
+from tg_durak.play.rows import SeatStatus, TableChange, TableStatus
 from tg_durak.storage import Store
+from tg_durak.tables.apps import OpenApps
 from tg_durak.tables.cache import StoredTables
 from tg_durak.tables.claims import claim_with_change
 from tg_durak.tables.live import LiveLobby, LiveTable, snapshot
@@ -52,12 +54,11 @@ class TableDisplay(Protocol):
 class Timer(Protocol):
     """Wakes the table service at each table's next due time (tables.scheduler)."""
 
-    def process_lock(self, key: Hashable) -> asyncio.Lock:
-        """The lock of `key` within this process alone (a start holds the tables it resumes
-        before any tap or timer can know them; one process only)."""
-        return self._locks[key]
-
     def arm(self, table_id: int, at: float | None) -> None: ...
+
+
+def unheard(table_id: int) -> None:
+    """Nobody hears of stored changes (one process, or no Mini App)."""
 
 
 class _AfterCommit:
@@ -107,7 +108,10 @@ def lock_name(key: Hashable) -> str:
 
 class TableCore:
     def __init__(self, store: Store, timer: Timer, display: TableDisplay, *,
-                 clock: Callable[[], float], time_scale: float) -> None:
+                 clock: Callable[[], float], time_scale: float, open_apps: OpenApps,
+                 committed: Callable[[int], None] = unheard) -> None:
+        """`committed(table_id)` hears each change after its transaction committed (the other
+        processes' Mini Apps are told of it, webapp.relay)."""
         self.store = store
         self.timer = timer
         self.display = _AfterCommit(display)
@@ -117,14 +121,13 @@ class TableCore:
         self.lobbies: dict[int, LiveLobby] = {}
         # per table id; ("chat", chat_id) guards a group chat's one open table
         self._locks: defaultdict[object, asyncio.Lock] = defaultdict(asyncio.Lock)
-        self.counts: Counter[str] = Counter()   # taps by outcome, resume times (stats)
-        # The seats of a table whose Mini App is open already (a lobby's, as it starts).
-        self.open_apps: Callable[[LiveTable], set[int]] = lambda live: set()
+        # Taps by outcome, resume times and computers' think times (stats).
+        self.counts: defaultdict[str, float] = defaultdict(float)
+        self.open_apps = open_apps
         self.shared = store.shared
         self.stored = StoredTables(self, store)
         self._armed: set[int] = set()   # tables armed under their lock: their wake is stored
-        # Called after a change's transaction committed (the Mini App's other processes).
-        self.committed: list[Callable[[int], None]] = []
+        self._committed = committed
 
     @asynccontextmanager
     async def lock(self, key: Hashable) -> AsyncIterator[None]:
@@ -151,8 +154,7 @@ class TableCore:
         for show in shown:
             show()
         if isinstance(key, int):
-            for listener in self.committed:
-                listener(key)
+            self._committed(key)
 
     def process_lock(self, key: Hashable) -> asyncio.Lock:
         """The lock of `key` within this process alone (a start holds the tables it resumes
@@ -194,10 +196,10 @@ class TableCore:
         this process does not hold it yet (its lock validates it), or holds it as a lobby that
         another process has started or closed since: callers tell a lobby from a table before
         they take its lock."""
-        holder = self.holder(table_id)
+        holder = self.held(table_id)
         if self.shared and isinstance(holder, LiveLobby):
             state = await self.store.tables.state(table_id)
-            if state is None or state[1] != "lobby":
+            if state is None or state[1] != TableStatus.LOBBY:
                 self.lobbies.pop(table_id, None)
                 holder = None
         if holder is None and self.shared:
@@ -220,8 +222,8 @@ class TableCore:
                 await self.find(row.id)
             for held in [h for h in self.lobbies.values() if h.row.chat_id == chat_id]:
                 await self.find(held.id)   # one started or closed elsewhere is let go
-        return [holder for holder in (*self.lobbies.values(), *self.tables.values())
-                if holder.row.chat_id == chat_id]
+        open_here: list[LiveTable | LiveLobby] = [*self.lobbies.values(), *self.tables.values()]
+        return [holder for holder in open_here if holder.row.chat_id == chat_id]
 
     # ---- finding tables --------------------------------------------------------------------
 
@@ -243,13 +245,13 @@ class TableCore:
         holder = await self.find_for(user_id)
         return None if holder is None else holder.id
 
-    def holder(self, table_id: int) -> LiveTable | LiveLobby | None:
+    def held(self, table_id: int) -> LiveTable | LiveLobby | None:
         return self.tables.get(table_id) or self.lobbies.get(table_id)
 
     def add(self, live: LiveTable) -> None:
         """A table starts running here: its computers planned, shown, its timer armed. Under
         its lock (on a shared database that stores its first wake)."""
-        live.in_app = self.open_apps(live)
+        live.in_app = self.open_apps.seats_in_app(live)
         self.plan(live, [])
         self.tables[live.id] = live
         self.display.show(live)
@@ -260,7 +262,7 @@ class TableCore:
         the bot cannot write to plays while his app is open and is away while it is closed:
         then the computers plan anew and the seats are shown."""
         before = live.away
-        live.in_app = self.open_apps(live)
+        live.in_app = self.open_apps.seats_in_app(live)
         if live.away != before:
             self.plan(live, [])
             self.schedule(live)
@@ -285,7 +287,7 @@ class TableCore:
         """
         game = live.game
         entries = [Game.entry_to_json(e) for e in game.log[old_version:]]
-        status = "finished" if live.finished else "running"
+        status = TableStatus.FINISHED if live.finished else TableStatus.RUNNING
         results = self.results(live) if live.finished else []
         try:
             await self.store.tables.record(TableChange(live.id, old_version, entries,
@@ -310,22 +312,22 @@ class TableCore:
             self.forget(live)
         return True
 
-    def results(self, live: LiveTable) -> list[tuple[int, str, int]]:
+    def results(self, live: LiveTable) -> list[Result]:
         """Each person's outcome and place (R8.2: the order of leaving; the durak last)."""
         game = live.game
         order = game.finished_order
         out = []
         for seat in live.humans:
-            if seat.status != "playing":
-                outcome = "resigned"   # left the table, or was removed from it
+            if seat.status != SeatStatus.PLAYING:
+                outcome = Outcome.RESIGNED
             elif seat.seat == game.durak:
-                outcome = "durak"
+                outcome = Outcome.DURAK
             elif game.is_over and game.durak is None:
-                outcome = "draw"
+                outcome = Outcome.DRAW
             else:
-                outcome = "safe"
+                outcome = Outcome.SAFE
             place = order.index(seat.seat) + 1 if seat.seat in order else len(order) + 1
-            out.append((seat.user_id, outcome, place))
+            out.append((seat.user, outcome, place))
         return out
 
     def plan(self, live: LiveTable, events: list[Event]) -> None:

@@ -8,14 +8,14 @@ from engine import Action, Event, Game, PlayerView
 from tg_durak.i18n.translate import Translator
 from tg_durak.play.history import History
 from tg_durak.play.lobby_rules import Lobby
-from tg_durak.play.rows import MessageRow, SeatRow, TableRow
+from tg_durak.play.rows import MessageRow, SeatRow, SeatStatus, TableRow
 from tg_durak.play.stale_taps import ShownScreens
 from tg_durak.play.taps import Choosing
 from tg_durak.render.game import GameScreenInput, SeatInfo
 from tg_durak.render.screen import Screen
 from tg_durak.tables.reactions import Reaction
 
-Messages = dict[int | None, tuple[int, int]]   # user -> (chat, message); None: the group's
+MessageIds = dict[int | None, tuple[int, int]]   # user -> (chat, message); None: the group's
 
 
 @dataclass(slots=True)   # one per running table: no attribute dict
@@ -26,7 +26,7 @@ class LiveTable:
     # a table that nobody looks at costs no replay), then kept up with each change.
     _history: History | None = field(default=None, init=False, repr=False)
     choosing: dict[int, Choosing] = field(default_factory=dict)
-    messages: Messages = field(default_factory=dict)
+    messages: MessageIds = field(default_factory=dict)
     reactions: dict[int, Reaction] = field(default_factory=dict)  # computer seat -> its next move
     planned_at: dict[int, float] = field(default_factory=dict)  # when each was planned (R10.3)
     thinking: set[int] = field(default_factory=set)  # seats whose decision is under way
@@ -96,7 +96,7 @@ class LiveTable:
     @property
     def people(self) -> list[SeatRow]:
         """The persons still at the table (those who left or were removed are not)."""
-        return [s for s in self.humans if s.status == "playing"]
+        return [s for s in self.humans if s.status == SeatStatus.PLAYING]
 
     @property
     def away(self) -> frozenset[int]:
@@ -109,8 +109,8 @@ class LiveTable:
 
     @property
     def seat_infos(self) -> tuple[SeatInfo, ...]:
-        return tuple(SeatInfo(s.name, s.user_id is None, s.level, left=s.status != "playing")
-                     for s in self.row.seats)
+        return tuple(SeatInfo(s.name, s.user_id is None, s.level,
+                              left=s.status != SeatStatus.PLAYING) for s in self.row.seats)
 
     def seen_by(self, seat: int) -> tuple[PlayerView, tuple[Action, ...]]:
         """What `seat` may see (everyone a computer plays for meanwhile marked away) and do."""
@@ -156,7 +156,7 @@ class LiveLobby:
     editing: bool = False   # the settings are open on the lobby message
     # seated in the Mini App, out of the bot's reach (no private chat opened)
     app_only: set[int] = field(default_factory=set)
-    messages: Messages = field(default_factory=dict)
+    messages: MessageIds = field(default_factory=dict)
 
     @property
     def id(self) -> int:
@@ -184,7 +184,7 @@ def revived(row: TableRow, entries: list, messages: list[MessageRow]) -> LiveTab
     return live
 
 
-def remember(into: Messages, messages: list[MessageRow], keep: bool = False) -> None:
+def remember(into: MessageIds, messages: list[MessageRow], keep: bool = False) -> None:
     """`messages` as stored into `into`; `keep`: those `into` has already stay (one this
     process just sent may not be stored yet)."""
     for m in messages:

@@ -14,9 +14,9 @@ from collections.abc import Awaitable, Callable
 from engine import Game
 from tg_durak.i18n.translate import DEFAULT_LOCALE
 from tg_durak.play.answers import OK, Answer, refused
-from tg_durak.play.lobby_rules import LOBBY_SECONDS, LobbySettings, message_link
+from tg_durak.play.lobby_rules import LOBBY_SECONDS, LobbyEnd, LobbySettings, message_link
 from tg_durak.play.options import OptionField, PlaySettings
-from tg_durak.play.rows import TableRow, UserRow
+from tg_durak.play.rows import SeatStatus, TableKind, TableRow, TableStatus, UserRow
 from tg_durak.render.group import lobby_closed_screen
 from tg_durak.storage import (
     AlreadySeated,
@@ -103,12 +103,13 @@ class GroupLobbies:
     async def _elsewhere(self, user_id: int) -> Answer | None:
         """One open table per person: where his is, if he has one."""
         row = await self.store.tables.for_user(user_id)
-        if row is None or all(s.status != "playing" for s in row.seats if s.user_id == user_id):
+        if row is None or all(s.status != SeatStatus.PLAYING
+                              for s in row.seats if s.user_id == user_id):
             return None
         return await self._where(row)
 
     async def _where(self, row: TableRow) -> Answer:
-        if row.kind == "private":
+        if row.kind == TableKind.PRIVATE:
             return refused("lobby.elsewhere_private",
                            link=f"https://t.me/{self.screens.bot_username}")
         message = await self._group_message(row.id)
@@ -118,7 +119,7 @@ class GroupLobbies:
         return refused("lobby.elsewhere", link=link)
 
     async def _group_message(self, table_id: int) -> tuple[int, int] | None:
-        holder = self.core.holder(table_id)
+        holder = self.core.held(table_id)
         if holder is not None and None in holder.messages:
             return holder.messages[None]
         return next(((m.chat_id, m.message_id) for m in await self.store.messages.of_table(table_id)
@@ -128,12 +129,12 @@ class GroupLobbies:
         """Whether a button of a group's table (or lobby) was pressed in that table's chat.
         Pressed anywhere else it is forged, and the tapper's standing there (an admin of his own
         group, say) counts for nothing here."""
-        holder = self.core.holder(table_id)
+        holder = self.core.held(table_id)
         try:
             row = holder.row if holder is not None else await self.store.tables.get(table_id)
         except CorruptRow:
             return False
-        return row is not None and row.kind == "group" and row.chat_id == chat_id
+        return row is not None and row.kind == TableKind.GROUP and row.chat_id == chat_id
 
     # ---- seats ---------------------------------------------------------------------------
 
@@ -298,7 +299,7 @@ class GroupLobbies:
 
     async def cancel(self, table_id: int, user_id: int, admin: Admin) -> Answer:
         async def change(live: LiveLobby) -> Answer:
-            await self.close(live, "cancelled")
+            await self.close(live, LobbyEnd.CANCELLED)
             return OK
         return await self._managed(table_id, user_id, admin, change)
 
@@ -315,12 +316,12 @@ class GroupLobbies:
                 core.arm(table_id, live.row.expires_at)   # woken early
                 return
             try:
-                await self.close(live, "expired")
+                await self.close(live, LobbyEnd.EXPIRED)
             except StoreUnavailable as exc:   # still open, as stored: its timer tries again
                 log.warning("lobby %s: closing it failed (%s); trying again", table_id, exc)
                 core.arm(table_id, core.clock() + SAVE_RETRY_SECONDS)
 
-    async def close(self, live: LiveLobby, reason: str) -> None:
+    async def close(self, live: LiveLobby, reason: LobbyEnd) -> None:
         """The lobby closes unstarted (cancelled, expired, the bot removed); under its lock."""
         await self.store.lobbies.close(live.id)
         self.core.forget(live)
@@ -368,9 +369,9 @@ class GroupLobbies:
         """A new lobby in the finished table's chat: its settings, its computers and those of
         its people the bot can write to, seated at once; the tapper hosts it."""
         row = await self.store.tables.get(table_id)
-        if row is None or row.kind != "group":
+        if row is None or row.kind != TableKind.GROUP:
             return refused("tap.unknown_table")
-        if row.status in ("lobby", "running"):
+        if row.status in (TableStatus.LOBBY, TableStatus.RUNNING):
             return refused("lobby.not_over")
         async with self.core.lock(("chat", row.chat_id)):
             busy = await self._chat_busy(row.chat_id)

@@ -14,7 +14,7 @@ from typing import Protocol
 from engine import Action, IllegalMove, PlayerView
 from tg_durak.play.answers import Answer, illegal
 from tg_durak.play.stale_taps import round_start, still_meant
-from tg_durak.play.taps import Choose, Choosing, Position, Tap
+from tg_durak.play.taps import Choose, Choosing, Position, Tap, TapOutcome
 from tg_durak.storage import CorruptRow, Store
 from tg_durak.tables.absences import Absences
 from tg_durak.tables.core import TableCore
@@ -73,6 +73,7 @@ class Moves:
                 await self.absences.come_back(live, seat)
             choosing = live.choosing.get(seat, Choosing())
             now = Position(*live.seen_by(seat), choosing)
+            outcome: TapOutcome | None
             if version == game.version:
                 outcome = pressed.outcome(now)
             else:

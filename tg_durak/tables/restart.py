@@ -131,7 +131,7 @@ class Restart:
         live = revived(row, await self.store.tables.log(row.id),
                        await self.store.messages.of_table(row.id))
         self.core.plan(live, [])
-        await self.languages.load(s.user_id for s in live.humans)
+        await self.languages.load(s.user for s in live.humans)
         return live
 
     async def _store_postponement(self, moved: list[tuple[LiveTable, int]],

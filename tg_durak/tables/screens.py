@@ -8,12 +8,12 @@ what it shows changed, and whoever the game waits for goes first when the budget
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from tg_durak.i18n.translate import DEFAULT_LOCALE, Translator, translator
 from tg_durak.outbox.queue import Priority
-from tg_durak.play.rows import SeatRow, TableRow
+from tg_durak.play.rows import SeatRow, TableKind, TableRow
 from tg_durak.play.taps import Choosing
 from tg_durak.render.buttons import startapp_link
 from tg_durak.render.game import GameScreenInput, game_screen
@@ -27,7 +27,7 @@ from tg_durak.render.group import (
 )
 from tg_durak.render.screen import Screen
 from tg_durak.tables.languages import PlayerLanguages
-from tg_durak.tables.live import LiveLobby, LiveTable, Messages
+from tg_durak.tables.live import LiveLobby, LiveTable, MessageIds
 
 
 class ScreenOutbox(Protocol):
@@ -42,20 +42,33 @@ class ScreenOutbox(Protocol):
 NOT_CHOOSING = Choosing()
 
 
+@dataclass(frozen=True)
+class ChatLinks:
+    """Where the chat's screens link to: the bot's private chat (`bot_username`, as Telegram
+    named the bot) and the Mini App where it is served (DURAK_WEBAPP_URL, DURAK_WEBAPP_NAME)."""
+
+    bot_username: str = ""
+    webapp_url: str | None = None
+    webapp_name: str | None = None
+
+
+NO_LINKS = ChatLinks()   # tests without Telegram: no bot name, no Mini App
+
+
 def common_input(live: LiveTable, now: float) -> dict:
     """What every seat's screen shows alike, as `GameScreenInput` fields."""
     game = live.game
     return {"table_id": live.id, "version": game.version, "seats": live.seat_infos,
             "last": live.history.recent, "played_by": live.history.played_by(game.table),
             "now": now, "resigned": live.resigned, "closed": live.finished,
-            "leave": live.row.kind == "group"}
+            "leave": live.row.kind == TableKind.GROUP}
 
 
 def seat_input(live: LiveTable, seat: int, common: dict,
                choosing: Choosing = NOT_CHOOSING) -> GameScreenInput:
-    """One seat's screen as drawn now; what it showed is noted for the late taps on it."""
+    """One seat's screen as drawn now (what it showed is noted by `tables.displays`, for the
+    late taps on it)."""
     view, legal = live.seen_by(seat)
-    live.shown.note(common["version"], view, legal)
     return GameScreenInput(**common, view=view, legal=legal, choosing_card=choosing.card,
                            choosing_transfer=choosing.transfer)
 
@@ -84,20 +97,22 @@ def lobby_input(live: LiveLobby, app_link: str | None = None) -> LobbyScreenInpu
 
 class ChatScreens:
     def __init__(self, outbox: ScreenOutbox, languages: PlayerLanguages,
-                 clock: Callable[[], float]) -> None:
+                 clock: Callable[[], float], links: ChatLinks) -> None:
         self.outbox = outbox
         self.languages = languages
         self.clock = clock
-        self.bot_username = ""   # set once the bot knows its name: links to the private chat
-        # The Mini App, where it is served (DURAK_WEBAPP_URL, DURAK_WEBAPP_NAME).
-        self.webapp_url: str | None = None
-        self.webapp_name: str | None = None
+        self.links = links
+
+    @property
+    def bot_username(self) -> str:
+        return self.links.bot_username
 
     def app_link(self, row: TableRow) -> str | None:
         """The group's link into the Mini App at this table (or its lobby)."""
-        if not self.webapp_url or not self.bot_username or not row.invite:
+        links = self.links
+        if not links.webapp_url or not links.bot_username or not row.invite:
             return None
-        return startapp_link(self.bot_username, self.webapp_name, row.invite)
+        return startapp_link(links.bot_username, links.webapp_name, row.invite)
 
     def t(self, user_id: int) -> Translator:
         return translator(self.languages.of(user_id))
@@ -115,7 +130,7 @@ class ChatScreens:
         if bar and not self.outbox.has_spare_budget():
             return   # it would be dropped: drawing it is wasted work while the budget is spent
         common = common_input(live, self.clock())
-        common["app_url"] = self.webapp_url
+        common["app_url"] = self.links.webapp_url
         on_turn = live.on_turn
         for seat in live.people:
             if (only is not None and seat.user_id != only) or seat.seat in live.unreachable:
@@ -125,16 +140,16 @@ class ChatScreens:
             screen = self._screen(live, seat, common, redraw=bar)
             priority = Priority.BAR if bar else (
                 Priority.MOVER if seat.seat == on_turn else Priority.PLAYER)
-            self.to_person(live, seat.user_id, screen, priority)
+            self.to_person(live, seat.user, screen, priority)
         # The group's budget is 20 a minute: its message changes with the table, never a bar.
-        if live.row.kind == "group" and not live.group_gone and only is None and not bar:
+        if live.row.kind == TableKind.GROUP and not live.group_gone and only is None and not bar:
             self.show_public(live)
 
     def _screen(self, live: LiveTable, seat: SeatRow, common: dict, redraw: bool) -> Screen:
         """The person's game screen, drawn anew only if what it shows changed (or `redraw`:
         the timer bar)."""
         inp = seat_input(live, seat.seat, common, live.choosing.get(seat.seat, NOT_CHOOSING))
-        t = self.t(seat.user_id)
+        t = self.t(seat.user)
         drawn = live.drawn.get(seat.seat)
         if (not redraw and drawn is not None and drawn[1] is t
                 and drawn[0] == replace(inp, now=drawn[0].now)):
@@ -168,7 +183,7 @@ class ChatScreens:
         chat_id, message_id = live.messages.get(user_id, (user_id, None))
         self.outbox.show((live.id, user_id), chat_id, message_id, screen, priority=priority)
 
-    def to_group(self, row: TableRow, messages: Messages, screen: Screen,
+    def to_group(self, row: TableRow, messages: MessageIds, screen: Screen,
                  priority: Priority = Priority.PLAYER) -> None:
         chat_id, message_id = messages.get(None, (row.chat_id, None))
         self.outbox.show((row.id, None), chat_id, message_id, screen, priority=priority,

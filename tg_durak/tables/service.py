@@ -10,23 +10,27 @@ Handlers and the scheduler reach a table only through these parts, each given wh
 - `chats`: what the outbox and Telegram report about chats (sent messages, 403, migration);
 - `restart`: resuming after a start, the postponement and the heartbeat;
 - `screens`: the chat's messages of every table; `displays` hands each change to them and to
-  whatever else shows tables (the Mini App's sockets, added at start-up).
+  whatever else shows tables (the Mini App's sockets and the other processes' relay, handed to
+  the constructor by the composition root).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from engine import Game
+from tg_durak.outbox.reports import OutboxReport, OutboxReports
 from tg_durak.play.options import PlaySettings
-from tg_durak.play.rows import SeatRow
+from tg_durak.play.rows import SeatRow, TableKind, TableStatus
 from tg_durak.storage import Store
 from tg_durak.tables.absences import Absences
+from tg_durak.tables.apps import NO_APPS, OpenApps
 from tg_durak.tables.chats import ChatLifecycle
-from tg_durak.tables.core import TableCore
+from tg_durak.tables.core import TableCore, TableDisplay, unheard
 from tg_durak.tables.displays import Displays
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.live import LiveLobby, LiveTable, snapshot
@@ -34,7 +38,7 @@ from tg_durak.tables.lobbies import GroupLobbies
 from tg_durak.tables.moves import Computers, Moves
 from tg_durak.tables.restart import Restart
 from tg_durak.tables.scheduler import Scheduler
-from tg_durak.tables.screens import ChatScreens, ScreenOutbox
+from tg_durak.tables.screens import NO_LINKS, ChatLinks, ChatScreens, ScreenOutbox
 from tg_durak.tables.wake_claims import LATE_SECONDS, WakeClaims
 
 log = logging.getLogger(__name__)
@@ -47,18 +51,27 @@ class TableService:
         outbox: ScreenOutbox,
         computers: Computers,
         *,
+        links: ChatLinks = NO_LINKS,
+        displays: Sequence[TableDisplay] = (),
+        open_apps: OpenApps = NO_APPS,
+        committed: Callable[[int], None] = unheard,
+        reports: OutboxReports | None = None,
         time_scale: float = 1.0,
         clock: Callable[[], float] = time.time,
         make_scheduler: Callable[..., Scheduler] = Scheduler,
     ) -> None:
-        """`make_scheduler(wake, clock)` builds the tables' timer (tests wind a manual one)."""
+        """`links`: where the chat's screens link to. The Mini App's side, where it is served:
+        `displays` show every change beside the chat's messages, `open_apps` tells whose app
+        is open, `committed(table_id)` hears each stored change. `reports`: what the outbox
+        met while sending, acted on once the service runs (`resume`). `make_scheduler(wake,
+        clock)` builds the tables' timer (tests wind a manual one)."""
         self.store = store
         self.languages = PlayerLanguages(store.users)
-        self.screens = ChatScreens(outbox, self.languages, clock)
-        self.displays = Displays(self.screens)
+        self.screens = ChatScreens(outbox, self.languages, clock, links)
+        self.displays = Displays([self.screens, *displays])
         self.scheduler = make_scheduler(self._wake, clock)
         self.core = TableCore(store, self.scheduler, self.displays, clock=clock,
-                              time_scale=time_scale)
+                              time_scale=time_scale, open_apps=open_apps, committed=committed)
         self.lobbies = GroupLobbies(self.core, self.screens, store, self.languages)
         self.absences = Absences(self.core, self.screens, store, self.lobbies)
         self.moves = Moves(self.core, store, computers, self.absences)
@@ -66,6 +79,9 @@ class TableService:
         self.restart = Restart(self.core, store, self.languages, self.lobbies)
         # Several processes on one database: the due tables nobody acted on, claimed from it.
         self.wake_claims = WakeClaims(store, self.wake_claimed, clock) if store.shared else None
+        self.reports = reports
+        self._reading: asyncio.Task[None] | None = None
+        self._acting: asyncio.Future[None] | None = None   # the report being acted on
 
     async def resume(self) -> int:
         """After a start: the tables resumed (tables.restart), then the due ones claimed from a
@@ -73,7 +89,34 @@ class TableService:
         resumed = await self.restart.resume()
         if self.wake_claims is not None:
             self.wake_claims.start()
+        if self.reports is not None:
+            self._reading = asyncio.create_task(self._read_reports(self.reports))
         return resumed
+
+    async def _read_reports(self, reports: OutboxReports) -> None:
+        while True:
+            report = await reports.next()
+            # A stop cancels the reading, never a report half acted on.
+            self._acting = asyncio.ensure_future(self._act_on(report))
+            await asyncio.shield(self._acting)
+
+    async def _act_on(self, report: OutboxReport) -> None:
+        try:
+            await self.chats.heard(report)
+        except Exception:   # the store refused, say: the next report may get through
+            log.exception("acting on %s failed", report)
+
+    async def stop_reading_reports(self) -> None:
+        """After the outbox's last screens went out: what it reported meanwhile is acted on
+        (a fresh message's id is stored, or the next start would send another)."""
+        if self._reading is not None:
+            self._reading.cancel()
+            await asyncio.gather(self._reading, return_exceptions=True)
+        if self._acting is not None:
+            await self._acting
+        if self.reports is not None:
+            for report in self.reports.waiting():
+                await self._act_on(report)
 
     def stats(self) -> dict[str, float]:
         """What the service counted (ops/stats.py): taps by outcome, tables, timers."""
@@ -90,7 +133,7 @@ class TableService:
 
     async def _wake(self, table_id: int) -> None:
         """The scheduler's call: a lobby's expiry, or a table's deadline, computer or bar."""
-        holder = self.core.holder(table_id)
+        holder = self.core.held(table_id)
         if isinstance(holder, LiveLobby):
             await self.lobbies.expire(table_id)
         elif holder is not None:
@@ -121,7 +164,8 @@ class TableService:
             SeatRow(i, None, "", settings.level) for i in range(1, settings.bots + 1)
         ]
         row = await self.store.tables.create(
-            user_id, "private", "running", settings.to_dict(), seats, snapshot(game))
+            user_id, TableKind.PRIVATE, TableStatus.RUNNING, settings.to_dict(), seats,
+            snapshot(game))
         live = core.tables[row.id] = LiveTable(row, game)   # the lock finds it current
         async with core.lock(row.id):   # on a shared database: stored with its first wake
             if message is not None:
@@ -129,6 +173,26 @@ class TableService:
                 live.messages[user_id] = message
             core.add(live)
         return row.id
+
+    async def apps_changed(self, table_id: int) -> None:
+        """A Mini App opened or closed at the table: who is away may have changed."""
+        core = self.core
+        live = core.live(table_id)
+        if live is None:
+            return
+        async with core.lock(table_id):
+            if core.live(table_id) is live:
+                core.apps_changed(live)
+
+    async def app_closed(self, table_id: int, user_id: int) -> None:
+        """His app closed: his chat message is brought up to date once (it waited meanwhile)."""
+        await self.apps_changed(table_id)
+        live = self.core.live(table_id)
+        if live is None:
+            return
+        seat = live.seat_of(user_id)
+        if seat is not None and seat not in live.in_app:
+            self.displays.show(live, only=user_id)
 
     async def change_locale(self, user_id: int) -> None:
         """A player switched language (stored already): his game message follows at once."""

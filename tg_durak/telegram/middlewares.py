@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
+from weakref import WeakValueDictionary
 
+from aiogram.enums import ChatType
 from aiogram.types import Chat, TelegramObject, User
 from aiogram.utils.i18n import I18n, I18nMiddleware
 
@@ -46,20 +49,27 @@ class PlayerLocaleMiddleware(I18nMiddleware):
         super().__init__(i18n)
         self.store = store
         self.reachable = reachable
+        # One person's updates may be handled at once (his /start, then /new a moment later):
+        # what the first learns of him (he opened the bot) is stored before the next reads it.
+        self._person_locks: WeakValueDictionary[int, asyncio.Lock] = WeakValueDictionary()
 
     async def get_locale(self, event: TelegramObject, data: dict[str, Any]) -> str:
         user: User | None = data.get("event_from_user")
         if user is None:
             return self.i18n.default_locale
-        row = await self.store.users.ensure(user.id, user.full_name,
-                                            pick_locale(user.language_code))
-        chat: Chat | None = data.get("event_chat")
-        opened = chat is not None and chat.type == "private" and not row.reachable
-        if opened:   # he writes to the bot privately: from now on it may write to him
-            await self.reachable(user.id)
-            row = await self.store.users.get(user.id)
+        lock = self._person_locks.get(user.id)
+        if lock is None:
+            lock = self._person_locks[user.id] = asyncio.Lock()
+        async with lock:
+            row = await self.store.users.ensure(user.id, user.full_name,
+                                                pick_locale(user.language_code))
+            chat: Chat | None = data.get("event_chat")
+            if chat is not None and chat.type == ChatType.PRIVATE and not row.reachable:
+                # He writes to the bot privately: from now on it may write to him.
+                await self.reachable(user.id)
+                row = await self.store.users.get(user.id) or row
         data["user"] = row
-        return row.language
+        return row.language or DEFAULT_LOCALE
 
     async def __call__(
         self,

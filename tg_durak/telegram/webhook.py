@@ -38,16 +38,28 @@ class WebhookRoute:
         self._bot = bot
         self.path = webhook_path(url)
         self._secret = secret.encode()
-        self.accepting = False   # while False (starting, stopping), posts are offered again later
+        self._accepting = False   # while False (starting, stopping), posts are offered again later
 
     def add_to(self, app: web.Application) -> None:
         app.router.add_post(self.path, self._receive)
+
+    @property
+    def accepting(self) -> bool:
+        return self._accepting
+
+    def accept(self) -> None:
+        """The bot is ready: updates are taken from now on."""
+        self._accepting = True
+
+    def refuse(self) -> None:
+        """The bot stops: posts are answered 503, for Telegram to offer them again later."""
+        self._accepting = False
 
     async def _receive(self, request: web.Request) -> web.Response:
         given = request.headers.get(SECRET_HEADER, "").encode()
         if not hmac.compare_digest(given, self._secret):
             return web.Response(status=401)
-        if not self.accepting:
+        if not self._accepting:
             return web.Response(status=503)
         try:
             update = Update.model_validate(await request.json(), context={"bot": self._bot})

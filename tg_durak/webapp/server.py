@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
+from aiohttp.typedefs import Handler
 
 from tg_durak.i18n.translate import DEFAULT_LOCALE, Translator, translator
 from tg_durak.tables.service import TableService
@@ -52,16 +53,17 @@ def origin_of(url: str) -> str:
 
 
 class MiniApp:
-    """The web side of the bot: hands each socket's frames to the table service."""
+    """The web side of the bot: hands each socket's frames to the table service. `sockets`
+    are the ones the table service shows its tables to (built before it, by the composition
+    root)."""
 
-    def __init__(self, tables: TableService, token: str, public_url: str) -> None:
+    def __init__(self, tables: TableService, sockets: AppSockets, token: str,
+                 public_url: str) -> None:
         self.token = token
         self.origin = origin_of(public_url)
-        self.sockets = AppSockets(tables.core.clock)
-        self.sessions = AppSessions(tables, self.sockets)
+        self.sockets = sockets
+        self.sessions = AppSessions(tables, sockets)
         self.buckets = TokenBuckets(rate=TAPS_PER_SECOND / tables.core.time_scale, burst=BURST)
-        tables.displays.add(self.sockets)
-        tables.core.open_apps = self.sockets.seats_in_app
 
     def add_to(self, app: web.Application) -> None:
         """The app's routes on the bot's web server (which may carry the webhook's too)."""
@@ -72,7 +74,7 @@ class MiniApp:
         app.router.add_static("/static", STATIC, follow_symlinks=False)
 
     @web.middleware
-    async def _headers(self, request: web.Request, handler) -> web.StreamResponse:
+    async def _headers(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         response = await handler(request)
         # On every route, the webhook's included: harmless there, and one rule is easier to trust.
         response.headers["Content-Security-Policy"] = CSP

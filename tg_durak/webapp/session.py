@@ -6,7 +6,7 @@ from __future__ import annotations
 from tg_durak.i18n.translate import Translator, pick_locale, translator
 from tg_durak.play.answers import Answer
 from tg_durak.play.options import PlaySettings
-from tg_durak.play.rows import UserRow
+from tg_durak.play.rows import TableKind, UserRow
 from tg_durak.tables.live import LiveLobby, LiveTable
 from tg_durak.tables.service import TableService
 from tg_durak.webapp.frames import Again, Join, MoveFrame, Start
@@ -55,32 +55,20 @@ class AppSessions:
         return await self.tables.running_table_of(launch.user_id)
 
     async def _watch(self, viewer: Viewer, table_id: int) -> None:
-        core = self.tables.core
         self.sockets.watch(viewer, table_id)
-        holder = await core.find(table_id)
+        holder = await self.tables.core.find(table_id)
         if isinstance(holder, LiveLobby):
             viewer.send_state(self.sockets.lobby_state_of(holder, viewer))
         elif isinstance(holder, LiveTable):
-            await self._seats_changed(holder)
+            await self.tables.apps_changed(holder.id)
             viewer.send_state(self.sockets.state_of(holder, viewer))
-
-    async def _seats_changed(self, live: LiveTable) -> None:
-        """Who has the app open at the table changed (tables.core.apps_changed)."""
-        core = self.tables.core
-        async with core.lock(live.id):
-            if core.live(live.id) is live:
-                core.apps_changed(live)
 
     async def closed(self, viewer: Viewer) -> None:
         """The app closed: his chat message is brought up to date once (it waited meanwhile)."""
         table_id = viewer.table_id
         self.sockets.unwatch(viewer)
-        live = None if table_id is None else self.tables.core.live(table_id)
-        if isinstance(live, LiveTable):
-            await self._seats_changed(live)
-            seat = live.seat_of(viewer.user_id)
-            if seat is not None and seat not in live.in_app:
-                self.tables.displays.show(live, only=viewer.user_id)
+        if table_id is not None:
+            await self.tables.app_closed(table_id, viewer.user_id)
 
     # ---- what the page asks ----------------------------------------------------------------
 
@@ -113,7 +101,7 @@ class AppSessions:
         row = None if viewer.table_id is None else await tables.store.tables.get(viewer.table_id)
         if row is None:
             return self._answer(viewer, frame.id, Answer("tap.unknown_table"))
-        if row.kind == "group":
+        if row.kind == TableKind.GROUP:
             answer = await tables.lobbies.rematch(row.id, user, user.name)
             found = await tables.core.find_for(user.id)
             lobby = found if isinstance(found, LiveLobby) else None

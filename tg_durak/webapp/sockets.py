@@ -13,6 +13,7 @@ import json
 from collections import defaultdict
 from collections.abc import Callable
 from contextlib import suppress
+from typing import Protocol
 
 from aiohttp import web
 
@@ -70,14 +71,36 @@ class Viewer:
             await self._writer
 
 
-class AppSockets:
-    """Who has the app open at which table, and the states they are sent."""
+class Presence(Protocol):
+    """Who has the app open on the other processes (webapp.relay), told of this one's."""
 
-    def __init__(self, clock: Callable[[], float]) -> None:
+    def elsewhere(self, table_id: int) -> frozenset[int]:
+        """The people whose app shows the table on another process."""
+        ...
+
+    def here_changed(self, table_id: int, users: frozenset[int]) -> None:
+        """The people whose app shows the table here are now `users`."""
+        ...
+
+
+class Alone:
+    """One process: nobody's app is open anywhere else."""
+
+    def elsewhere(self, table_id: int) -> frozenset[int]:
+        return frozenset()
+
+    def here_changed(self, table_id: int, users: frozenset[int]) -> None:
+        pass
+
+
+class AppSockets:
+    """Who has the app open at which table, and the states they are sent: the tables'
+    `TableDisplay` and `OpenApps` (tables.core) on the Mini App's side."""
+
+    def __init__(self, clock: Callable[[], float], presence: Presence) -> None:
         self.clock = clock
+        self.presence = presence
         self.viewers: defaultdict[int, set[Viewer]] = defaultdict(set)
-        # Told the table whose watchers changed (webapp.relay tells the other processes).
-        self.changed: list[Callable[[int], None]] = []
 
     def watch(self, viewer: Viewer, table_id: int | None) -> None:
         self.unwatch(viewer)
@@ -99,21 +122,21 @@ class AppSockets:
         self._tell(table_id)
 
     def _tell(self, table_id: int) -> None:
-        for listener in self.changed:
-            listener(table_id)
+        self.presence.here_changed(table_id, self.watchers(table_id))
 
-    def watchers(self, table_id: int) -> set[int]:
+    def watchers(self, table_id: int) -> frozenset[int]:
         """The people whose app shows the table here."""
-        return {v.user_id for v in self.viewers.get(table_id, ())}
+        return frozenset(v.user_id for v in self.viewers.get(table_id, ()))
 
     def stats(self) -> dict[str, int]:
         """Open apps and the tables they show (ops/stats.py)."""
         return {"sockets": sum(map(len, self.viewers.values())), "tables": len(self.viewers)}
 
     def seats_in_app(self, live: LiveTable) -> set[int]:
-        """The seats whose app shows this table: their chat messages wait meanwhile."""
-        return {seat for v in self.viewers.get(live.id, ())
-                if (seat := live.seat_of(v.user_id)) is not None}
+        """The seats whose app shows this table, here or on another process: their chat
+        messages wait meanwhile."""
+        users = self.watchers(live.id) | self.presence.elsewhere(live.id)
+        return {seat for user in users if (seat := live.seat_of(user)) is not None}
 
     # ---- TableDisplay ----------------------------------------------------------------------
 
