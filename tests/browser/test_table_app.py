@@ -207,3 +207,25 @@ async def test_a_refused_move_shakes_its_card_and_says_why(
     moves = [f for f in p.sent if f.get("type") == "move"]
     assert [(m["move"], m["card"], m["target"]) for m in moves] == [("defend", "9s", 0)]
     await expect(page.locator('#pairs .card[data-card="9s"]')).to_have_count(0)
+
+
+# Telegram's haptics, as the page would find them in Telegram (its script is not loaded here)
+HAPTICS = """window.haptics = [];
+window.Telegram = {WebApp: {HapticFeedback: {
+  notificationOccurred: (kind) => window.haptics.push(kind), impactOccurred: () => {}}}};"""
+
+
+async def test_the_turn_clock_counts_its_last_ten_seconds_and_warns(
+        bot_at: BotAt, phones: OpenPhone) -> None:
+    now = time.time()
+    game = full_deal("7c 8h 9s Jd Qh 9c", "8s 10h Jh Kh Ah 10c", "6c 10s Js Qs Ks As",
+                     bottom="6d", first_attacker=2, now=now, turn_seconds=16.0)
+    game.apply(2, attack("6c"), now)
+    table = await bot_at(game, ALICE)
+    p = await phones("about:blank")
+    await p.context.add_init_script(HAPTICS)
+    await p.page.goto(table.url)
+    label = p.page.locator("#me .turn-clock .clock-label")
+    await expect(p.page.locator("body")).to_have_attribute("data-input", "1")
+    await expect(label).to_have_text(re.compile(r"^(10|[1-9]) s$"), timeout=WAIT_MS)
+    await p.page.wait_for_function("() => window.haptics.includes('warning')")

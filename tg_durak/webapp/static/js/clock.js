@@ -24,7 +24,7 @@ function drawClock(clock, now) {
   clock.fill.classList.toggle('low', share < LOW_SHARE);
   const seconds = Math.ceil(left / 1000);
   if (clock.label) clock.label.textContent = clock.say(seconds);
-  if (clock.onSeconds && seconds !== clock.seconds) clock.onSeconds(seconds, clock.seconds);
+  if (clock.onSeconds && seconds !== clock.seconds) clock.onSeconds(seconds);
   clock.seconds = seconds;
 }
 
@@ -37,7 +37,7 @@ function draw() {
 
 // Each of `list`: {element, deadline, say, onSeconds}. `element` holds a `.bar-fill` and may hold
 // a `.clock-label`, which reads say(seconds left); `deadline` is {due, total, closing} or null to
-// hide the clock; onSeconds(seconds, before) is told each new whole second. `running`: false
+// hide the clock; onSeconds(seconds) is told each new whole second left. `running`: false
 // while the page is offline.
 export function setClocks(list, running) {
   const now = serverTime();

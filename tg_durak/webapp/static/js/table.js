@@ -224,8 +224,14 @@ function renderActions(state, ui) {
   box.replaceChildren(...buttons);
 }
 
-function warnOnce(seconds, before) {
-  if (before !== null && before > COUNTDOWN_S && seconds <= COUNTDOWN_S) hapticWarning();
+let warnedOf = null;   // the deadline of his turn he was last warned of: one warning each
+
+function warnOf(due) {
+  return (seconds) => {
+    if (seconds > COUNTDOWN_S || warnedOf === due) return;
+    warnedOf = due;
+    hapticWarning();
+  };
 }
 
 function renderMe(state, ui, clocks) {
@@ -245,7 +251,7 @@ function renderMe(state, ui, clocks) {
   strip.replaceChildren(
     h('span', { class: 'me-name', data: { colour: String(me.seat) }, text: me.short || t('app.you') }),
     h('span', { class: 'me-role', text: me.role_text || '' }),
-    turnClock(state, me.seat, clocks, warnOnce),
+    turnClock(state, me.seat, clocks, warnOf(state.clock?.turn?.due)),
   );
   section.dataset.turn = state.clock?.turn?.seat === me.seat ? '1' : '0';
   const playable = ui.highlight ? playableCards(state) : new Set();
