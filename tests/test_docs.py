@@ -21,7 +21,7 @@ MAX_README_LINES = 200
 SUBCOMMANDS = ("local", "check", "backup", "ratings", "copy-db", "webhook", "set-webhook")
 # What .ci/run runs; the README must give a newcomer exactly this, or the two drift apart.
 CI_TEST_COMMAND = ("python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[dev]' "
-                   "&& ruff check . && python -m pytest")
+                   "&& ruff check . && mypy && python -m pytest")
 # How the code reads a setting: Settings.from_env's env.get("X") and _number(env, "X", ...), the
 # operator tools' os.environ.get("X") and the terminal's os.environ.get("LANG").
 ENV_READ = re.compile(r"""(?:\benv\.get|environ\.get|\bgetenv|_number)\(\s*(?:env\s*,\s*)?"""

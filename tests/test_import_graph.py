@@ -1,5 +1,5 @@
 """The project's modules (engine/ and tg_durak/) import one another one way only, and the pure
-layers stay pure (DESIGN.md's layers; issue 15).
+layers stay pure (docs/architecture.md's layers; issue 15).
 
 Every import counts: at module level, inside a function, and under `if TYPE_CHECKING:` too
 (tests/helpers/imports.py reads them from the source).

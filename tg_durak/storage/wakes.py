@@ -4,7 +4,7 @@ one that last changed a table may have died since)."""
 
 from __future__ import annotations
 
-from tg_durak.storage.connection import Connection, only_row, placeholders
+from tg_durak.storage.connection import Connection, placeholders
 
 _DUE = "status IN ('lobby', 'running') AND wake_at <= ?"
 
@@ -43,9 +43,3 @@ class Wakes:
                     f"UPDATE tables SET wake_at = wake_at - ? WHERE id IN"
                     f" ({placeholders(table_ids)}) AND wake_at IS NOT NULL",
                     (late_by, *table_ids))
-
-    async def due_count(self, now: float) -> int:
-        """How many tables are due at `now` (stats, tests)."""
-        async with self._connection.reading() as db:
-            (count,) = await only_row(db, f"SELECT COUNT(*) FROM tables WHERE {_DUE}", (now,))
-        return int(count)
