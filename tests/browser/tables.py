@@ -10,12 +10,24 @@ import itertools
 from dataclasses import dataclass
 
 from engine import Action, Game, Rules
+from tests.helpers.deals import deal
 from tg_durak.emulator import FakeTelegram
 from tg_durak.emulator.models import Message
 from tg_durak.i18n.translate import translator
 from tg_durak.play.ratings import rate
 from tg_durak.play.rows import SeatRow, TableChange, TableKind, TableStatus
 from tg_durak.storage import Store
+
+RANKS = ["6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+DECK = [rank + suit for suit in "shdc" for rank in RANKS]   # 36 cards
+
+
+def full_deal(*hands: str, bottom: str, **options: object) -> Game:
+    """The hands as given, `bottom` face up under the stock, every other card above it: the whole
+    deck, as a computer reasons about it (it samples the cards it has not seen)."""
+    used = set(" ".join(hands).split()) | {bottom}
+    rest = [c for c in DECK if c not in used]
+    return deal(*hands, stock=" ".join([*rest, bottom]), **options)
 
 
 @dataclass(frozen=True)

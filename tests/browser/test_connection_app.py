@@ -1,7 +1,8 @@
 """The connection as the player sees it: a network cut shows within three seconds (the hand
 greyed, the clocks stopped), a move made meanwhile is not sent, then or ever, and the page comes
 back with the table as it is; a socket that falls silent without the browser noticing is given
-up all the same (the page's pings go unanswered)."""
+up all the same (the page's pings go unanswered); a move whose answer never came is said to be
+unconfirmed and is not sent again."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from playwright.async_api import WebSocketRoute, expect
 from engine import Game
 from tests.browser.conftest import WAIT_MS, BotAt, OpenPhone, Phone
 from tests.browser.people import tap
-from tests.browser.tables import Person
-from tests.helpers.deals import attack, card, deal
+from tests.browser.tables import Person, full_deal
+from tests.helpers.deals import attack, card
 from tg_durak.emulator import FakeTelegram
 from tg_durak.i18n.translate import translator
 
@@ -29,8 +30,8 @@ t = translator("en")
 
 def led_at_her(now: float) -> Game:
     """The computer led 6♥ at Alice, who can beat it with 7♥: her turn, for 30 s."""
-    game = deal("7h 9c Jd Qh As Kd", "6h 8s 9s 10h Ks Ah", stock="6d 7d 8d 9d 10d", trump="d",
-                first_attacker=1, now=now)
+    game = full_deal("7h 9c Jd Qh As Kd", "6h 8s 9s 10h Ks Ah", bottom="10d", first_attacker=1,
+                     now=now)
     game.apply(1, attack("6h"), now)
     return game
 
@@ -116,3 +117,37 @@ async def test_a_socket_gone_silent_is_given_up_and_a_new_one_opened(
     await expect(p.page.locator("#offline")).to_be_hidden()   # a new socket, heard at once
     await expect(p.page.locator("body")).to_have_attribute("data-input", "1")
     assert len(connections) == 2
+
+
+async def test_a_move_whose_answer_is_cut_off_is_not_sent_again(
+        tg: FakeTelegram, bot_at: BotAt, phones: OpenPhone) -> None:
+    table = await bot_at(led_at_her(time.time()), ALISA)
+    moves: list[str] = []
+    connections: list[WebSocketRoute] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        # her move reaches the server; from then on the first socket hears nothing back
+        server = ws.connect_to_server()
+        first = not connections
+        connections.append(ws)
+
+        def up(message: str | bytes) -> None:
+            if '"move"' in str(message):
+                moves.append(str(message))
+            server.send(message)
+
+        ws.on_message(up)
+        server.on_message(lambda message: None if first and moves else ws.send(message))
+
+    p = await phones("about:blank")
+    await p.page.route_web_socket("**/ws", route)
+    await p.page.goto(table.url)
+    await expect(p.page.locator("body")).to_have_attribute("data-input", "1")
+    await tap(p.page, '#hand .card[data-card="7h"]')
+    await expect(p.page.locator("#toast")).to_have_text(t("app.move_unconfirmed"))
+    # back on a new socket, the table shows that it counted (7♥ left her hand); it went up once
+    await expect(p.page.locator("body")).to_have_attribute("data-connected", "1")
+    await expect(p.page.locator('#hand .card[data-card="7h"]')).to_have_count(0)
+    live = table.bot.tables.live(table.table_id)
+    assert live is not None and card("7h") not in live.game.hand(0)
+    assert len(connections) == 2 and len(moves) == 1, moves

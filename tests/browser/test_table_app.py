@@ -14,7 +14,7 @@ from playwright.async_api import Page, expect
 from engine import Game
 from tests.browser.conftest import SMALL, TALL, WAIT_MS, BotAt, OpenPhone, Phone
 from tests.browser.people import VISIBLE_POINT, card_label, tap
-from tests.browser.tables import Person, six_players_mid_round
+from tests.browser.tables import DECK, Person, full_deal, six_players_mid_round
 from tests.helpers.deals import attack, deal
 from tg_durak.i18n.translate import translator
 
@@ -23,18 +23,9 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 ALICE = Person(601, "Alice")
 ALISA = Person(602, "Алиса", "ru")
 FINGER = 44   # px each way: the smallest touch target the platforms advise
-RANKS = ["6", "7", "8", "9", "10", "J", "Q", "K", "A"]
-DECK = [rank + suit for suit in "shdc" for rank in RANKS]
 SIZES = pytest.mark.parametrize("viewport", [SMALL, TALL], ids=["360x640", "390x844"])
 t = translator("en")
 LIFTED = re.compile(r"\blifted\b")   # a dragged card's place in the hand
-
-
-def full_deal(*hands: str, bottom: str, **options: object) -> Game:
-    """The hands as given, `bottom` face up under the stock, every other card above it."""
-    used = set(" ".join(hands).split()) | {bottom}
-    rest = [c for c in DECK if c not in used]
-    return deal(*hands, stock=" ".join([*rest, bottom]), **options)
 
 
 async def open_app(phones: OpenPhone, url: str, **options: object) -> Phone:

@@ -16,7 +16,7 @@ APP_TEXTS = (
     "app.card_back", "app.beaten_by", "app.choose_target", "app.choose_transfer",
     "app.watching", "app.lobby", "app.lobby_joined", "app.app_closed", "app.four_colour",
     "app.close_chooser", "app.offline_move", "app.move_unconfirmed", "app.window",
-    "app.window_closing", "app.seconds", "app.start", "app.lobby_host",
+    "app.window_closing", "app.seconds", "app.start", "app.lobby_host", "app.answer_late",
 )
 # What the page shows before its socket's welcome (GET texts/<language>).
 EARLY_TEXTS = ("app.connecting", "app.reconnecting", "app.no_launch")

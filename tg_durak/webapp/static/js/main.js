@@ -126,7 +126,7 @@ function releasePending() {
 // never sends it again.
 function answerOverdue() {
   releasePending();
-  showToast(t('app.move_unconfirmed'));
+  showToast(t('app.answer_late'));
   draw();
 }
 
