@@ -15,17 +15,18 @@ import { hapticWarning } from './telegram.js';
 
 const COUNTDOWN_S = 10;   // a turn clock shows its seconds from here on, and warns its player
 const STRIP = 46;         // a hand card's bare strip, each way: a fingertip's 44 px and a margin
-const ROWS_CARD_W = 56;   // a hand card's width once the hand takes several rows
+const ROWS_CARD_W = 56;   // a hand card's width in rows, where it saves a row
 const LIFT_ROOM = 12;     // above one row, for a playable card's lift
 const FAN_ROOM = 8;       // below one row, for its arc
 const FAN_TURN = 2;       // degrees between neighbours in one row: their strips stay bare
+// the smallest font (px) a label shrinks to before it takes another line (fit.js)
 const FIT_FLOOR = { seat: 8.5, header: 9.5, by: 7.5 };
 
 function seatOf(state, seat) {
   return state.seats.find((s) => s.seat === seat) ?? null;
 }
 
-export function shortName(state, seat) {
+function shortName(state, seat) {
   return seatOf(state, seat)?.short ?? '';
 }
 
