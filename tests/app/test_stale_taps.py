@@ -159,14 +159,16 @@ def test_a_tap_from_the_previous_round_is_stale() -> None:
     assert t.meant(t.game.version, ATTACKER, Pass()) is None, "not drawn yet"
 
 
-def test_a_card_from_the_previous_round_is_played_when_he_attacks_again() -> None:
+def test_a_card_from_the_previous_round_is_never_led_in_the_next() -> None:
     t = two()
     t.play(ATTACKER, attack("6s"))
     seen = t.game.version                  # he means to throw in 6♣ as well
     t.play(DEFENDER, Action("take"))
     t.close_round()                        # the tap arrives after the round closed
     assert t.game.attacker == ATTACKER and not t.game.table
-    assert t.meant(seen, ATTACKER, PlayCard(card("6c").index)) == attack("6c"), "led now"
+    assert attack("6c") in t.game.legal_actions(ATTACKER), "legal now, as a lead"
+    assert t.meant(seen, ATTACKER, PlayCard(card("6c").index)) is None
+    assert t.meant(t.game.version - 1, ATTACKER, PlayCard(card("6c").index)) is None
 
 
 def test_take_from_the_previous_round_is_stale_though_legal_now() -> None:

@@ -21,12 +21,14 @@ from tg_durak.outbox.queue import Priority
 from tg_durak.outbox.reports import MessageSent, OutboxReports
 from tg_durak.play.answers import Answer
 from tg_durak.play.options import PlaySettings
-from tg_durak.play.rows import SeatRow, TableRow
+from tg_durak.play.ratings import Outcome
+from tg_durak.play.rows import SeatRow, TableRow, TableStatus
 from tg_durak.play.taps import Cancel, Pass, PlayCard, Take, TransferMode, TransferWith
 from tg_durak.render.callbacks import MenuAction, Verb
 from tg_durak.render.cards import card_label
 from tg_durak.render.screen import Screen
 from tg_durak.storage import Store
+from tg_durak.tables.reactions import BRISK
 from tg_durak.tables.restart import HEARTBEAT_KEY
 from tg_durak.tables.screens import NO_LINKS, ChatLinks
 from tg_durak.tables.service import TableService
@@ -512,6 +514,69 @@ async def test_a_tap_whose_meaning_changed_is_stale_with_a_fresh_screen(world: W
     assert len(world.shown_to(BOB)) == shown + 1
     assert drawn_at(world.shown_to(BOB)[-1]) == 2, "the fresh screen"
     assert (await world.store.tables.get(table_id)).version == 2
+
+
+async def test_a_tap_from_a_round_that_closed_is_never_played_in_the_next(world: World) -> None:
+    """A chat's button and a Mini App's move reach the table alike (`moves.tap` with the version
+    the tap was made at): Cid's throw-in pressed in the first round, arriving after it closed,
+    is not led in the second, where he attacks and 6♦ would be legal."""
+    table_id = await three_people(world)
+    await world.tables.moves.tap(ANN, table_id, 0, PlayCard(card("6s")))
+    await world.tables.moves.tap(BOB, table_id, 1, Take())
+    while (await stored(world.store, table_id))[1].table:   # the window closes: a new round
+        await world.timer.ring(table_id, world.timer.armed[table_id])
+    _, game = await stored(world.store, table_id)
+    assert PEOPLE[game.attacker][0] == CID
+    assert Action("attack", Card.parse("6d")) in game.legal_actions(game.attacker)
+    shown = len(world.shown_to(CID))
+    late = await world.tables.moves.tap(CID, table_id, 1, PlayCard(card("6d")))
+    assert late == Answer("tap.stale")
+    assert len(world.shown_to(CID)) == shown + 1, "he sees the table as it is"
+    assert (await stored(world.store, table_id))[1].version == game.version
+
+
+async def next_wake(world: World, table_id: int) -> None:
+    """The table's next wake-up. The deadline only bounds a hang."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 60
+    while table_id not in world.timer.armed and world.tables.live(table_id) is not None:
+        assert loop.time() < deadline, "the table was never armed again"
+        await asyncio.sleep(0.001)
+    if table_id in world.timer.armed:
+        await world.timer.ring(table_id, world.timer.armed[table_id])
+
+
+async def test_a_person_out_first_watches_the_computers_name_the_durak(store: Store) -> None:
+    """Ann leads her last card with the stock empty: she is out (safe), and the two computers
+    play on at a brisk pace until one of them is the durak; her result names her place."""
+    world = service(store, FakeClock(START))
+    game = Game.from_deal(Rules(players=3), [["6s"], ["7s", "8c", "9d"], ["6d", "10c", "Kd"]],
+                          [], trump="h", first_attacker=0, now=START)
+    seats = [SeatRow(0, ANN, "Ann"), SeatRow(1, None, "", "normal"),
+             SeatRow(2, None, "", "normal")]
+    row = await world.store.tables.create(ANN, "private", "running", {}, seats,
+                                         game.to_dict(log=False))
+    await take_up(world, row.id)
+    assert await world.tables.moves.tap(ANN, row.id, 0, PlayCard(card("6s"))) == Answer()
+    live = world.tables.live(row.id)
+    assert live is not None
+    for _ in range(100):   # she passes when her clock runs out; the round closes
+        if live.watched:
+            break
+        await next_wake(world, row.id)
+    assert not live.finished and live.reactions, "the computers play on"
+    high = live.game.rules.bot_delay[1]
+    assert all(r.at - world.clock.now <= high * BRISK for r in live.reactions.values())
+    for _ in range(1000):   # until it ends and leaves memory
+        if world.tables.live(row.id) is None:
+            break
+        await next_wake(world, row.id)
+    stored_row, game = await stored(world.store, row.id)
+    assert stored_row.status == TableStatus.FINISHED and game.is_over
+    assert game.durak in (1, 2), "a computer is the durak, and the result says which"
+    record = await world.store.tables.whole(row.id)
+    assert record is not None and record.results == [(ANN, Outcome.SAFE, 1)]
+    assert "durak" in world.shown_to(ANN)[-1].screen.text
 
 
 async def test_the_round_start_is_found_again_after_a_restart(store: Store) -> None:

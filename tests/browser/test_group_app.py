@@ -241,8 +241,6 @@ async def test_a_newcomer_joins_from_the_app_plays_and_his_closed_app_shows(
     await expect(seat).to_have_attribute("data-away", "1")
 
 
-@pytest.mark.xfail(strict=True, reason="webapp/sockets.py's lobby_state_of does not pass "
-                   "may_start to render/app_state.lobby_state yet: the host sees no Start")
 async def test_the_host_starts_his_lobby_from_the_app_and_reads_its_options(
         tg: FakeTelegram, app_bot: BotApp, phone: OpenPhone) -> None:
     tg.add_group(GROUP, "Durak club", members=[ALICE, BOB], creator=ALICE)

@@ -1,24 +1,23 @@
 """Taps drawn on an earlier screen: when a tap still means what the player saw.
 
 Telegram lets the bot edit a screen only so often, and several people act at once at a table, so
-a tap often arrives after the table moved on from the screen it was pressed on, sometimes rounds
-later. It is applied when it still names the same move, whatever the screen's age:
+a tap often arrives after the table moved on from the screen it was pressed on. It is applied
+when it was pressed in the round still being played and still names the same move:
 
+- a tap stands only within the round it was pressed in: a card meant as a throw-in is never
+  led in the next round, whoever's screen it came from (a chat's button Telegram delivered late,
+  a page's move sent after its network came back);
 - a card is the same move when it is the same card played the same way: attacking or throwing
   in, or beating the same attack card (a defence's target is the attack card it named on its
-  screen, never its index: index 0 of a new round is another card). A card tapped to throw in on
-  the previous round's screen is thrown in or led now if its player may attack with it now;
-- Take, Pass, "Transfer" and a transfer (or a shown trump) answer the round on the table: they
-  stand only while the round they were pressed in goes on;
+  screen, never its index);
 - and the move is legal now. A card no longer in the hand (played by the first of two taps) is
   stale. A choice (which card to beat) is opened again when the tap still asks for it.
 
 Anything else is stale: the player gets the fresh screen and nothing changes. A move that is
 illegal now is stale too, not refused with the engine's reason: his screen showed it playable,
 and the fresh screen tells him more than a refusal of what he saw offered. Pure: the screens a tap
-is read against are the few kept as they were drawn (`ShownScreens`; those of the previous round
-too, which a card tap may come from), or replayed from the game's own log, so the rule holds
-across a restart.
+is read against are the few kept as they were drawn (`ShownScreens`), or replayed from the game's
+own log, so the rule holds across a restart.
 """
 
 from __future__ import annotations
@@ -26,13 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine import Action, ActionKind, Card, Game, Phase, PlayerView
-from tg_durak.play.taps import Beat, Choosing, PlayCard, Position, Tap, TapOutcome, TransferMode
+from tg_durak.play.taps import Beat, Choosing, PlayCard, Position, Tap, TapOutcome
 
 KEPT_PER_SEAT = 6   # screens kept per person: a screen under load is a few versions old
 NOBODY = -1   # the defender's seat kept for a screen where the seat does not defend
 # They answer a round.
-ROUND_MOVES = frozenset({ActionKind.TAKE, ActionKind.PASS, ActionKind.TRANSFER,
-                         ActionKind.SHOW_TRUMP})
 
 
 def round_start(game: Game) -> int:
@@ -103,14 +100,10 @@ def still_meant(game: Game, round_from: int, version: int, pressed: Tap, now: Po
     player's position on today's table, `then` his screen of `version` if it was kept (else it
     is replayed from the log when the tap needs it).
     """
-    if not 0 <= version < game.version:
-        return None   # not drawn yet, or forged
+    if not round_from <= version < game.version:
+        return None   # an earlier round's, not drawn yet, or forged
     outcome = pressed.outcome(now)
-    if isinstance(pressed, TransferMode) or (
-            isinstance(outcome, Action) and outcome.kind in ROUND_MOVES):
-        if version < round_from:
-            return None
-    elif isinstance(pressed, PlayCard | Beat):
+    if isinstance(pressed, PlayCard | Beat):
         if then is None:
             past = game.rewound(version)
             seat = now.view.seat

@@ -30,7 +30,7 @@ from tg_durak.tables.apps import OpenApps
 from tg_durak.tables.cache import StoredTables
 from tg_durak.tables.claims import claim_with_change
 from tg_durak.tables.live import LiveLobby, LiveTable, snapshot
-from tg_durak.tables.reactions import next_bar_redraw, next_reaction, plan_reactions
+from tg_durak.tables.reactions import BRISK, next_bar_redraw, next_reaction, plan_reactions
 
 log = logging.getLogger(__name__)
 
@@ -336,7 +336,8 @@ class TableCore:
         live.back -= {e.seat for e in events if e.kind == EventKind.TIMEOUT}
         people = {s.seat for s in live.people} - live.away
         now, before = self.clock(), live.reactions
-        live.reactions = plan_reactions(live.game, people, before, events, now)
+        live.reactions = plan_reactions(live.game, people, before, events, now,
+                                        BRISK if live.watched else 1.0)
         for seat, reaction in live.reactions.items():
             if before.get(seat) is not reaction:
                 live.planned_at[seat] = now

@@ -129,15 +129,17 @@ class LiveTable:
         return self.seen_by(seat)[0]
 
     @property
-    def nobody_left(self) -> bool:
-        """No person is still playing (all out, left or removed): their places are settled,
-        the computers' fight is nobody's."""
+    def watched(self) -> bool:
+        """Every person still seated is out (safe): the computers play on to name the durak,
+        at a brisk pace, while the people watch."""
         active = self.game.active_seats
         return not any(s.seat in active for s in self.people)
 
     @property
     def finished(self) -> bool:
-        return self.game.is_over or self.resigned is not None or self.nobody_left
+        """Over, resigned, or nobody left at the table (all left or were removed): then the
+        computers' fight is nobody's."""
+        return self.game.is_over or self.resigned is not None or not self.people
 
     @property
     def on_turn(self) -> int | None:

@@ -17,6 +17,9 @@ from tg_durak.render.game import bar_step
 TURNING_POINTS = frozenset({EventKind.TAKE, EventKind.TRANSFER, EventKind.SHOW_TRUMP,
                             EventKind.ROUND, EventKind.TIMEOUT})
 MOVES = frozenset({EventKind.ATTACK, EventKind.DEFEND, EventKind.PASS})
+# The share of R10.3's pause left when every person at the table is out and watches the
+# computers finish: the durak is named within a minute or so, and each move can still be seen.
+BRISK = 0.25
 
 
 class Reaction(NamedTuple):
@@ -29,9 +32,11 @@ class Reaction(NamedTuple):
 
 
 def plan_reactions(game: Game, people: Collection[int], before: Mapping[int, Reaction],
-                   events: Sequence[Event], now: float) -> dict[int, Reaction]:
+                   events: Sequence[Event], now: float, pace: float = 1.0
+                   ) -> dict[int, Reaction]:
     """Each computer-played seat with something to do, and when it moves, after a change at `now`
     that reported `events` (none: a table just opened or reloaded, everyone starts afresh).
+    `pace` shortens the pauses (BRISK: only computers still play, people watch).
 
     Every seat's pause runs on its own, side by side with the others', from the change it
     reacts to: what a player at a real table does. A change concerns a seat, and restarts its
@@ -47,7 +52,7 @@ def plan_reactions(game: Game, people: Collection[int], before: Mapping[int, Rea
     for seat, options in _computer_choices(game, people):
         planned = before.get(seat)
         if planned is None or afresh or seat in movers or not set(options) <= set(planned.options):
-            planned = Reaction(seat, now + game.reaction_delay(seat), options)
+            planned = Reaction(seat, now + game.reaction_delay(seat) * pace, options)
         plans[seat] = planned
     return plans
 

@@ -172,4 +172,5 @@ class AppSockets:
 
     def lobby_state_of(self, live: LiveLobby, viewer: Viewer) -> dict:
         return lobby_state(lobby_input(live), viewer.t, user_id=viewer.user_id,
-                           may_join=live.lobby.join_refusal(viewer.user_id) is None)
+                           may_join=live.lobby.join_refusal(viewer.user_id) is None,
+                           may_start=live.lobby.may_manage(viewer.user_id, False))
