@@ -27,6 +27,9 @@ class ThrowIn(StrEnum):
     NEIGHBOURS = "neighbours"  # only the defender's two neighbours
 
 
+THROW_IN_SECONDS = 8.0   # R10.1's window
+
+
 @dataclass(frozen=True)
 class Rules:
     variant: str = Variant.THROW_IN
@@ -36,7 +39,7 @@ class Rules:
     first_round_limit: int = MAX_ATTACK
     throw_in: str = ThrowIn.ALL
     show_trump: bool = False
-    throw_in_seconds: float = 8.0
+    throw_in_seconds: float = THROW_IN_SECONDS
     close_grace_seconds: float = 1.0
     turn_seconds: float = 30.0
     bot_delay: tuple[float, float] = (1.5, 3.0)

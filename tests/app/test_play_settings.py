@@ -187,3 +187,11 @@ def test_button_values_are_what_with_option_reads() -> None:
         for value in choices:
             changed = with_option(base, field, encode(value))
             assert changed is not None and getattr(changed, field) == value, (field, value)
+
+
+def test_a_slower_table_gives_a_longer_throw_in_window() -> None:
+    """docs/rules.md's note on timers: 8 s at the usual turns, in proportion above them."""
+    windows = {turn: TableOptions(turn_seconds=turn).to_rules(2).throw_in_seconds
+               for turn in (15, 30, 60, 120)}
+    assert windows == {15: 8.0, 30: 8.0, 60: 16.0, 120: 32.0}
+    assert TableOptions(turn_seconds=120).to_rules(2, time_scale=0.5).throw_in_seconds == 16.0

@@ -13,10 +13,11 @@ from enum import StrEnum
 from typing import Any
 
 from engine import MAX_PLAYERS, Rules, ThrowIn, Variant
-from engine.rules import DECKS, MAX_ATTACK, SMALL_DECK_PLAYERS
+from engine.rules import DECKS, MAX_ATTACK, SMALL_DECK_PLAYERS, THROW_IN_SECONDS
 
 LEVELS = ("easy", "normal", "hard")
 TURN_SECONDS = (15, 30, 60, 120)
+USUAL_TURN_SECONDS = 30
 FIRST_ROUND_LIMIT = 5   # R5.3 option: the first round's attack is limited to 5 cards
 MAX_OPPONENTS = MAX_PLAYERS - 1
 DEFAULT_DECK = 36
@@ -99,7 +100,14 @@ class TableOptions:
             first_round_limit=FIRST_ROUND_LIMIT if self.first_round_five else MAX_ATTACK,
             throw_in=self.throw_in, show_trump=self.show_trump,
             turn_seconds=self.turn_seconds, no_draws=not self.draws,
+            throw_in_seconds=self.throw_in_window,
         ).scaled(time_scale)
+
+    @property
+    def throw_in_window(self) -> float:
+        """R10.1's 8 s at the usual turns, as much longer as a slower table's turn
+        (docs/rules.md's notes: those who chose time to think must not miss a throw-in)."""
+        return max(THROW_IN_SECONDS, THROW_IN_SECONDS * self.turn_seconds / USUAL_TURN_SECONDS)
 
     def to_dict(self) -> dict:
         d = asdict(self)
