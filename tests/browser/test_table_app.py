@@ -16,6 +16,7 @@ from tests.browser.conftest import SMALL, TALL, WAIT_MS, BotAt, OpenPhone, Phone
 from tests.browser.people import VISIBLE_POINT, card_label, tap
 from tests.browser.tables import DECK, Person, full_deal, six_players_mid_round
 from tests.helpers.deals import attack, deal
+from tg_durak.emulator import FakeTelegram
 from tg_durak.i18n.translate import translator
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -220,3 +221,28 @@ async def test_the_turn_clock_counts_its_last_ten_seconds_and_warns(
     await expect(p.page.locator("body")).to_have_attribute("data-input", "1")
     await expect(label).to_have_text(re.compile(r"^(10|[1-9]) s$"), timeout=WAIT_MS)
     await p.page.wait_for_function("() => window.haptics.includes('warning')")
+
+
+def her_last_card_among_six(now: float) -> Game:
+    """Six at the table, no stock (R2.3), Alice holding one card to lead: once her 6♣ is down
+    and the round is over she is out, first, and five computers play on."""
+    rest = [c for c in DECK if c != "6c"]
+    hands = ["6c", " ".join(rest[:11]), *(" ".join(rest[11 + 6 * i:17 + 6 * i]) for i in range(4))]
+    return deal(*hands, trump="h", now=now, bot_delay=(0.02, 0.04))
+
+
+@SIZES
+async def test_out_first_she_watches_the_computers_and_the_result_names_the_durak(
+        tg: FakeTelegram, bot_at: BotAt, phones: OpenPhone, viewport: dict[str, int]) -> None:
+    table = await bot_at(her_last_card_among_six(time.time()), ALICE)
+    p = await open_app(phones, table.url, viewport=viewport)
+    page = p.page
+    await tap(page, '#hand .card[data-card="6c"]')
+    result = page.locator("#panel .result")
+    await expect(result).to_contain_text("is the durak!")
+    lines = await result.locator("li").all_inner_texts()
+    assert lines[-1].startswith("Places: 1. You, 2. 🤖") and "durak: 🤖" in lines[-1], lines
+    assert table.bot.tables.live(table.table_id) is None, "the table ended and left memory"
+    # her chat message, left alone while her app was open, shows the end too
+    await tg.wait_for(lambda: any("is the durak!" in m.text for m in tg.messages(ALICE.user_id)),
+                      what="the chat's result")
