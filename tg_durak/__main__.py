@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import logging
 import sys
 from typing import TYPE_CHECKING
 
@@ -127,10 +126,10 @@ def run_set_webhook(args: argparse.Namespace) -> int:
     try:
         info = asyncio.run(set_webhook(settings, delete=args.delete))
     except SettingRefused as exc:
-        print(f"tg-durak: {exc}", file=sys.stderr)
+        _say(settings, str(exc))
         return SETTING_EXIT
     except StartFailed as exc:
-        print(f"tg-durak: webhook not set: {exc}", file=sys.stderr)
+        _say(settings, f"webhook not set: {exc}")
         return START_EXIT
     for field, value in info.model_dump(exclude_none=True).items():
         print(f"{field}: {value}")
@@ -151,8 +150,9 @@ def _run_bot(webhook: bool) -> int:
     settings = _settings(webhook)
     if settings is None:
         return SETTING_EXIT
-    logging.basicConfig(level=settings.log_level,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from tg_durak.ops import logs
+
+    logs.configure(settings)
     from tg_durak.app import AnotherInstance, SettingRefused, StartFailed, run
     from tg_durak.storage import SchemaTooNew
 
@@ -160,21 +160,35 @@ def _run_bot(webhook: bool) -> int:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(run(settings, webhook=webhook))
     except (SchemaTooNew, SettingRefused) as exc:
-        print(f"tg-durak: {exc}", file=sys.stderr)
+        _say(settings, str(exc))
         return SETTING_EXIT
     except StartFailed as exc:
-        print(f"tg-durak: not started: {exc}", file=sys.stderr)
+        _say(settings, f"not started: {exc}")
         return START_EXIT
     except AnotherInstance as exc:
-        print(f"tg-durak: stopped: {exc}", file=sys.stderr)
+        _say(settings, f"stopped: {exc}")
         return CONFLICT_EXIT
     return 0
 
 
+def _say(settings: Settings, text: str) -> None:
+    """One line on stderr (a driver's message may span several), without the secrets that
+    message may quote."""
+    from tg_durak.ops.logs import hide
+
+    print(f"tg-durak: {' '.join(hide(text, settings.secrets()).split())}", file=sys.stderr)
+
+
 def main(argv: list[str]) -> int:
     """Parse the command line and run its command (argparse exits with 2 on a wrong one)."""
+    from tg_durak.config import ConfigError
+
     args = parser().parse_args(argv)
-    return args.run(args)
+    try:
+        return int(args.run(args))
+    except ConfigError as exc:   # an operator's tool reading DURAK_DB_FILE, say
+        print(f"tg-durak: {exc}", file=sys.stderr)
+        return SETTING_EXIT
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from tg_durak.outbox.gate import SharedGate
 from tg_durak.outbox.publisher import Publisher
 from tg_durak.outbox.reports import OutboxReports
 from tg_durak.play.ratings import rate
-from tg_durak.storage import NoDatabase, Store, StoreUnavailable, is_postgres
+from tg_durak.storage import NoDatabase, Store, StoreUnavailable, is_postgres, redacted
 from tg_durak.tables.computers import ComputerPlayers
 from tg_durak.tables.core import TableDisplay, unheard
 from tg_durak.tables.screens import ChatLinks
@@ -235,10 +235,12 @@ class BotApp:
                 await asyncio.to_thread(_open_and_close, self.settings.db_path)
             self.store = await Store.open(self.settings.db_path, rate=rate)
         except StoreUnavailable as exc:
-            raise StartFailed(f"the database {self.settings.db_path} refuses writes ({exc}): "
+            raise StartFailed(f"the database {redacted(self.settings.db_path)} refuses writes"
+                              f" ({exc}): "
                               "is another process holding it, or the disk full?") from exc
         except (OSError, sqlite3.Error, NoDatabase) as exc:   # SchemaTooNew says what to do
-            raise SettingRefused(f"cannot open the database {self.settings.db_path} ({exc}): "
+            raise SettingRefused(f"cannot open the database {redacted(self.settings.db_path)}"
+                                 f" ({exc}): "
                                  "check DURAK_DB (a writable SQLite file or a postgresql://"
                                  " address)") from exc
         later.push_async_callback(self.store.close)

@@ -1,10 +1,13 @@
-"""Settings from the environment (and a .env file): what an operator configures."""
+"""Settings from the environment (and a .env file in the working directory): what an operator
+configures."""
 
 from __future__ import annotations
 
 import os
 import re
 from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
 
 from dotenv import load_dotenv
 
@@ -16,6 +19,49 @@ class ConfigError(Exception):
 # What Telegram accepts as a webhook's secret_token.
 WEBHOOK_SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+class LogFormat(Enum):
+    TEXT = "text"   # one readable line a record
+    JSON = "json"   # one JSON object a line, for a log collector
+
+
+def load_env_file() -> None:
+    """The working directory's .env under the environment (which wins): where an operator runs
+    the bot, not where pip installed the package."""
+    load_dotenv(Path.cwd() / ".env")
+
+
+def _contents(variable: str, path: str | None) -> str | None:
+    """The file ``variable`` names (a container's secret, kept out of the environment), without
+    the trailing newline an editor leaves; None when ``variable`` is not set."""
+    if not path:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8").rstrip("\r\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise ConfigError(f"{variable}: cannot read {path}: {reason}") from None
+
+
+def passwords_in(address: str) -> list[str]:
+    """The password in a scheme://user:password@host address, as written and unquoted."""
+    from urllib.parse import unquote, urlsplit
+
+    if "://" not in address:
+        return []
+    try:
+        password = urlsplit(address).password
+    except ValueError:   # a malformed address (an unclosed [): its password is still there
+        password = address.partition("://")[2].rpartition("@")[0].partition(":")[2]
+    return [password, unquote(password)] if password else []
+
+
+def database_of(env: dict[str, str]) -> str:
+    """DURAK_DB (or the file DURAK_DB_FILE names), else the bot's default SQLite file."""
+    return (env.get("DURAK_DB") or _contents("DURAK_DB_FILE", env.get("DURAK_DB_FILE"))
+            or Settings.db_path)
 
 
 def _number(env: dict[str, str], name: str, most: float, what: str,
@@ -37,6 +83,7 @@ class Settings:
     api_url: str | None = None
     time_scale: float = 1.0
     log_level: str = "INFO"
+    log_format: LogFormat = LogFormat.TEXT
     edit_interval: float = 1.0  # seconds between edits in one private chat (Telegram: ~1/s)
     # Seconds before a request Telegram does not answer counts as failed (then retried); a long
     # poll gets this on top of its own wait.
@@ -53,6 +100,16 @@ class Settings:
     webhook_secret: str | None = None
     # Where several processes on one token share Telegram's budgets (None: this process's own).
     redis_url: str | None = None
+    # What a scraper of /metrics must send (None: the route needs none).
+    metrics_token: str | None = None
+
+    def secrets(self) -> list[str]:
+        """What no message or log line may show: the token, the database's password, the
+        webhook's secret, the metrics token, and the passwords in DURAK_DB's and DURAK_REDIS's
+        addresses."""
+        found = [self.token, self.webhook_secret, self.metrics_token]
+        found += passwords_in(self.db_path) + passwords_in(self.redis_url or "")
+        return [secret for secret in found if secret]
 
     def require_webhook(self) -> tuple[str, str]:
         """The webhook's URL and secret, which `webhook` and `set-webhook` cannot do without."""
@@ -71,9 +128,10 @@ class Settings:
         from aiogram.utils.token import TokenValidationError, validate_token
 
         if env is None:
-            load_dotenv()
+            load_env_file()
             env = dict(os.environ)
-        token = env.get("BOT_TOKEN", "").strip()
+        token = (env.get("BOT_TOKEN")
+                 or _contents("BOT_TOKEN_FILE", env.get("BOT_TOKEN_FILE")) or "").strip()
         if not token:
             raise ConfigError(
                 "BOT_TOKEN is not set: get a token from @BotFather and put BOT_TOKEN=... in the "
@@ -99,22 +157,31 @@ class Settings:
         if webhook_url is not None and not webhook_url.startswith(("https://", "http://")):
             raise ConfigError("DURAK_WEBHOOK_URL must be the https:// address Telegram posts to, "
                               f"not {webhook_url!r}")
-        secret = env.get("DURAK_WEBHOOK_SECRET") or None
+        secret = (env.get("DURAK_WEBHOOK_SECRET")
+                  or _contents("DURAK_WEBHOOK_SECRET_FILE", env.get("DURAK_WEBHOOK_SECRET_FILE")))
         if secret is not None and not WEBHOOK_SECRET.fullmatch(secret):
             raise ConfigError("DURAK_WEBHOOK_SECRET must be 1-256 characters of A-Z a-z 0-9 _ - "
                               "(Telegram's rule for a webhook's secret token)")
         redis_url = env.get("DURAK_REDIS") or None
         if redis_url is not None and not redis_url.startswith(REDIS_SCHEMES):
+            # Its scheme alone: the rest may hold Redis's password.
             raise ConfigError("DURAK_REDIS must be a redis://, rediss:// or unix:// address, "
-                              f"not {redis_url!r}")
+                              f"not {redis_url.partition(':')[0]}:...")
+        level = env.get("LOG_LEVEL", "INFO").upper()
+        if level not in LOG_LEVELS:
+            raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
+        log_format = env.get("DURAK_LOG_FORMAT", "text").lower()
+        if log_format not in {known.value for known in LogFormat}:
+            raise ConfigError(f"DURAK_LOG_FORMAT must be text or json, not {log_format!r}")
         return cls(
             token=token,
             edit_interval=interval,
             request_timeout=timeout,
-            db_path=env.get("DURAK_DB", "./durak.sqlite3"),
+            db_path=database_of(env),
             api_url=env.get("TELEGRAM_API_URL") or None,
             time_scale=scale,
-            log_level=env.get("LOG_LEVEL", "INFO").upper(),
+            log_level=level,
+            log_format=LogFormat(log_format),
             stats_file=env.get("DURAK_STATS_FILE") or None,
             web_host=env.get("DURAK_WEB_HOST") or "127.0.0.1",
             web_port=int(web_port),
@@ -123,4 +190,6 @@ class Settings:
             webhook_url=webhook_url,
             webhook_secret=secret,
             redis_url=redis_url,
+            metrics_token=env.get("DURAK_METRICS_TOKEN") or _contents(
+                "DURAK_METRICS_TOKEN_FILE", env.get("DURAK_METRICS_TOKEN_FILE")) or None,
         )

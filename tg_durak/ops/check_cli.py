@@ -68,30 +68,35 @@ def add_backup_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def db_path_of(args: argparse.Namespace) -> str:
-    """--db, else DURAK_DB from the environment or .env, else the bot's default."""
-    from dotenv import load_dotenv
+    """--db, else DURAK_DB (or DURAK_DB_FILE) from the environment or .env, else the bot's
+    default; ConfigError if DURAK_DB_FILE cannot be read."""
+    from tg_durak.config import database_of, load_env_file
 
-    from tg_durak.config import Settings
+    if args.db:
+        return str(args.db)
+    load_env_file()
+    return database_of(dict(os.environ))
 
-    load_dotenv()
-    return args.db or os.environ.get("DURAK_DB", Settings.db_path)
 
-
-def _on_database(db_path: str, work: Coroutine[Any, Any, T]) -> T | None:
+def on_database(db_path: str, work: Coroutine[Any, Any, T]) -> T | None:
     """Run `work` on the database; None, said on stderr, if it cannot be read."""
+    from tg_durak.config import passwords_in
+    from tg_durak.ops.logs import hide
     from tg_durak.storage import redacted, refusals
 
     try:
         return asyncio.run(work)
     except refusals(db_path) as exc:
-        print(f"tg-durak: {redacted(db_path)}: {exc}", file=sys.stderr)
+        # The driver's own text may quote the address, password and all.
+        print(f"tg-durak: {redacted(db_path)}: {hide(str(exc), passwords_in(db_path))}",
+              file=sys.stderr)
         return None
 
 
 def run_check(args: argparse.Namespace) -> int:
     """Print each problem on a line: 0 if none, 1 if some, 2 if the database cannot be read."""
     db_path = db_path_of(args)
-    report = _on_database(db_path, _check(db_path))
+    report = on_database(db_path, _check(db_path))
     if report is None:
         return 2
     for problem in report.problems:
@@ -117,7 +122,7 @@ def run_backup(args: argparse.Namespace) -> int:
     if Path(args.path).resolve() == Path(db_path).resolve():
         print("tg-durak: the backup cannot replace the database itself", file=sys.stderr)
         return 2
-    tables = _on_database(db_path, _backup(db_path, args.path))
+    tables = on_database(db_path, _backup(db_path, args.path))
     if tables is None:
         return 2
     print(f"backed up {db_path} ({tables} tables) to {args.path}")

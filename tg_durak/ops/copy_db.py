@@ -27,6 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Copy args.source into args.target: 0, or 2 with one line on stderr saying why not."""
+    from tg_durak.config import passwords_in
+    from tg_durak.ops.logs import hide
     from tg_durak.storage import is_postgres, redacted, refusals
     from tg_durak.storage.copy import CopyRefused, copy_database
 
@@ -38,9 +40,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         copied = asyncio.run(copy_database(args.source, args.target))
     except CopyRefused as exc:
-        return _refused(f"{target}: {exc}")
+        return _refused(f"{target}: {hide(str(exc), passwords_in(args.target))}")
     except refusals(args.target) as exc:
-        return _refused(f"copying {args.source} to {target}: {exc}")
+        # The driver's own text may quote the address, password and all.
+        return _refused(f"copying {args.source} to {target}:"
+                        f" {hide(str(exc), passwords_in(args.target))}")
     rows = ", ".join(f"{table} {count}" for table, count in copied.items())
     print(f"copied {args.source} to {target}: {rows}")
     return 0

@@ -7,11 +7,9 @@ transaction, and a game finishing meanwhile rates from whatever stands before or
 from __future__ import annotations
 
 import argparse
-import asyncio
-import sys
 from typing import TYPE_CHECKING
 
-from tg_durak.ops.check_cli import add_db_argument, db_path_of
+from tg_durak.ops.check_cli import add_db_argument, db_path_of, on_database
 
 # The database's modules are imported when the command runs: `python -m tg_durak --help`
 # builds this command's options and should answer at once.
@@ -44,13 +42,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.rebuild:
         args.print_help()
         return 2
-    from tg_durak.storage import SchemaTooNew
+    from tg_durak.storage import redacted
 
     db_path = db_path_of(args)
-    try:
-        rebuilt = asyncio.run(rebuild(db_path))
-    except SchemaTooNew as exc:
-        print(f"tg-durak: {exc}", file=sys.stderr)
+    rebuilt = on_database(db_path, rebuild(db_path))
+    if rebuilt is None:
         return 2
-    print(f"rated {rebuilt.people} people over {rebuilt.tables} tables in {db_path}")
+    print(f"rated {rebuilt.people} people over {rebuilt.tables} tables in {redacted(db_path)}")
     return 0
