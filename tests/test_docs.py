@@ -18,7 +18,8 @@ README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 MAX_README_LINES = 200
 # The subcommands; test_the_subcommand_list_matches_the_command_line holds them to --help.
-SUBCOMMANDS = ("local", "check", "backup", "ratings", "copy-db", "webhook", "set-webhook")
+SUBCOMMANDS = ("local", "check", "backup", "ratings", "copy-db", "migrate", "webhook",
+               "set-webhook")
 # What .ci/run runs; the README must give a newcomer exactly this, or the two drift apart.
 CI_TEST_COMMAND = ("python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[dev]' "
                    "&& ruff check . && mypy && python -m pytest")

@@ -47,15 +47,31 @@ class _CommandsOnOneLine(argparse.RawDescriptionHelpFormatter):
             self._action_max_length += 2
 
 
+class _Version(argparse.Action):
+    """--version: the package's version and the schema version of its newest migration, worked
+    out only when asked (the migrations' module loads the database drivers)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        from importlib.metadata import version
+
+        from tg_durak.storage import migrations
+
+        print(f"tg-durak {version('tg-durak')}, schema {migrations.load()[-1].version}")
+        parser.exit()
+
+
 def parser() -> argparse.ArgumentParser:
     """The whole command line. Each command's module defines its options; none of them imports
     the bot until its command runs, so that --help answers at once (aiogram takes seconds)."""
     from tg_durak import terminal
-    from tg_durak.ops import check_cli, copy_db, ratings_cli
+    from tg_durak.ops import check_cli, copy_db, migrate_cli, ratings_cli
 
     top = argparse.ArgumentParser(prog="python -m tg_durak", usage="%(prog)s [-h] [COMMAND] ...",
                                   description=DESCRIPTION, epilog=EPILOG,
                                   formatter_class=_CommandsOnOneLine)
+    top.add_argument("--version", action=_Version, nargs=0,
+                     help="print the version and its schema version, then exit")
     top.set_defaults(run=run_bot)
     commands = top.add_subparsers(title="commands", metavar="COMMAND",
                                   help="none: run the bot (needs BOT_TOKEN)")
@@ -70,6 +86,8 @@ def parser() -> argparse.ArgumentParser:
              ratings_cli.add_arguments, ratings_cli.run),
             ("copy-db", "copy-db SQLITE_PATH URL: move the database to PostgreSQL",
              copy_db.__doc__, copy_db.add_arguments, copy_db.run),
+            ("migrate", "apply pending migrations (--check: only say if any are)",
+             migrate_cli.__doc__, migrate_cli.add_arguments, migrate_cli.run),
             ("webhook", "run the bot on Telegram's webhook instead of polling", WEBHOOK_DOC,
              lambda command: None, run_webhook_bot),
             ("set-webhook", "register the webhook with Telegram (--delete: remove it)",

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-COMMANDS = ("local", "check", "backup", "ratings", "webhook", "set-webhook")
+COMMANDS = ("local", "check", "backup", "ratings", "migrate", "webhook", "set-webhook")
 # Those that work on a database of the operator's choice; the bot's own read DURAK_DB.
-DATABASE_COMMANDS = ("local", "check", "backup", "ratings")
+DATABASE_COMMANDS = ("local", "check", "backup", "ratings", "migrate")
 # What the bot itself loads: --help must answer before any of it.
 HEAVY = ("aiogram", "aiohttp", "aiosqlite")
 # Runs `python -m tg_durak ARGS` in this interpreter, then prints which HEAVY modules got loaded.

@@ -76,15 +76,24 @@ async def schema_version(connection: Connection) -> int:
     return int(version)
 
 
-async def pending(connection: Connection, migrations: list[Migration]) -> int:
-    """How many of ``migrations`` the database lacks; SchemaTooNew if it has newer ones."""
+async def waiting(connection: Connection, migrations: list[Migration]) -> list[Migration]:
+    """Those of ``migrations`` the database lacks, in order; SchemaTooNew if it has newer
+    ones."""
     newest = migrations[-1].version if migrations else 0
-    current = await schema_version(connection)
+    try:
+        current = await schema_version(connection)
+    except connection.dialect.error:   # no schema_migrations yet: a database never migrated
+        current = 0
     if current > newest:
         raise SchemaTooNew(
             f"database schema {current} is newer than this bot ({newest}); upgrade the bot"
         )
-    return newest - current
+    return [migration for migration in migrations if migration.version > current]
+
+
+async def pending(connection: Connection, migrations: list[Migration]) -> int:
+    """How many of ``migrations`` the database lacks; SchemaTooNew if it has newer ones."""
+    return len(await waiting(connection, migrations))
 
 
 _BOOKKEEPING = ("CREATE TABLE IF NOT EXISTS schema_migrations ("
