@@ -10,6 +10,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib.metadata import version
 from typing import TYPE_CHECKING
 
 from aiogram import Bot, Dispatcher, Router
@@ -25,12 +26,16 @@ from aiogram.exceptions import (
     TelegramUnauthorizedError,
 )
 from aiogram.types import BotCommand, BotCommandScopeAllGroupChats, WebhookInfo
+from prometheus_client import CollectorRegistry
 
 from tg_durak.config import Settings
 from tg_durak.i18n.translate import DEFAULT_LOCALE, LOCALES, translator
+from tg_durak.observe.counting import TelegramRequests, UpdateTimes
+from tg_durak.observe.metrics import StatsCollector, build_info, open_by_kind
+from tg_durak.observe.readiness import Check, Readiness, answers, schema_current
+from tg_durak.observe.routes import HealthRoutes
 from tg_durak.ops.gc_tuning import settle_after_start
 from tg_durak.ops.stats import final_report, keep_writing, report_on_signal
-from tg_durak.outbox.gate import SharedGate
 from tg_durak.outbox.publisher import Publisher
 from tg_durak.outbox.reports import OutboxReports
 from tg_durak.play.ratings import rate
@@ -49,6 +54,7 @@ from tg_durak.telegram.update_claims import Delivery
 from tg_durak.telegram.webhook import WebhookRoute
 
 if TYPE_CHECKING:   # the Mini App's modules are imported only where it is served
+    from tg_durak.outbox.redis_gate import RedisGate
     from tg_durak.webapp.relay import AppPresence, RelayChannel
     from tg_durak.webapp.sockets import AppSockets
 
@@ -216,6 +222,9 @@ class BotApp:
         self._tasks: list[asyncio.Task] = []
         self._stop_asked = asyncio.Event()
         self._stack = contextlib.AsyncExitStack()
+        # One registry per bot: tests run several in one process.
+        self.registry = CollectorRegistry()
+        build_info(self.registry, version("tg-durak"))
 
     async def start(self) -> None:
         try:
@@ -228,6 +237,7 @@ class BotApp:
         later = self._stack
         later.push_async_callback(self.bot.session.close)
         self.bot.session.middleware(TelegramRetry(on_refused=self._polling_refused))
+        self.bot.session.middleware(TelegramRequests(self.registry))   # inside: each attempt
         try:
             # aiosqlite's thread outlives a connection that failed to open and, once the loop
             # is closed, reports that with a traceback: such a file is refused here first.
@@ -247,8 +257,13 @@ class BotApp:
         self.computers = ComputerPlayers()
         later.push_async_callback(self.computers.close)
         reports = OutboxReports()
+        gate = self._shared_gate()
         self.publisher = Publisher(self.bot, private_interval=self.settings.edit_interval,
-                                   gate=self._shared_gate(), reports=reports)
+                                   gate=gate, reports=reports)
+        checks: dict[str, Check] = {"database": schema_current(self.store)}
+        if gate is not None:
+            checks["redis"] = answers(gate.redis)
+        self.readiness = Readiness(checks)
         try:
             if not self.by_webhook:   # a webhook is set-webhook's, from a deploy step
                 await self.bot.delete_webhook()
@@ -270,30 +285,37 @@ class BotApp:
                 committed=app_side.committed, reports=reports, time_scale=settings.time_scale)
         self.delivery = Delivery(self.store, offered_again=self.by_webhook)
         self.dp = build_dispatcher(self.store, self.tables, self.publisher)
+        self.dp.update.outer_middleware(UpdateTimes(self.registry))   # first: times it all
         self.dp.update.outer_middleware(self.delivery)
         self.counted = {"tables": self.tables, "publisher": self.publisher,
                         "computers": self.computers}
+        self.registry.register(StatsCollector(
+            self.counted, open_by_kind(self.tables.core.tables, self.tables.core.lobbies),
+            self.readiness))
         later.callback(final_report, self.counted, self.settings.stats_file)
         later.push_async_callback(self._last_heartbeat)
         later.push_async_callback(self.tables.stop_reading_reports)
         await self.publisher.start()
         later.push_async_callback(self._flush_publisher)
         later.push_async_callback(self.tables.close)
-        if app_side is not None or self.by_webhook:
-            await self._serve_web(app_side)
+        await self._serve_web(app_side)
         resumed = await self.tables.resume()
         log.info("resumed %d running tables", resumed)
         report_on_signal(self.counted)
         self._tasks = [asyncio.create_task(self._heartbeat())]
-        if self.webhook is not None:
-            self.webhook.accept()
+        if (webhook := self.webhook) is not None:
+            webhook.accept()
+            self.readiness.ready(lambda: webhook.accepting)
         else:
-            self._tasks.append(asyncio.create_task(self.dp.start_polling(
-                self.bot, handle_signals=False, close_bot_session=False)))
+            polling = asyncio.create_task(self.dp.start_polling(
+                self.bot, handle_signals=False, close_bot_session=False))
+            self._tasks.append(polling)
+            self.readiness.ready(lambda: not polling.done())
         if self.settings.stats_file:
             self._tasks.append(asyncio.create_task(
                 keep_writing(self.settings.stats_file, self.counted)))
         later.push_async_callback(self._stop_taking_updates)
+        later.callback(self.readiness.stopping)   # the first step of a stop
 
     def _app_side(self) -> AppSide | None:
         """The Mini App's side of the tables, where it is served (DURAK_WEBAPP_URL): its
@@ -318,12 +340,14 @@ class BotApp:
                        Relayed(channel, presence))
 
     async def _serve_web(self, app_side: AppSide | None) -> None:
-        """The bot's web server on DURAK_WEB_HOST:DURAK_WEB_PORT: the Mini App's page and
-        sockets when it has one, the webhook's route in webhook mode."""
+        """The bot's web server on DURAK_WEB_HOST:DURAK_WEB_PORT: health, readiness and metrics
+        always, the Mini App's page and sockets when it has one, the webhook's route in webhook
+        mode."""
         from tg_durak.webapp.server import MiniApp, WebServer
 
         settings = self.settings
         self.web = WebServer(settings.web_host, settings.web_port)
+        HealthRoutes(self.readiness, self.registry, settings.metrics_token).add_to(self.web.app)
         if app_side is not None and settings.webapp_url:
             self.web_app = MiniApp(self.tables, app_side.sockets, settings.token,
                                    settings.webapp_url)
@@ -370,6 +394,7 @@ class BotApp:
         while True:
             try:
                 await self.tables.restart.heartbeat()
+                self.readiness.beat()
             except StoreUnavailable as exc:   # the next beat may get through
                 log.warning("heartbeat not saved: %s", exc)
             await asyncio.sleep(HEARTBEAT_SECONDS)
@@ -414,7 +439,7 @@ class BotApp:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    def _shared_gate(self) -> SharedGate | None:
+    def _shared_gate(self) -> RedisGate | None:
         """With DURAK_REDIS, the budgets this process shares with the others on its token."""
         if self.settings.redis_url is None:
             return None

@@ -315,7 +315,8 @@ async def play(db_path: str, time_scale: float, language: str, name: str) -> Non
         tg.add_user(USER_ID, name, language_code=language)
         # The emulator has no flood limits: redraw faster than Telegram's ~1 edit/s allows.
         app = BotApp(Settings(token=tg.token, db_path=db_path, api_url=tg.url,
-                              time_scale=time_scale, log_level="WARNING", edit_interval=0.2))
+                              time_scale=time_scale, log_level="WARNING", edit_interval=0.2,
+                              web_port=0))   # its health and metrics: out of the way
         await app.start()
         term = Terminal(tg, translator(pick_locale(language)), store=app.store)
         redraw = asyncio.create_task(term.redraw_on_changes())

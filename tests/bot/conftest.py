@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 import aiohttp
 import pytest
 
-from tests.bot.app_pages import serving_app
+from tests.bot.app_pages import free_port, serving_app
 from tests.processes import START_TIMEOUT
 from tg_durak.app import BotApp
 from tg_durak.config import Settings
@@ -40,8 +40,9 @@ async def tg() -> AsyncIterator[FakeTelegram]:
 
 
 def settings_for(tg: FakeTelegram, db_path: str) -> Settings:
+    # Port 0: the web server (health and metrics) listens on a port of its own per bot.
     return Settings(token=tg.token, db_path=db_path, api_url=tg.url, time_scale=TIME_SCALE,
-                    log_level="WARNING", edit_interval=EDIT_INTERVAL)
+                    log_level="WARNING", edit_interval=EDIT_INTERVAL, web_port=0)
 
 
 @pytest.fixture
@@ -85,6 +86,7 @@ def bot_process(tg: FakeTelegram, db_path: str, *args: str, **env: str) -> subpr
         "DURAK_TIME_SCALE": str(TIME_SCALE),
         "DURAK_EDIT_INTERVAL": str(EDIT_INTERVAL),
         "LOG_LEVEL": "WARNING",
+        "DURAK_WEB_PORT": str(free_port()),   # each bot's web server a port of its own
         **env,
     }
     return subprocess.Popen([sys.executable, "-m", "tg_durak", *args], env=full_env,

@@ -177,8 +177,9 @@ class MiniApp:
 
 
 class WebServer:
-    """Listens on DURAK_WEB_HOST:DURAK_WEB_PORT while the bot runs: the Mini App's routes and the
-    webhook's, whichever the bot serves, added to `app` before `start`."""
+    """Listens on DURAK_WEB_HOST:DURAK_WEB_PORT while the bot runs: health, readiness and
+    metrics always, the Mini App's routes and the webhook's where the bot serves them, all added
+    to `app` before `start`."""
 
     def __init__(self, host: str, port: int) -> None:
         self.app = web.Application()

@@ -1,0 +1,91 @@
+"""The bot's health, readiness and metrics over HTTP, in polling mode: a played game moves
+the counters, and every metric the alert rules and the dashboard name is exposed."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import aiohttp
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.bot.conftest import ALICE, game_message, play_to_end
+from tg_durak.app import BotApp
+from tg_durak.emulator import FakeTelegram
+
+DEPLOY = Path(__file__).parents[2] / "deploy"
+# The series a histogram, counter or info gives besides its family's name.
+SUFFIXES = re.compile(r"_(bucket|count|sum|created|info)$")
+
+
+def url(bot: BotApp, path: str) -> str:
+    return f"http://127.0.0.1:{bot.web.port}{path}"
+
+
+async def samples(http: aiohttp.ClientSession, bot: BotApp) -> dict[tuple, float]:
+    async with http.get(url(bot, "/metrics")) as response:
+        assert response.status == 200
+        text = await response.text()
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+def total(found: dict[tuple, float], name: str, **labels: str) -> float:
+    return sum(value for (sample, pairs), value in found.items()
+               if sample == name and set(labels.items()) <= set(pairs))
+
+
+async def test_health_and_readiness(bot: BotApp, http: aiohttp.ClientSession) -> None:
+    async with http.get(url(bot, "/healthz")) as response:
+        assert response.status == 200
+    async with http.get(url(bot, "/readyz")) as response:
+        assert response.status == 200, await response.text()
+
+
+async def test_not_ready_once_stopping(tg: FakeTelegram, bot: BotApp,
+                                       http: aiohttp.ClientSession) -> None:
+    bot.readiness.stopping()   # the first step of bot.stop(), as the stack runs it
+    async with http.get(url(bot, "/readyz")) as response:
+        assert response.status == 503 and "stopping" in await response.text()
+
+
+async def test_a_played_game_moves_the_counters(tg: FakeTelegram, bot: BotApp,
+                                                http: aiohttp.ClientSession) -> None:
+    before = await samples(http, bot)
+    assert total(before, "durak_ready") == 1
+    await tg.send_text(ALICE, "/play")
+    await tg.wait_for(lambda: tg.last_message(ALICE) is not None)
+    setup = tg.last_message(ALICE)
+    await tg.press(ALICE, setup, "▶ Start")
+    await tg.wait_for(lambda: game_message(tg, ALICE) is not None)
+    await play_to_end(tg, ALICE, seed=3)
+    after = await samples(http, bot)
+    assert total(after, "durak_taps_total") > total(before, "durak_taps_total")
+    assert total(after, "durak_updates_total", kind="callback_query", outcome="handled") > 0
+    assert total(after, "durak_update_seconds_count", kind="callback_query") > 0
+    assert total(after, "durak_telegram_requests_total", method="answerCallbackQuery",
+                 outcome="ok") > 0
+    assert total(after, "durak_telegram_requests_total", method="editMessageText") > 0
+    assert total(after, "durak_computer_decisions_total") > total(
+        before, "durak_computer_decisions_total")
+    assert total(after, "durak_build_info", version="0.1.0") == 1
+
+
+def named_in_deploy() -> set[str]:
+    alerts = (DEPLOY / "prometheus" / "alerts.yml").read_text()
+    board = json.loads((DEPLOY / "grafana" / "durak.json").read_text())
+    exprs = [alerts] + [t["expr"] for panel in board["panels"] for t in panel["targets"]]
+    return {SUFFIXES.sub("", name) for text in exprs for name in re.findall(r"durak_\w+", text)}
+
+
+async def test_the_alerts_and_dashboard_name_exposed_metrics(
+        app_bot: BotApp, http: aiohttp.ClientSession) -> None:
+    await app_bot.tables.restart.heartbeat()   # the heartbeat age is there once one is written
+    app_bot.readiness.beat()
+    async with http.get(url(app_bot, "/metrics")) as response:
+        text = await response.text()
+    # A family with labels is listed before its first sample (updates, say).
+    exposed = {SUFFIXES.sub("", family.name) for family in text_string_to_metric_families(text)}
+    named = {name.removesuffix("_total") for name in named_in_deploy()}
+    assert named and named <= exposed, named - exposed
