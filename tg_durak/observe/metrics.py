@@ -86,6 +86,10 @@ def _tables(stats: Mapping[str, float], open_now: Mapping[str, int]) -> Iterator
                               value=stats.get("computer_late", 0))
     yield GaugeMetricFamily("durak_timers_armed", "Table timers armed",
                             value=stats.get("timers", 0))
+    if "claimed" in stats:   # a shared database: overdue tables taken up from the store
+        yield CounterMetricFamily("durak_wakes_claimed_total",
+                                  "Overdue tables claimed from the store and woken here",
+                                  value=stats["claimed"])
 
 
 def _outbox(stats: Mapping[str, float]) -> Iterator[Metric]:
@@ -122,6 +126,9 @@ def _computers(stats: Mapping[str, float]) -> Iterator[Metric]:
         yield CounterMetricFamily(f"durak_computer_{key}_total", text, value=stats.get(key, 0))
     yield GaugeMetricFamily("durak_computer_in_flight", "Decisions under way in the pool",
                             value=stats.get("in_flight", 0))
+    yield GaugeMetricFamily("durak_computer_mean_budget_seconds",
+                            "The mean think time searching decisions were given",
+                            value=stats.get("mean_budget_s", 0))
     yield GaugeMetricFamily("durak_computer_queue_wait_p99_seconds",
                             "p99 of a decision's wait for the pool, over the recent ones",
                             value=stats.get("queue_wait_p99_ms", 0) / 1000)
