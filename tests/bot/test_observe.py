@@ -5,18 +5,44 @@ from __future__ import annotations
 
 import json
 import re
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import aiohttp
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.bot.conftest import ALICE, game_message, play_to_end
+from tests.bot.conftest import ALICE, game_message, play_to_end, settings_for
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
 
 DEPLOY = Path(__file__).parents[2] / "deploy"
 # The series a histogram, counter or info gives besides its family's name.
 SUFFIXES = re.compile(r"_(bucket|count|sum|created|info)$")
+TOKEN = "scrape-me"
+
+
+def own_address() -> str | None:
+    """This machine's address on its network, as another machine would reach it (None: it has
+    none but loopback)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))   # no packet is sent: the route picks the address
+        except OSError:
+            return None
+        address: str = s.getsockname()[0]
+    return None if address.startswith("127.") else address
+
+
+@pytest.fixture
+async def listening_bot(tg: FakeTelegram, db_path: str) -> AsyncIterator[BotApp]:
+    """The bot's web server on every address, with a metrics token."""
+    app = BotApp(replace(settings_for(tg, db_path), web_host="0.0.0.0", metrics_token=TOKEN))
+    await app.start()
+    yield app
+    await app.stop()
 
 
 def url(bot: BotApp, path: str) -> str:
@@ -89,3 +115,20 @@ async def test_the_alerts_and_dashboard_name_exposed_metrics(
     exposed = {SUFFIXES.sub("", family.name) for family in text_string_to_metric_families(text)}
     named = {name.removesuffix("_total") for name in named_in_deploy()}
     assert named and named <= exposed, named - exposed
+
+
+async def test_metrics_from_another_machine_need_the_token(
+        listening_bot: BotApp, http: aiohttp.ClientSession) -> None:
+    address = own_address()
+    if address is None:
+        pytest.skip("this machine has no address but loopback")
+    metrics = f"http://{address}:{listening_bot.web.port}/metrics"
+    async with http.get(metrics) as response:
+        assert response.status == 403
+    async with http.get(metrics, headers={"Authorization": "Bearer wrong"}) as response:
+        assert response.status == 403
+    async with http.get(metrics, headers={"Authorization": f"Bearer {TOKEN}"}) as response:
+        assert response.status == 200
+        assert "durak_ready 1.0" in await response.text()
+    async with http.get(f"http://{address}:{listening_bot.web.port}/healthz") as response:
+        assert response.status == 200   # health is no secret: a prober may live elsewhere
