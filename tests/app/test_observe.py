@@ -23,10 +23,15 @@ async def ok() -> str | None:
 async def test_not_ready_while_starting_and_stopping() -> None:
     readiness = Readiness({"database": ok})
     assert await readiness.problems() == ["starting"]
-    readiness.ready(lambda: True)
+    assert not readiness.serving()
+    taking = [True]
+    readiness.ready(lambda: taking[0])
     assert readiness.stage == Stage.READY and await readiness.problems() == []
+    assert readiness.serving()
+    taking[0] = False   # polling ended
+    assert not readiness.serving()
     readiness.stopping()
-    assert await readiness.problems() == ["stopping"]
+    assert await readiness.problems() == ["stopping"] and not readiness.serving()
 
 
 async def test_each_failed_check_is_a_problem(monkeypatch: pytest.MonkeyPatch) -> None:

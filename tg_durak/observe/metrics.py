@@ -15,7 +15,7 @@ from prometheus_client import CollectorRegistry, Gauge, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from tg_durak.observe.readiness import Readiness, Stage
+from tg_durak.observe.readiness import Readiness
 from tg_durak.ops.stats import counters
 from tg_durak.outbox.queue import Priority
 from tg_durak.play.rows import TableKind
@@ -59,8 +59,9 @@ class StatsCollector(Collector):
             yield CounterMetricFamily("durak_relay_shown_total",
                                       "Other processes' changes shown to sockets here",
                                       value=relay.get("relayed", 0))
-        yield GaugeMetricFamily("durak_ready", "1 while started and not stopping",
-                                value=float(self._readiness.stage == Stage.READY))
+        yield GaugeMetricFamily("durak_ready",
+                                "1 while started, taking updates and not stopping",
+                                value=float(self._readiness.serving()))
         age = self._readiness.heartbeat_age()
         if age is not None:
             yield GaugeMetricFamily("durak_heartbeat_age_seconds",

@@ -67,6 +67,11 @@ class Readiness:
         self._taking = taking
         self.stage = Stage.READY
 
+    def serving(self) -> bool:
+        """Started, not stopping and taking updates: what can be told without asking the
+        database or Redis (the metrics' `durak_ready`)."""
+        return self.stage == Stage.READY and self._taking()
+
     def stopping(self) -> None:
         self.stage = Stage.STOPPING
 
