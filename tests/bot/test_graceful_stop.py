@@ -6,6 +6,7 @@ start finds nothing to repair and the taps that waited in Telegram are played th
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sqlite3
 from pathlib import Path
@@ -14,6 +15,7 @@ from tests.bot.conftest import ALICE, game_message, started_bot
 from tests.bot.faults import exit_code, problems, quick_game, shown_version
 from tests.processes import START_TIMEOUT, children, running
 from tg_durak.emulator import FakeTelegram
+from tg_durak.play.options import PlaySettings
 from tg_durak.storage import Store
 
 
@@ -121,3 +123,34 @@ async def test_sigterm_while_telegram_does_not_answer_still_stops_cleanly(
         if second.poll() is None:
             second.kill()
     clean_files(db_path)
+
+
+async def _hard_computers_for(db_path: str, user_id: int) -> None:
+    """The person's next private game seats five `hard` computers: one searches at any time."""
+    store = await Store.open(db_path)
+    try:
+        await store.users.ensure(user_id, "Alice")
+        await store.users.set_settings(user_id, PlaySettings(bots=5, level="hard").to_dict())
+    finally:
+        await store.close()
+
+
+async def test_a_sigterm_while_a_computer_thinks_is_quiet(tg: FakeTelegram, db_path: str) -> None:
+    """The stop cancels a decision a worker is making: no traceback of the pool's, exit 0."""
+    await _hard_computers_for(db_path, ALICE)
+    proc = await started_bot(tg, db_path, DURAK_TIME_SCALE="0.02")
+    try:
+        await quick_game(tg, ALICE)
+        workers = await tg.wait_for(lambda: children(proc.pid), timeout=30,
+                                    what="a computer player's worker process")
+        await asyncio.sleep(0.5)   # the computers play among themselves: a search is under way
+        # As systemd stops a service (every process of its control group): the workers too.
+        for pid in [proc.pid, *workers]:
+            os.kill(pid, signal.SIGTERM)
+        assert await exit_code(proc) == 0
+        said = proc.stdout.read().decode()
+        assert "Traceback" not in said and "InvalidStateError" not in said, said
+    finally:
+        if running(proc):
+            proc.kill()
+            proc.wait()

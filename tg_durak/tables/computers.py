@@ -23,12 +23,14 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import wait
+from typing import TypeVar
 
 from engine import Action, PlayerView
 from engine.ai import Player, get_player
 from engine.ai.search import DEFAULT_BUDGET as HARD_BUDGET
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 _players: dict[str, Player] = {}
 
 SEARCHING = "hard"   # the one level whose time is a budget to shed
@@ -80,20 +82,36 @@ def _exit_with(parent_sentinel: int) -> None:
     os._exit(0)
 
 
+# What asks the bot to stop; the bot then shuts its workers down itself.
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
 @contextlib.contextmanager
-def _sigint_held() -> Iterator[None]:
-    """Workers started in here begin with SIGINT blocked, and it stays blocked: a signal mask
-    survives fork and exec, so even a worker still starting up never sees a Ctrl-C. A terminal
-    sends Ctrl-C to every process in its foreground group, and only the bot should act on it
-    (it shuts the pool down). multiprocessing starts its resource tracker the same way."""
+def _stop_signals_held() -> Iterator[None]:
+    """Workers started in here begin with SIGINT and SIGTERM blocked, and they stay blocked: a
+    signal mask survives fork and exec, so even a worker still starting up never sees them. A
+    terminal sends Ctrl-C to every process in its foreground group, systemd sends SIGTERM to
+    every process of the service, and only the bot should act on either: a worker killed by it
+    would break the pool in the middle of the bot's orderly stop. multiprocessing starts its
+    resource tracker the same way."""
     if not hasattr(signal, "pthread_sigmask"):  # Windows: no such signal group
         yield
         return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
+async def _answer(decision: Future[T]) -> T:
+    """The worker's answer. A wait cancelled (a table closed, the bot stopping) leaves the pool's
+    future alone, unlike asyncio.wrap_future's own cancel: a queued future cancelled from here
+    stays in the pool's books, and should a worker then die the pool sets an exception on it,
+    which raises InvalidStateError with a traceback in the pool's thread (CPython 3.11). The
+    decision runs on or is cancelled by the pool's shutdown; shield marks an answer nobody
+    waits for any more as retrieved."""
+    return await asyncio.shield(asyncio.wrap_future(decision))
 
 
 class ComputerPlayers:
@@ -121,7 +139,7 @@ class ComputerPlayers:
                 budget: float | None, answer_by: float
                 ) -> Future[tuple[Action, float, float | None]]:
         # The pool starts its workers on demand, inside submit().
-        with _sigint_held():
+        with _stop_signals_held():
             return self._executor.submit(_choose, level, view, legal, seed, budget, answer_by)
 
     async def choose(self, level: str, view: PlayerView, legal: list[Action], seed: str) -> Action:
@@ -134,13 +152,13 @@ class ComputerPlayers:
         self._searching += searching
         try:
             try:
-                action, started, given = await asyncio.wrap_future(self._submit(*args))
+                action, started, given = await _answer(self._submit(*args))
             except BrokenProcessPool:
                 # A worker died (killed, out of memory): start a fresh pool and ask once more.
                 log.warning("computer player pool broke; starting a new one")
                 self._executor.shutdown(wait=False, cancel_futures=True)
                 self._executor = self._new_pool()
-                action, started, given = await asyncio.wrap_future(self._submit(*args))
+                action, started, given = await _answer(self._submit(*args))
         finally:
             self._in_flight -= 1
             self._searching -= searching
