@@ -26,8 +26,6 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 UPDATE_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 RETRY_AFTER_BUCKETS = (1, 2, 5, 10, 30, 60, 300)
 
-UpdateHandler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]
-
 
 class RequestOutcome(StrEnum):
     OK = "ok"
@@ -82,7 +80,8 @@ class UpdateTimes(BaseMiddleware):
                                  "Time from taking an update to its end (a tap: its answer)",
                                  ["kind"], buckets=UPDATE_BUCKETS, registry=registry)
 
-    async def __call__(self, handler: UpdateHandler, event: TelegramObject,
+    async def __call__(self, handler: Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]],
+                       event: TelegramObject,
                        data: dict[str, Any]) -> Any:
         assert isinstance(event, Update)   # an outer middleware of the updates (app.py)
         kind = event.event_type
