@@ -350,7 +350,7 @@ class BotApp:
         HealthRoutes(self.readiness, self.registry, settings.metrics_token).add_to(self.web.app)
         if app_side is not None and settings.webapp_url:
             self.web_app = MiniApp(self.tables, app_side.sockets, settings.token,
-                                   settings.webapp_url)
+                                   settings.webapp_url, self.registry)
             self.web_app.add_to(self.web.app)
             self.counted["mini_app"] = app_side.sockets
         if self.by_webhook:

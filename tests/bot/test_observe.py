@@ -14,6 +14,7 @@ import aiohttp
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests.bot.app_pages import open_page
 from tests.bot.conftest import ALICE, game_message, play_to_end, settings_for
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
@@ -132,3 +133,22 @@ async def test_metrics_from_another_machine_need_the_token(
         assert "durak_ready 1.0" in await response.text()
     async with http.get(f"http://{address}:{listening_bot.web.port}/healthz") as response:
         assert response.status == 200   # health is no secret: a prober may live elsewhere
+
+
+async def test_app_moves_are_timed_and_its_sockets_counted(
+        tg: FakeTelegram, app_bot: BotApp, http: aiohttp.ClientSession) -> None:
+    await tg.send_text(ALICE, "/play")
+    setup = await tg.wait_for(lambda: tg.last_message(ALICE))
+    await tg.press(ALICE, setup, "▶ Start")
+    message = await tg.wait_for(lambda: game_message(tg, ALICE), what="the game message")
+    page = await open_page(http, app_bot.settings.webapp_url or "",
+                           tg.open_web_app(ALICE, message, "🃏 Table"))
+    assert (await page.receive())["type"] == "welcome"
+    state = await page.state()
+    while not state["legal"]:   # the computers lead first, maybe
+        state = await page.state(newer_than=state["version"])
+    assert (await page.move(state, state["legal"][0]))["ok"]
+    found = await samples(http, app_bot)
+    assert total(found, "durak_app_move_seconds_count") == 1
+    assert total(found, "durak_app_sockets") == 1
+    await page.close()

@@ -9,11 +9,13 @@ the server cannot read is answered with an error and changes nothing.
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 from aiohttp.typedefs import Handler
+from prometheus_client import CollectorRegistry, Histogram
 
 from tg_durak.i18n.translate import DEFAULT_LOCALE, Translator, translator
 from tg_durak.tables.service import TableService
@@ -45,6 +47,8 @@ HEARTBEAT_SECONDS = 20.0  # a phone that went away without a close is noticed
 CSP = ("default-src 'self'; script-src 'self' https://telegram.org; style-src 'self'; "
        "img-src 'self' data:; connect-src 'self'; frame-ancestors https://web.telegram.org "
        "https://*.telegram.org 'self'; base-uri 'none'; form-action 'none'")
+# Seconds from a move's frame to its answer, the new state already queued on every socket.
+MOVE_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 
 
 def origin_of(url: str) -> str:
@@ -55,11 +59,15 @@ def origin_of(url: str) -> str:
 class MiniApp:
     """The web side of the bot: hands each socket's frames to the table service. `sockets`
     are the ones the table service shows its tables to (built before it, by the composition
-    root)."""
+    root); `registry` hears how long each move took."""
 
     def __init__(self, tables: TableService, sockets: AppSockets, token: str,
-                 public_url: str) -> None:
+                 public_url: str, registry: CollectorRegistry) -> None:
         self.token = token
+        self.move_seconds = Histogram(
+            "durak_app_move_seconds",
+            "Mini App: from a move's frame to its answer, the new state queued on the sockets",
+            buckets=MOVE_BUCKETS, registry=registry)
         self.origin = origin_of(public_url)
         self.sockets = sockets
         self.sessions = AppSessions(tables, sockets)
@@ -155,7 +163,9 @@ class MiniApp:
         if isinstance(frame, MoveFrame):
             # A move needs no row of his: read for every move, it waited on the store's one
             # connection behind the other tables' writes (bench/app_load.py).
+            started = time.perf_counter()
             await self.sessions.move(viewer, frame)
+            self.move_seconds.observe(time.perf_counter() - started)
             return
         # The person's row is read anew: his settings and reachability may have changed.
         user = await self.sessions.tables.store.users.get(user_id)
