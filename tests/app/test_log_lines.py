@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
 import sys
+from pathlib import Path
 
 from tg_durak.ops.logs import JsonLines, TextLines
 
@@ -40,3 +42,29 @@ def test_a_text_line_is_as_before_with_secrets_hidden() -> None:
     first = text.splitlines()[0]
     assert first.endswith(" ERROR tg_durak.app: password ***")
     assert "Traceback" in text and not any(secret in text for secret in SECRETS)
+
+
+CRASH = """
+import threading
+from tg_durak.config import Settings
+from tg_durak.ops import logs
+
+logs.configure(Settings.from_env({"BOT_TOKEN": "123456:AAH-valid_token",
+                                  "DURAK_DB": "postgresql://durak:s3cret-pw@db/durak",
+                                  "DURAK_LOG_FORMAT": "json"}))
+worker = threading.Thread(target=lambda: 1 / 0, name="worker")
+worker.start()
+worker.join()
+raise RuntimeError("postgresql://durak:s3cret-pw@db/durak refused")
+"""
+
+
+def test_an_exception_nothing_caught_is_a_log_line_too(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", CRASH], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)
+    assert done.returncode == 1
+    entries = [json.loads(line) for line in done.stderr.splitlines()]
+    assert [entry["message"] for entry in entries] == ["uncaught exception in worker",
+                                                      "uncaught exception"]
+    assert "ZeroDivisionError" in entries[0]["exception"]
+    assert entries[1]["exception"].endswith("RuntimeError: postgresql://durak:***@db/durak refused")

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
+import threading
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from types import TracebackType
 
 from tg_durak.config import LogFormat, Settings
 
@@ -59,9 +62,25 @@ class JsonLines(logging.Formatter):
 
 
 def configure(settings: Settings) -> None:
-    """The root logger writes to stderr at LOG_LEVEL in DURAK_LOG_FORMAT."""
+    """The root logger writes to stderr at LOG_LEVEL in DURAK_LOG_FORMAT; so does an exception
+    nothing caught, in the main thread or another, which Python would print as it is."""
     handler = logging.StreamHandler()
     secrets = settings.secrets()
     handler.setFormatter(JsonLines(secrets) if settings.log_format is LogFormat.JSON
                          else TextLines(secrets))
     logging.basicConfig(level=settings.log_level, handlers=[handler], force=True)
+    sys.excepthook = _log_uncaught
+    threading.excepthook = _log_uncaught_in_thread
+
+
+def _log_uncaught(kind: type[BaseException], value: BaseException,
+                  traceback: TracebackType | None) -> None:
+    logging.getLogger("tg_durak").critical("uncaught exception", exc_info=(kind, value, traceback))
+
+
+def _log_uncaught_in_thread(args: threading.ExceptHookArgs) -> None:
+    if args.exc_value is not None:
+        name = args.thread.name if args.thread is not None else "a thread"
+        logging.getLogger("tg_durak").critical(
+            "uncaught exception in %s", name,
+            exc_info=(args.exc_type, args.exc_value, args.exc_traceback))
