@@ -93,7 +93,7 @@ def test_the_collector_reads_the_components_counters() -> None:
     registry = CollectorRegistry()
     components = {
         "tables": Counted({"tap:ok": 7, "tap:stale": 2, "computer_moves": 5, "timers": 3,
-                           "claimed": 4}),
+                           "claimed": 4, "reread": 6}),
         "publisher": Counted({"edits": 4, "coalesced": 6, "errors_429": 1, "queued": 2,
                               "sent_mover": 3, "max_wait_s_mover": 0.5}),
         "computers": Counted({"decisions": 9, "shed": 1, "queue_wait_p99_ms": 250.0,
@@ -116,6 +116,7 @@ def test_the_collector_reads_the_components_counters() -> None:
     assert samples[("durak_computer_queue_wait_p99_seconds", ())] == 0.25
     assert samples[("durak_computer_mean_budget_seconds", ())] == 0.4
     assert samples[("durak_wakes_claimed_total", ())] == 4
+    assert samples[("durak_tables_reread_total", ())] == 6
     assert samples[("durak_tables_open", (("kind", "private"),))] == 1
     assert samples[("durak_app_sockets", ())] == 2
     assert samples[("durak_ready", ())] == 0   # still starting

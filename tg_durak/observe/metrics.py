@@ -87,6 +87,10 @@ def _tables(stats: Mapping[str, float], open_now: Mapping[str, int]) -> Iterator
                               value=stats.get("computer_late", 0))
     yield GaugeMetricFamily("durak_timers_armed", "Table timers armed",
                             value=stats.get("timers", 0))
+    yield CounterMetricFamily("durak_tables_reread_total",
+                              "Held tables another process had changed: read again under the "
+                              "lock (a shared database's version conflicts)",
+                              value=stats.get("reread", 0))
     if "claimed" in stats:   # a shared database: overdue tables taken up from the store
         yield CounterMetricFamily("durak_wakes_claimed_total",
                                   "Overdue tables claimed from the store and woken here",

@@ -48,6 +48,7 @@ class StoredTables:
         # Tables found changed by another process under the lock being held (TableCore.lock
         # forgets each as its lock ends): their timers are that process's.
         self.moved: set[int] = set()
+        self.reread = 0   # held tables found behind the stored version (stats)
 
     async def load(self, table_id: int) -> LiveTable | LiveLobby | None:
         """The open table as stored, now held by this process too (None: not open). Read
@@ -93,6 +94,7 @@ class StoredTables:
                 core.apps_changed(held)   # an app opened or closed on another process
                 return
             self.moved.add(table_id)
+            self.reread += 1
         taken = await self._take(row, held)
         if isinstance(taken, LiveTable):
             core.apps_changed(taken)

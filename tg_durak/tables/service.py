@@ -119,11 +119,12 @@ class TableService:
                 await self._act_on(report)
 
     def stats(self) -> dict[str, float]:
-        """What the service counted (ops/stats.py): taps by outcome, tables, timers."""
+        """What the service counted (ops/stats.py): taps by outcome, tables, timers, tables
+        another process had changed."""
         core = self.core
         claimed = {} if self.wake_claims is None else {"claimed": self.wake_claims.claimed}
         return {**core.counts, "running": len(core.tables), "timers": self.scheduler.armed,
-                **claimed}
+                "reread": core.stored.reread, **claimed}
 
     async def running_table_of(self, user_id: int) -> int | None:
         return await self.core.running_table_of(user_id)
