@@ -711,7 +711,8 @@ async def _drive(tg: FakeTelegram, bot: BotProcess | FleetBot, steps: list[tuple
                 for task in players:
                     task.cancel()
                 break
-        return results[0] if len(results) == 1 else _stepped(results)
+        # A stepped run reports its steps even when the first one saturated the bot.
+        return _stepped(results) if len(steps) > 1 else results[0]
     finally:
         for task in background + players:
             task.cancel()

@@ -206,24 +206,33 @@ async def test_each_socket_is_sent_its_own_hand_only_and_an_onlooker_none(
     # the other side.
     for _ in range(3):
         game = live.game
-        mover = next(s for s in (0, 1) if game.legal_actions(s))
-        legal = game.legal_actions(mover)
         before = game.version
-        if mover == 0:   # Alice in the app
-            state = alice_state if alice_state["version"] == before else await alice.state(
-                newer_than=before - 1)
+        state = alice_state if alice_state["version"] == before else await alice.state(
+            newer_than=before - 1)
+        # Alice moves when her app offers a move (a Pass with nothing to throw in it does not
+        # offer: the window closes without it), else Bob does.
+        mover = 0 if state["legal"] else 1
+        legal = game.legal_actions(mover)
+        if not legal:   # nobody has a move: the round closes by itself
+            alice_state = await alice.state(newer_than=before)
+        elif mover == 0:   # Alice in the app
             answer = await alice.move(state, json.loads(json.dumps(state["legal"][0])))
             assert answer["ok"], answer
             await tg.wait_for(lambda b=before: (m := game_message(tg, BOB)) is not None
                               and f":{b}:" not in (m.buttons[0][0].callback_data or ""),
                               what="Alice's app move in Bob's chat")
         else:            # Bob in the chat
-            card = next((a.card for a in legal if a.card is not None), None)
-            assert card is not None or legal
-            await tg.press(BOB, game_message(tg, BOB), next(
-                b.text for row in game_message(tg, BOB).buttons for b in row
-                if b.callback_data and b.callback_data.startswith("m:")
-                and (b.text.startswith("•") or b.text in ("Take", "Pass"))))
+            def his_move(before: int = before) -> str | None:
+                """A button of Bob's chat that moves, once his message shows the table now
+                (his private chat's edits wait their budget)."""
+                message = game_message(tg, BOB)
+                return None if message is None else next(
+                    (b.text for row in message.buttons for b in row
+                     if b.callback_data and b.callback_data.startswith(f"m:{live.id}:{before}:")
+                     and (b.text.startswith("•") or b.text in ("Take", "Pass"))), None)
+
+            await tg.press(BOB, game_message(tg, BOB),
+                           await tg.wait_for(his_move, what="Bob's move in his chat"))
             alice_state = await alice.state(newer_than=before)
         if live.finished:
             break
