@@ -227,7 +227,9 @@ TEXT_POSITION = {
 }
 TEXT_KEYWORDS = frozenset({"text", "description", "caption"})
 TRANSLATOR_NAMES = frozenset({"t", "_", "__"})
-SCAN_EXCLUDED = ("emulator/", "i18n/")
+# Not the players': the emulator's (a test tool), the catalogs', and the operator's HTTP answers
+# (health and metrics, read by load balancers and Prometheus).
+SCAN_EXCLUDED = ("emulator/", "i18n/", "observe/")
 _MARKUP = re.compile(r"<[^<>]*>|&#?\w+;")
 
 

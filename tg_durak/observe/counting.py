@@ -19,6 +19,7 @@ from aiogram.dispatcher.middlewares.base import BaseMiddleware
 from aiogram.exceptions import TelegramAPIError, TelegramRetryAfter
 from aiogram.methods import TelegramMethod
 from aiogram.types import TelegramObject, Update
+from aiogram.types.update import UpdateTypeLookupError
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 # Seconds: a tap answered in tens of milliseconds, an update queued behind a table's lock in
@@ -70,6 +71,9 @@ class TelegramRequests(BaseRequestMiddleware):
         return result
 
 
+UNKNOWN_KIND = "unknown"   # the label of an update of a kind aiogram does not know
+
+
 class UpdateTimes(BaseMiddleware):
     """The dispatcher's outermost middleware of updates: counts and times each."""
 
@@ -84,7 +88,10 @@ class UpdateTimes(BaseMiddleware):
                        event: TelegramObject,
                        data: dict[str, Any]) -> Any:
         assert isinstance(event, Update)   # an outer middleware of the updates (app.py)
-        kind = event.event_type
+        try:
+            kind = event.event_type
+        except UpdateTypeLookupError:   # a kind newer than aiogram: its dispatcher says so
+            kind = UNKNOWN_KIND
         started = time.perf_counter()
         outcome = UpdateOutcome.ERROR
         try:
