@@ -444,17 +444,23 @@ async def test_the_outboxs_reports_are_acted_on_and_one_that_fails_stops_none(
     reports = OutboxReports()
     world = service(store, FakeClock(START), reports=reports)
     table_id = await world.tables.start_private(USER, "Ann", ONE_COMPUTER)
+
+    async def message_ids() -> list[int]:
+        return [m.message_id for m in await world.store.messages.of_table(table_id)]
+
+    await reports.put(MessageSent((table_id, USER), USER, 97))   # nobody reads yet: it waits
+    assert await message_ids() == []
     await world.tables.resume()
-    reports.put(MessageSent((table_id + 1000, USER), USER, 98))   # no such table: refused
-    reports.put(MessageSent((table_id, USER), USER, 99))
-    for _ in range(1000):
-        if await world.store.messages.of_table(table_id):
-            break
-        await asyncio.sleep(0.01)
-    assert [m.message_id for m in await world.store.messages.of_table(table_id)] == [99]
-    reports.put(MessageSent((table_id, USER), USER, 100))
+    # While the service reads, a report is acted on by the time the publisher goes on.
+    await reports.put(MessageSent((table_id + 1000, USER), USER, 98))   # no such table: refused
+    assert await message_ids() == [97], "what waited came first"
+    await reports.put(MessageSent((table_id, USER), USER, 99))
+    assert await message_ids() == [99]
+    await world.tables.stop_reading_reports()
+    await reports.put(MessageSent((table_id, USER), USER, 100))   # after the stop: it waits
+    assert await message_ids() == [99]
     await world.tables.stop_reading_reports()   # a stop acts on what is left
-    assert [m.message_id for m in await world.store.messages.of_table(table_id)] == [100]
+    assert await message_ids() == [100]
     await world.tables.close()
 
 

@@ -151,7 +151,7 @@ async def make(bot: FakeBot, news: list, chats: list) -> AsyncIterator[Factory]:
     started: list[Publisher] = []
 
     class Noted(OutboxReports):
-        def put(self, report: OutboxReport) -> None:
+        async def put(self, report: OutboxReport) -> None:
             if isinstance(report, MessageSent):
                 news.append((report.key, report.chat_id, report.message_id))
             elif isinstance(report, ChatRefused):

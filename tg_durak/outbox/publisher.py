@@ -260,11 +260,11 @@ class Publisher:
             if request.priority is not Priority.BAR:
                 self._outbox.retry(request)
         except TelegramMigrateToChat as exc:
-            self._migrated(request, exc.migrate_to_chat_id)
+            await self._migrated(request, exc.migrate_to_chat_id)
         except TelegramBadRequest as exc:
             self._refused(request, message_id, exc)
         except TelegramForbiddenError as exc:
-            self._blocked(request, exc)
+            await self._blocked(request, exc)
         except (TelegramNetworkError, TelegramServerError) as exc:
             # Retried until it works: the message must end up showing the latest screen.
             backoff = self._outbox.back_off(slot, self._clock())
@@ -295,28 +295,28 @@ class Publisher:
             if slot.sent is not None:
                 slot.sent(message.message_id)
             return
-        self._report(MessageSent(slot.key, slot.chat_id, message.message_id))
+        await self._report(MessageSent(slot.key, slot.chat_id, message.message_id))
 
-    def _migrated(self, request: Request, new_chat_id: int) -> None:
+    async def _migrated(self, request: Request, new_chat_id: int) -> None:
         """The group is a supergroup now: its old messages cannot be edited under the new id."""
         slot = request.slot
         old_chat_id = slot.chat_id
         log.info("publisher: chat %s moved to %s", old_chat_id, new_chat_id)
         self._outbox.moved(slot, new_chat_id)
         self._outbox.retry(request)
-        self._report(ChatMigrated(old_chat_id, new_chat_id))
+        await self._report(ChatMigrated(old_chat_id, new_chat_id))
 
-    def _blocked(self, request: Request, exc: TelegramForbiddenError) -> None:
+    async def _blocked(self, request: Request, exc: TelegramForbiddenError) -> None:
         slot = request.slot
         log.info("publisher: dropping screens for %r, chat %s: %s", slot.key, slot.chat_id,
                  exc.message)
         if self._outbox.is_current(slot):
             self._outbox.unqueue(slot)
-        self._report(ChatRefused(slot.chat_id))
+        await self._report(ChatRefused(slot.chat_id))
 
-    def _report(self, report: OutboxReport) -> None:
+    async def _report(self, report: OutboxReport) -> None:
         if self._reports is not None:
-            self._reports.put(report)
+            await self._reports.put(report)
 
     def _refused(self, request: Request, message_id: int | None,
                  exc: TelegramBadRequest) -> None:

@@ -81,7 +81,6 @@ class TableService:
         self.wake_claims = WakeClaims(store, self.wake_claimed, clock) if store.shared else None
         self.reports = reports
         self._reading: asyncio.Task[None] | None = None
-        self._acting: asyncio.Future[None] | None = None   # the report being acted on
 
     async def resume(self) -> int:
         """After a start: the tables resumed (tables.restart), then the due ones claimed from a
@@ -90,15 +89,8 @@ class TableService:
         if self.wake_claims is not None:
             self.wake_claims.start()
         if self.reports is not None:
-            self._reading = asyncio.create_task(self._read_reports(self.reports))
+            self._reading = self.reports.serve(self._act_on)
         return resumed
-
-    async def _read_reports(self, reports: OutboxReports) -> None:
-        while True:
-            report = await reports.next()
-            # A stop cancels the reading, never a report half acted on.
-            self._acting = asyncio.ensure_future(self._act_on(report))
-            await asyncio.shield(self._acting)
 
     async def _act_on(self, report: OutboxReport) -> None:
         try:
@@ -112,8 +104,6 @@ class TableService:
         if self._reading is not None:
             self._reading.cancel()
             await asyncio.gather(self._reading, return_exceptions=True)
-        if self._acting is not None:
-            await self._acting
         if self.reports is not None:
             for report in self.reports.waiting():
                 await self._act_on(report)
