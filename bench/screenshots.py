@@ -23,7 +23,8 @@ import argparse
 import asyncio
 import tempfile
 import time
-from dataclasses import replace
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from playwright.async_api import Browser, Page, async_playwright
@@ -110,17 +111,26 @@ async def phone_page(browser: Browser, url: str, dark: bool, locale: str,
     return page
 
 
+@asynccontextmanager
+async def serving_mini_app(tg: FakeTelegram, db: str) -> AsyncIterator[BotApp]:
+    """The bot on `db` with its Mini App on a free port, registered with the emulator."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    tg.set_web_app(url)
+    app = BotApp(Settings(token=tg.token, db_path=db, api_url=tg.url, time_scale=1.0,
+                          log_level="WARNING", webapp_url=url, web_port=port))
+    await app.start()
+    try:
+        yield app
+    finally:
+        await app.stop()
+
+
 async def private_shots(browser: Browser, out: Path, db: str) -> None:
     async with FakeTelegram() as tg:
         tg.add_user(501, "Alice", language_code="en")
         tg.add_user(502, "Bob", language_code="en")
-        port = free_port()
-        url = f"http://127.0.0.1:{port}/"
-        tg.set_web_app(url)
-        app = BotApp(Settings(token=tg.token, db_path=db, api_url=tg.url, time_scale=1.0,
-                              log_level="WARNING", webapp_url=url, web_port=port))
-        await app.start()
-        try:
+        async with serving_mini_app(tg, db):
             for user, theme, dark, name in ((501, LIGHT_THEME, False, "mini-app-light.png"),
                                             (502, DARK_THEME, True, "mini-app-dark.png")):
                 await tg.send_text(user, "/start")
@@ -132,8 +142,6 @@ async def private_shots(browser: Browser, out: Path, db: str) -> None:
                 await mid_round(page)
                 await page.screenshot(path=out / name)
                 await page.context.close()
-        finally:
-            await app.stop()
 
 
 RU_PEOPLE = ((601, "Алиса"), (602, "Борис"), (603, "Вера"))
@@ -144,14 +152,7 @@ async def group_shot(browser: Browser, out: Path, db: str) -> None:
         for user, name in RU_PEOPLE:
             tg.add_user(user, name, language_code="ru")
         tg.add_group(GROUP, "Клуб", members=[u for u, _ in RU_PEOPLE], creator=601)
-        port = free_port()
-        url = f"http://127.0.0.1:{port}/"
-        tg.set_web_app(url)
-        settings = Settings(token=tg.token, db_path=db, api_url=tg.url, time_scale=1.0,
-                            log_level="WARNING")
-        app = BotApp(replace(settings, webapp_url=url, web_port=port))
-        await app.start()
-        try:
+        async with serving_mini_app(tg, db):
             for user, _ in RU_PEOPLE:
                 await tg.send_text(user, "/start")
             await tg.send_text(601, "/new@durak_test_bot", chat_id=GROUP)
@@ -168,8 +169,6 @@ async def group_shot(browser: Browser, out: Path, db: str) -> None:
             await settled(page)
             await page.screenshot(path=out / "mini-app-group-ru.png")
             await page.context.close()
-        finally:
-            await app.stop()
 
 
 async def quiet(page: Page, seconds: float = 1.5) -> None:
@@ -186,13 +185,7 @@ async def six_players_shots(browser: Browser, out: Path, db: str) -> None:
     async with FakeTelegram() as tg:
         await has_written(tg, person)
         await store_table(db, six_players_mid_round(time.time()), person)
-        port = free_port()
-        url = f"http://127.0.0.1:{port}/"
-        tg.set_web_app(url)
-        app = BotApp(Settings(token=tg.token, db_path=db, api_url=tg.url, time_scale=1.0,
-                              log_level="WARNING", webapp_url=url, web_port=port))
-        await app.start()
-        try:
+        async with serving_mini_app(tg, db):
             message = await tg.wait_for(lambda: app_message(tg, person))
             for size, viewport in (("360", SMALL), ("390", TALL)):
                 for theme, dark, look in ((LIGHT_THEME, False, "light"),
@@ -204,8 +197,6 @@ async def six_players_shots(browser: Browser, out: Path, db: str) -> None:
                     await quiet(page)
                     await page.screenshot(path=out / f"mini-app-six-ru-{size}-{look}.png")
                     await page.context.close()
-        finally:
-            await app.stop()
 
 
 async def local_web_shot(browser: Browser, out: Path, db: str) -> None:

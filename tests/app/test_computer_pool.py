@@ -50,16 +50,18 @@ async def test_decisions_come_from_another_process_and_survive_a_dead_worker() -
     assert multiprocessing.active_children() == []
 
 
-async def test_a_ctrl_c_is_for_the_bot_not_for_its_workers() -> None:
-    """A terminal sends Ctrl-C to the whole process group; the workers carry on until the bot
-    closes the pool (a worker that died of it would print a KeyboardInterrupt traceback)."""
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+async def test_a_ctrl_c_or_a_sigterm_is_for_the_bot_not_for_its_workers(sent: int) -> None:
+    """A terminal sends Ctrl-C to the whole process group, systemd a SIGTERM to every process
+    of the service; the workers carry on until the bot closes the pool (a worker that died of
+    it would print a traceback)."""
     before = set(children())
     pool = ComputerPlayers()
     try:
         first = await pool.choose("easy", VIEW, LEGAL, "seed")
         workers = set(children()) - before
         for pid in workers:
-            os.kill(pid, signal.SIGINT)
+            os.kill(pid, sent)
         assert await pool.choose("easy", VIEW, LEGAL, "seed") == first
         assert set(children()) - before == workers, "the same workers, none replaced"
     finally:

@@ -1,6 +1,6 @@
 """The bot's stop while computers think is quiet (issue "Run it for a real community"): the
-decisions it stops waiting for leave the pool's books in order, and a SIGTERM sent to every
-process of the service (systemd does) is for the bot alone, as a Ctrl-C is."""
+decisions it stops waiting for leave the pool's books in order (that a SIGTERM sent to every
+process of the service is for the bot alone: tests/app/test_computer_pool.py)."""
 
 from __future__ import annotations
 
@@ -53,17 +53,3 @@ async def test_waits_given_up_then_a_dead_worker_raise_nothing_in_the_pools_thre
     finally:
         await pool.close()
     assert [str(failure.exc_value) for failure in thread_failures] == []
-
-
-async def test_a_sigterm_is_for_the_bot_not_for_its_workers() -> None:
-    before = set(children())
-    pool = ComputerPlayers()
-    try:
-        first = await pool.choose("easy", VIEW, LEGAL, "seed")
-        workers = set(children()) - before
-        for pid in workers:
-            os.kill(pid, signal.SIGTERM)
-        assert await pool.choose("easy", VIEW, LEGAL, "seed") == first
-        assert set(children()) - before == workers, "the same workers, none replaced"
-    finally:
-        await pool.close()

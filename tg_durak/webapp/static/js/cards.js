@@ -116,14 +116,19 @@ export function installSprite() {
   document.body.prepend(svg);
 }
 
-function cornerIndex(parent, suit, value) {
+// A rank's label centred at (x, y); a two-letter one ("10") squeezed into `width`.
+function rankText(parent, value, x, y, className, width) {
   const label = rankLabel(value);
-  const text = make('text', { x: 33, y: 64, class: 'index', 'text-anchor': 'middle' }, parent);
+  const text = make('text', { x, y, class: className, 'text-anchor': 'middle' }, parent);
   text.textContent = label;
   if (label.length > 1) {
-    text.setAttribute('textLength', 58);
+    text.setAttribute('textLength', width);
     text.setAttribute('lengthAdjust', 'spacingAndGlyphs');
   }
+}
+
+function cornerIndex(parent, suit, value) {
+  rankText(parent, value, 33, 64, 'index', 58);
   pip(parent, suit, 33, 92, 40);
 }
 
@@ -171,13 +176,7 @@ export function trumpSvg(code) {
   });
   make('rect', { x: 2, y: 2, width: H - 4, height: W - 4, rx: 16, class: 'face-bg' }, svg);
   pip(svg, suit, 105, W / 2, 120);
-  const label = rankLabel(value);
-  const text = make('text', { x: 268, y: 120, class: 'trump-index', 'text-anchor': 'middle' }, svg);
-  text.textContent = label;
-  if (label.length > 1) {
-    text.setAttribute('textLength', 140);
-    text.setAttribute('lengthAdjust', 'spacingAndGlyphs');
-  }
+  rankText(svg, value, 268, 120, 'trump-index', 140);
   pip(svg, suit, 268, 178, 84);
   return svg;
 }
