@@ -34,6 +34,7 @@ from tg_durak.observe.counting import TelegramRequests, UpdateTimes
 from tg_durak.observe.metrics import StatsCollector, build_info, open_by_kind
 from tg_durak.observe.readiness import Check, Readiness, answers, schema_current
 from tg_durak.observe.routes import HealthRoutes
+from tg_durak.observe.store import TransactionTimes
 from tg_durak.ops.gc_tuning import settle_after_start
 from tg_durak.ops.stats import final_report, keep_writing, report_on_signal
 from tg_durak.outbox.publisher import Publisher
@@ -243,7 +244,8 @@ class BotApp:
             # is closed, reports that with a traceback: such a file is refused here first.
             if not is_postgres(self.settings.db_path):
                 await asyncio.to_thread(_open_and_close, self.settings.db_path)
-            self.store = await Store.open(self.settings.db_path, rate=rate)
+            self.store = await Store.open(self.settings.db_path, rate=rate,
+                                          timer=TransactionTimes(self.registry))
         except StoreUnavailable as exc:
             raise StartFailed(f"the database {redacted(self.settings.db_path)} refuses writes"
                               f" ({exc}): "

@@ -16,8 +16,10 @@ import asyncio
 import gc
 import os
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from enum import StrEnum
 from pathlib import Path
 from typing import Protocol, cast
 
@@ -45,6 +47,39 @@ async def only_row(db: Session, sql: str, params: Params = ()) -> Row:
     if row is None:
         raise LookupError(f"no row from {sql}")
     return row
+
+
+class Scope(StrEnum):
+    """The transactions a `ScopeTimer` is told of."""
+
+    TRANSACTION = "transaction"   # transaction(): a write, or a group commit of several
+    HELD = "held"                 # held(): a table's change under its lock (a shared database)
+
+
+class ScopeTimer(Protocol):
+    """Told how long each transaction took, from asking for it (waiting for the lock or a
+    pooled connection included) to its commit or rollback (tg_durak/observe/store.py)."""
+
+    def __call__(self, scope: Scope, seconds: float, committed: bool) -> None: ...
+
+
+def timed(scope: AbstractAsyncContextManager[Session], timer: ScopeTimer | None,
+          kind: Scope) -> AbstractAsyncContextManager[Session]:
+    """``scope`` with its time given to ``timer`` as it ends (None: ``scope`` as it is)."""
+    return scope if timer is None else _timing(scope, timer, kind)
+
+
+@asynccontextmanager
+async def _timing(scope: AbstractAsyncContextManager[Session], timer: ScopeTimer,
+                  kind: Scope) -> AsyncIterator[Session]:
+    started = time.perf_counter()
+    committed = False
+    try:
+        async with scope as session:
+            yield session
+        committed = True
+    finally:
+        timer(kind, time.perf_counter() - started, committed)
 
 
 class Session(Protocol):
@@ -188,17 +223,20 @@ class SQLiteConnection:
     def held(self, name: str) -> AbstractAsyncContextManager[Session]:
         raise NotImplementedError("one process owns a SQLite database: nothing to hold")
 
-    def __init__(self, db: aiosqlite.Connection) -> None:
+    def __init__(self, db: aiosqlite.Connection, timer: ScopeTimer | None = None) -> None:
         self._db = db
         self._session = SQLiteSession(db)
+        self._timer = timer
         # Transactions span several awaits on one connection; the lock keeps tasks from
         # interleaving statements inside each other's transactions.
         self._lock = asyncio.Lock()
 
     @classmethod
-    async def open(cls, path: str, *, readonly: bool = False) -> SQLiteConnection:
+    async def open(cls, path: str, *, readonly: bool = False,
+                   timer: ScopeTimer | None = None) -> SQLiteConnection:
         """The database at ``path``, created if needed (``":memory:"``: a private one in
-        memory); ``readonly``: an existing file, opened for reading only."""
+        memory); ``readonly``: an existing file, opened for reading only; ``timer``: told of
+        each transaction's time."""
         if readonly:
             if not Path(path).is_file():
                 raise FileNotFoundError(f"no database at {path}")
@@ -217,7 +255,7 @@ class SQLiteConnection:
         except BaseException:
             await db.close()
             raise
-        return cls(db)
+        return cls(db, timer)
 
     async def close(self) -> None:
         async with self._lock:
@@ -227,8 +265,11 @@ class SQLiteConnection:
             gc.collect()
             await self._db.close()
 
+    def transaction(self) -> AbstractAsyncContextManager[Session]:
+        return timed(self._transaction(), self._timer, Scope.TRANSACTION)
+
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[Session]:
+    async def _transaction(self) -> AsyncIterator[Session]:
         async with self._lock:
             try:
                 try:

@@ -35,7 +35,16 @@ from dataclasses import dataclass, field
 import psycopg
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
-from tg_durak.storage.connection import Dialect, Params, Row, Session, only_row
+from tg_durak.storage.connection import (
+    Dialect,
+    Params,
+    Row,
+    Scope,
+    ScopeTimer,
+    Session,
+    only_row,
+    timed,
+)
 from tg_durak.storage.errors import NoDatabase, StoreUnavailable
 from tg_durak.storage.postgres_sql import migration_statements, to_pyformat
 
@@ -163,14 +172,16 @@ class PostgresConnection:
     engine = "postgresql"
     shared = True   # several processes may use it at once
 
-    def __init__(self, pool: AsyncConnectionPool, *, readonly: bool = False) -> None:
+    def __init__(self, pool: AsyncConnectionPool, *, readonly: bool = False,
+                 timer: ScopeTimer | None = None) -> None:
         self._pool = pool
         self._readonly = readonly
+        self._timer = timer
         self.lock_timeout_ms = _LOCK_TIMEOUT_MS
 
     @classmethod
     async def open(cls, url: str, *, readonly: bool = False, min_size: int = 1,
-                   max_size: int = 10) -> PostgresConnection:
+                   max_size: int = 10, timer: ScopeTimer | None = None) -> PostgresConnection:
         """A pool on the database at ``url``. NoDatabase if the server refuses it for good (no
         such database or role, a wrong password), StoreUnavailable if it may pass (no answer,
         starting up); ``readonly``: every scope is a read-only transaction."""
@@ -183,7 +194,7 @@ class PostgresConnection:
             check=AsyncConnectionPool.check_connection)
         with _refusals():
             await pool.open(wait=True, timeout=_CONNECT_TIMEOUT_S)
-        return cls(pool, readonly=readonly)
+        return cls(pool, readonly=readonly, timer=timer)
 
     async def close(self) -> None:
         await self._pool.close()
@@ -246,7 +257,9 @@ class PostgresConnection:
                     raise
 
     def transaction(self) -> AbstractAsyncContextManager[Session]:
-        return self._scope(self._begin("READ COMMITTED"))
+        scope = self._scope(self._begin("READ COMMITTED"))
+        # Inside `held` a savepoint: its time is the held transaction's.
+        return scope if self.holding() else timed(scope, self._timer, Scope.TRANSACTION)
 
     def statement(self) -> AbstractAsyncContextManager[Session]:
         # Inside `held` without a savepoint: one statement stands or falls alone anyway, and a
@@ -264,11 +277,15 @@ class PostgresConnection:
         """Whether this task is inside `held` (its scopes join that transaction)."""
         return _held_here(self) is not None
 
-    @asynccontextmanager
-    async def held(self, name: str) -> AsyncIterator[Session]:
+    def held(self, name: str) -> AbstractAsyncContextManager[Session]:
         """A transaction holding the lock ``name`` until it ends, committed at the end (rolled
         back on an error); every scope this task opens meanwhile joins it. Inside another
         `held`, the lock is taken in that one's transaction."""
+        scope = self._held(name)
+        return scope if self.holding() else timed(scope, self._timer, Scope.HELD)
+
+    @asynccontextmanager
+    async def _held(self, name: str) -> AsyncIterator[Session]:
         outer = _held_here(self)
         if outer is not None:
             await outer.session.execute(_NAMED_LOCK, (name,))

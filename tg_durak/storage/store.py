@@ -11,7 +11,7 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 
 from tg_durak.storage import migrations as schema
-from tg_durak.storage.connection import Connection, SQLiteConnection
+from tg_durak.storage.connection import Connection, ScopeTimer, SQLiteConnection
 from tg_durak.storage.lobbies import Lobbies
 from tg_durak.storage.messages import Messages
 from tg_durak.storage.meta import Meta
@@ -29,14 +29,16 @@ def is_postgres(target: str) -> bool:
     return target.startswith(_POSTGRES_SCHEMES)
 
 
-async def open_connection(target: str, *, readonly: bool = False) -> Connection:
-    """The database at ``target``: a PostgreSQL address, else a SQLite file."""
+async def open_connection(target: str, *, readonly: bool = False,
+                          timer: ScopeTimer | None = None) -> Connection:
+    """The database at ``target``: a PostgreSQL address, else a SQLite file; ``timer`` is told
+    of each transaction's time."""
     if is_postgres(target):
         # Imported here: the bot on a SQLite file never loads psycopg.
         from tg_durak.storage.postgres import PostgresConnection
 
-        return await PostgresConnection.open(target, readonly=readonly)
-    return await SQLiteConnection.open(target, readonly=readonly)
+        return await PostgresConnection.open(target, readonly=readonly, timer=timer)
+    return await SQLiteConnection.open(target, readonly=readonly, timer=timer)
 
 
 def redacted(target: str) -> str:
@@ -88,6 +90,7 @@ class Store:
     async def open(
         cls, path: str, *, rate: RateTable | None = None,
         migrations: schema.Folder | None = None, readonly: bool = False,
+        timer: ScopeTimer | None = None,
     ) -> Store:
         """Open (creating if needed) the database at ``path`` and bring its schema up to date.
 
@@ -96,9 +99,10 @@ class Store:
         moves the people's ratings when a table ends (`tg_durak.play.ratings.rate`; None:
         results only). ``migrations`` overrides the folder of migration files (tests).
         ``readonly`` opens an existing database for reading only, beside a running bot, and
-        changes nothing (no migration either: see ``pending``).
+        changes nothing (no migration either: see ``pending``). ``timer`` is told how long
+        each transaction took (the bot's metrics: tg_durak/observe/store.py).
         """
-        connection = await open_connection(path, readonly=readonly)
+        connection = await open_connection(path, readonly=readonly, timer=timer)
         try:
             found = schema.load(migrations)
             if readonly:
