@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from tg_durak.emulator.inline import check_inline_keyboard
 from tg_durak.emulator.limits import RateLimiter
 from tg_durak.emulator.markup import MAX_TEXT_LENGTH
 from tg_durak.emulator.members import bot_status, member_json
@@ -107,7 +108,7 @@ class BotApi:
             **self.world.bot.to_api(),
             "can_join_groups": True,
             "can_read_all_group_messages": not self.world.privacy_mode,
-            "supports_inline_queries": False,
+            "supports_inline_queries": self.world.inline.enabled,
             "can_connect_to_business": False,
             "has_main_web_app": self.world.web_apps.main is not None,
         }
@@ -195,34 +196,42 @@ class BotApi:
         return None
 
     @_method("editMessageText")
-    def _edit_message_text(self, params: dict[str, Any]) -> dict[str, Any]:
+    def _edit_message_text(self, params: dict[str, Any]) -> dict[str, Any] | bool:
         return self._edit("editMessageText", params, text_too=True)
 
     @_method("editMessageReplyMarkup")
-    def _edit_message_reply_markup(self, params: dict[str, Any]) -> dict[str, Any]:
+    def _edit_message_reply_markup(self, params: dict[str, Any]) -> dict[str, Any] | bool:
         return self._edit("editMessageReplyMarkup", params, text_too=False)
 
-    def _edit(self, method: str, params: dict[str, Any], text_too: bool) -> dict[str, Any]:
-        if params.get("inline_message_id"):
-            raise bad_request("MESSAGE_ID_INVALID")  # inline messages are not emulated
+    def _edit(self, method: str, params: dict[str, Any], text_too: bool) -> dict[str, Any] | bool:
         text_and_entities = text_param(self.world, params) if text_too else None
         buttons = keyboard_param(params)
-        chat = chat_param(self.world, params)
-        check_keyboard_fits(chat, buttons)
-        message = message_param(self.world, params, chat, "message to edit not found")
-        if not message.from_bot:
-            raise bad_request("message can't be edited")
+        inline = bool(params.get("inline_message_id"))
+        if inline:   # a message sent via the bot: edited by its id alone, wherever it is
+            chat, message = self.world.inline.message(params)
+            check_inline_keyboard(buttons)
+        else:
+            chat = chat_param(self.world, params)
+            check_keyboard_fits(chat, buttons)
+            message = message_param(self.world, params, chat, "message to edit not found")
+            if not message.from_bot:
+                raise bad_request("message can't be edited")
         text, entities = text_and_entities or (message.text, message.entities)
         if len(text) > MAX_TEXT_LENGTH:
             raise bad_request("message is too long")
         if (text, entities, buttons) == (message.text, message.entities, message.buttons):
             raise bad_request(NOT_MODIFIED)
-        self.limiter.check(method, chat, message.message_id)
+        self.limiter.check(method, chat, message.message_id, inline=inline)
         edited = self.world.store(replace(
             message, text=text, entities=entities, buttons=buttons,
             edit_count=message.edit_count + 1, edit_date=int(self.world.clock()),
         ), ChangeKind.EDIT)
-        return self.world.message_json(edited)
+        return True if inline else self.world.message_json(edited)
+
+    @_method("answerInlineQuery")
+    def _answer_inline_query(self, params: dict[str, Any]) -> bool:
+        return self.world.inline.answer(params, lambda p: text_param(self.world, p),
+                                        keyboard_param)
 
     @_method("deleteMessage")
     def _delete_message(self, params: dict[str, Any]) -> bool:

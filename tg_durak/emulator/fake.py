@@ -14,6 +14,7 @@ from aiohttp import web
 from tg_durak.emulator import lifecycle
 from tg_durak.emulator.api import BotApi, canonical_method
 from tg_durak.emulator.faults import Faults
+from tg_durak.emulator.inline import InlineQuery
 from tg_durak.emulator.limits import Hit, RateLimiter, RateLimits
 from tg_durak.emulator.models import (
     ApiError,
@@ -79,6 +80,7 @@ class FakeTelegram:
         callback_ttl: float = 15.0,
         clock: Callable[[], float] = time.time,
         first_update_id: int = 1,
+        webhook_ca: str | None = None,
     ) -> None:
         self.token = token
         self.clock = clock
@@ -101,8 +103,9 @@ class FakeTelegram:
         self._address: tuple[str, int] | None = None
         self._outage: asyncio.Event | None = None  # set when the network is back
         # After setWebhook: the updates posted to the bot (webhooks.posts: each try, answered).
+        # webhook_ca: an authority whose certificates an https webhook may have (a test's proxy).
         self.webhooks = WebhookPoster(self.state.updates, clock, self._next_change,
-                                      self._reachable, self._wake)
+                                      self._reachable, self._wake, ca_file=webhook_ca)
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -412,6 +415,33 @@ class FakeTelegram:
             f"no button {button!r} on message {message.chat_id}/{message.message_id}; "
             f"buttons: {[b.text for b in flat]}"
         )
+
+    # ---------------------------------------------------------------- inline mode
+
+    def set_inline(self, enabled: bool = True, feedback: bool = False) -> None:
+        """BotFather's /setinline (the bot answers @bot queries) and /setinlinefeedback (it is
+        told which result was chosen: chosen_inline_result)."""
+        self.state.inline.enabled, self.state.inline.feedback = enabled, feedback
+
+    def add_dialog(self, first: int, second: int) -> Chat:
+        """A private chat between two people; the bot is not in it (inline mode still is)."""
+        return self.state.inline.add_dialog(first, second)
+
+    async def inline_query(self, user_id: int, query: str = "", chat_id: int | None = None,
+                           timeout: float = 60.0) -> InlineQuery:
+        """The user types `@bot query` in chat_id (default: his private chat with the bot) and
+        waits for the bot's results (query.answer)."""
+        asked = self.state.inline.ask(user_id, query, chat_id)
+        await self.wait_for(lambda: asked.answer, timeout,
+                            what=f"the bot to answer inline query {asked.id} ({query!r})")
+        return asked
+
+    async def choose_inline(self, user_id: int, result: str, query: str = "",
+                            chat_id: int | None = None) -> Message:
+        """The user types `@bot query` in chat_id and taps the result `result` (its id or
+        title): the message he sends via the bot."""
+        asked = await self.inline_query(user_id, query, chat_id)
+        return self.state.inline.choose(asked, result)
 
     def set_web_app(self, url: str, name: str | None = None) -> None:
         """Record the bot's Mini App as BotFather does: its main app, or with `name` one made

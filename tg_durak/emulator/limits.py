@@ -17,6 +17,9 @@ class RateLimits:
     private_per_second: int | None = None
     group_per_minute: int | None = None
     global_per_second: int | None = None
+    # Edits of messages sent via the bot (inline mode), per chat they are in, whatever its type:
+    # the bot cannot tell a private chat from a group there, so it keeps to a group's budget.
+    inline_per_minute: int | None = None
     methods: frozenset[str] = frozenset(
         {"sendMessage", "editMessageText", "editMessageReplyMarkup"}
     )
@@ -48,18 +51,23 @@ class RateLimiter:
         self._hits: dict[Hashable, deque[float]] = defaultdict(deque)
         self.log: dict[int, list[Hit]] = defaultdict(list)
 
-    def check(self, method: str, chat: Chat, message_id: int | None = None) -> None:
-        """Count one call of `method` in `chat` (about `message_id`), or raise 429 with
-        retry_after if over budget. Sends and edits share each chat's budget."""
+    def check(self, method: str, chat: Chat, message_id: int | None = None,
+              inline: bool = False) -> None:
+        """Count one call of `method` in `chat` (about `message_id`; `inline`: a message sent
+        via the bot), or raise 429 with retry_after if over budget. Sends and edits share each
+        chat's budget; edits of inline messages have a budget of their own in each chat."""
         limits = self.limits
         if method not in limits.methods:
             return
         windows: list[Window] = []
         if limits.global_per_second is not None:
             windows.append(("global", limits.global_per_second, 1.0))
-        if chat.is_private and limits.private_per_second is not None:
+        if inline:
+            if limits.inline_per_minute is not None:
+                windows.append((("inline", chat.id), limits.inline_per_minute, 60.0))
+        elif chat.is_private and limits.private_per_second is not None:
             windows.append((chat.id, limits.private_per_second, 1.0))
-        if not chat.is_private and limits.group_per_minute is not None:
+        elif not chat.is_private and limits.group_per_minute is not None:
             windows.append((chat.id, limits.group_per_minute, 60.0))
         now = self._clock()
         self._hit(windows, now)

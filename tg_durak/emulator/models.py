@@ -121,6 +121,9 @@ class Message:
     thread_id: int | None = None  # the forum topic the message is in (None: General)
     # A service message's own fields instead of text, e.g. {"migrate_to_chat_id": -100...}
     service: dict[str, Any] | None = None
+    # A message a person sent "via @bot" by choosing one of its inline results: the bot edits
+    # it by this id alone (it need not be in the chat).
+    inline_id: str | None = None
 
     @property
     def html(self) -> str:
@@ -151,6 +154,7 @@ class CallbackQuery:
     data: str
     created: float
     answer: CallbackAnswer | None = None
+    inline_id: str | None = None   # a tap on a message sent via the bot (inline mode)
 
 
 class ChangeKind(StrEnum):

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from tg_durak.emulator.commands import ScopeKey
+from tg_durak.emulator.inline import DIALOG_IDS_FROM
 from tg_durak.emulator.links import is_web_app_url, start_link_payload
 from tg_durak.emulator.markup import Entity, EntityParseError, parse_html, sort_entities, trim
 from tg_durak.emulator.models import (
@@ -29,12 +30,12 @@ _INT_PARAMS = frozenset({
     "message_thread_id", "max_connections",
 })
 _BOOL_PARAMS = frozenset({
-    "show_alert", "drop_pending_updates", "disable_notification", "protect_content",
+    "show_alert", "drop_pending_updates", "is_personal", "disable_notification", "protect_content",
     "disable_web_page_preview", "allow_sending_without_reply",
 })
 _JSON_PARAMS = frozenset({
     "reply_markup", "entities", "scope", "commands", "allowed_updates", "reply_parameters",
-    "link_preview_options",
+    "link_preview_options", "results", "button",
 })
 _COMMAND_RE = re.compile(r"[a-z0-9_]{1,32}")
 _GLOBAL_SCOPES = frozenset(
@@ -73,7 +74,7 @@ def chat_param(world: World, params: dict[str, Any], sending: bool = False) -> C
     if chat_id is None or chat_id == "":
         raise bad_request("chat_id is empty")
     chat = world.chats.get(chat_id) if isinstance(chat_id, int) else None
-    if chat is None:
+    if chat is None or chat.id >= DIALOG_IDS_FROM:   # the bot is in no chat between people
         raise bad_request("chat not found")
     if chat.migrated_to is not None:
         raise ApiError(400, f"Bad Request: {UPGRADED}", migrate_to_chat_id=chat.migrated_to)

@@ -81,7 +81,7 @@ def init_data(opening: AppOpening) -> str:
     fields["user"] = _user_json(opening.user)
     if opening.chat is not None:
         # "sender": the link was tapped in the opener's own chat with the bot.
-        fields["chat_type"] = ChatType.SENDER.value if opening.chat.is_private \
+        fields["chat_type"] = ChatType.SENDER.value if opening.chat.id == opening.user.id \
             else opening.chat.type
         fields["chat_instance"] = chat_instance(opening.chat.id)
     if opening.start_param is not None:
@@ -163,7 +163,7 @@ class Opener:
     def _visible_chat(self, user_id: int, chat_id: int) -> Chat:
         self.world.user(user_id)
         chat = self.world.chat(chat_id)
-        visible = chat.id == user_id if chat.is_private else user_id in chat.members
+        visible = user_id in chat.members   # a private chat's: the person (or two people)
         if not visible:
             raise ValueError(f"user {user_id} cannot see chat {chat_id}")
         return chat

@@ -17,6 +17,7 @@ from typing import Any
 from aiogram.enums import ChatType
 
 from tg_durak.emulator.commands import CommandMenus
+from tg_durak.emulator.inline import InlineMode
 from tg_durak.emulator.links import WebApps, start_link_payload
 from tg_durak.emulator.markup import find_bot_commands
 from tg_durak.emulator.members import bot_status, member_json, member_updated
@@ -64,6 +65,7 @@ class World:
         self._messages: dict[int, dict[int, Message]] = defaultdict(dict)
         self._last_message_id: dict[int, int] = defaultdict(int)
         self._next_query_id = 4_242_000_000_000_000_001
+        self.inline = InlineMode(self)
 
     # ---------------------------------------------------------------- people and chats
 
@@ -311,9 +313,11 @@ class World:
         """A user taps a callback button carrying `data` (which need not be on the message)."""
         user = self.user(user_id)
         chat = self.chat(chat_id)
+        message = self.message(chat_id, message_id)
+        if message.inline_id is not None and not message.deleted:
+            return self.inline.press(user_id, message, data)
         if chat.is_private and chat.id != user_id:
             raise ValueError(f"user {user_id} cannot see the private chat {chat_id}")
-        message = self.message(chat_id, message_id)
         if message.deleted:
             raise LookupError(f"message {chat_id}/{message_id} was deleted")
         if chat.bot_kicked:
@@ -322,12 +326,7 @@ class World:
             raise ValueError(f"user {user_id} was removed from chat {chat_id}")
         if not chat.is_private:
             chat.members.add(user_id)
-        query = CallbackQuery(
-            id=str(self._next_query_id), user_id=user_id, chat_id=chat_id,
-            message_id=message_id, data=data, created=self.clock(),
-        )
-        self._next_query_id += 1
-        self.callbacks[query.id] = query
+        query = self.new_callback(user_id, message, data)
         delivered = self.updates.push("callback_query", {
             "id": query.id,
             "from": user.to_api(),
@@ -338,6 +337,16 @@ class World:
         if not delivered:
             allowed = sorted(self.updates.allowed or ())
             raise RuntimeError(f"callback_query is not among the bot's allowed_updates {allowed}")
+        return query
+
+    def new_callback(self, user_id: int, message: Message, data: str) -> CallbackQuery:
+        """A tap's callback query, kept for its answer."""
+        query = CallbackQuery(
+            id=str(self._next_query_id), user_id=user_id, chat_id=message.chat_id,
+            message_id=message.message_id, data=data, created=self.clock(),
+        )
+        self._next_query_id += 1
+        self.callbacks[query.id] = query
         return query
 
     def user_delete_message(self, chat_id: int, message_id: int) -> None:
