@@ -15,6 +15,7 @@ from tg_durak.storage.connection import Connection, ScopeTimer, SQLiteConnection
 from tg_durak.storage.lobbies import Lobbies
 from tg_durak.storage.messages import Messages
 from tg_durak.storage.meta import Meta
+from tg_durak.storage.operators import Operators
 from tg_durak.storage.results import RateTable, Results
 from tg_durak.storage.tables import Tables
 from tg_durak.storage.updates import Updates
@@ -85,6 +86,7 @@ class Store:
         self.updates = Updates(connection)
         self.meta = Meta(connection)
         self.wakes = Wakes(connection)
+        self.operators = Operators(connection)
 
     @classmethod
     async def open(
