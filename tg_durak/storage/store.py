@@ -2,8 +2,8 @@
 
 Callers reach each concern by name: ``store.users``, ``store.tables`` (and their logs),
 ``store.lobbies``, ``store.messages``, ``store.results`` (and ratings), ``store.updates``,
-``store.meta``, ``store.wakes``. ``Store.open`` takes a SQLite file (the default) or a
-PostgreSQL address.
+``store.meta``, ``store.wakes``, ``store.quick`` (quick games' queue and reports, /notify).
+``Store.open`` takes a SQLite file (the default) or a PostgreSQL address.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from tg_durak.storage.lobbies import Lobbies
 from tg_durak.storage.messages import Messages
 from tg_durak.storage.meta import Meta
 from tg_durak.storage.operators import Operators
+from tg_durak.storage.quick_games import QuickQueue
 from tg_durak.storage.results import RateTable, Results
 from tg_durak.storage.tables import Tables
 from tg_durak.storage.updates import Updates
@@ -87,6 +88,7 @@ class Store:
         self.meta = Meta(connection)
         self.wakes = Wakes(connection)
         self.operators = Operators(connection)
+        self.quick = QuickQueue(connection)
 
     @classmethod
     async def open(
