@@ -80,6 +80,7 @@ class FakeTelegram:
         callback_ttl: float = 15.0,
         clock: Callable[[], float] = time.time,
         first_update_id: int = 1,
+        webhook_ca: str | None = None,
     ) -> None:
         self.token = token
         self.clock = clock
@@ -102,8 +103,9 @@ class FakeTelegram:
         self._address: tuple[str, int] | None = None
         self._outage: asyncio.Event | None = None  # set when the network is back
         # After setWebhook: the updates posted to the bot (webhooks.posts: each try, answered).
+        # webhook_ca: an authority whose certificates an https webhook may have (a test's proxy).
         self.webhooks = WebhookPoster(self.state.updates, clock, self._next_change,
-                                      self._reachable, self._wake)
+                                      self._reachable, self._wake, ca_file=webhook_ca)
 
     # ---------------------------------------------------------------- lifecycle
 

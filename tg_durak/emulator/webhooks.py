@@ -5,11 +5,15 @@ updates one at a time and in order (see updates.order_key), with the secret in t
 X-Telegram-Bot-Api-Secret-Token header when one was set, and the same update again after any
 answer but a 2xx or a failed connection, after a back-off, until a 2xx takes it: at least once.
 Each failure is what getWebhookInfo reports as last_error_date / last_error_message.
+An https webhook's certificate must be one the poster trusts: a public authority's, or one signed
+by the authority in `ca_file` (a proxy's own, tests/deploy), as Telegram trusts the certificate
+uploaded with setWebhook.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -49,7 +53,7 @@ class WebhookPoster:
     def __init__(self, updates: UpdateQueue, clock: Callable[[], float],
                  changed: Callable[[float], Awaitable[None]],
                  reachable: Callable[[], Awaitable[None]],
-                 wake: Callable[[], None]) -> None:
+                 wake: Callable[[], None], ca_file: str | None = None) -> None:
         self._updates = updates
         self._clock = clock
         self._changed = changed
@@ -60,6 +64,8 @@ class WebhookPoster:
         # Each update being delivered: its chat (see order_key) and the task posting it.
         self._in_flight: dict[int, tuple[int | None, asyncio.Task]] = {}
         self._session: aiohttp.ClientSession | None = None
+        self._ssl: ssl.SSLContext | bool = (True if ca_file is None
+                                            else ssl.create_default_context(cafile=ca_file))
 
     @property
     def in_flight(self) -> list[int]:
@@ -128,7 +134,8 @@ class WebhookPoster:
         headers = {SECRET_HEADER: hook.secret} if hook.secret is not None else {}
         now, update_id = self._clock(), update["update_id"]
         try:
-            async with self._session.post(hook.url, json=update, headers=headers) as response:
+            async with self._session.post(hook.url, json=update, headers=headers,
+                                          ssl=self._ssl) as response:
                 await response.read()
                 status, reason = response.status, response.reason
         except (aiohttp.ClientError, TimeoutError) as exc:
