@@ -43,9 +43,22 @@ from tg_durak.play.ratings import rate
 from tg_durak.storage import NoDatabase, Store, StoreUnavailable, is_postgres, redacted
 from tg_durak.tables.computers import ComputerPlayers
 from tg_durak.tables.core import TableDisplay, unheard
+from tg_durak.tables.languages import PlayerLanguages
+from tg_durak.tables.lobby_notices import LobbyNotices
+from tg_durak.tables.quick_games import QuickGameEnds, QuickGames
 from tg_durak.tables.screens import ChatLinks
 from tg_durak.tables.service import TableService
-from tg_durak.telegram.handlers import commands, failures, game, group, guards, lobby, menus
+from tg_durak.telegram.handlers import (
+    commands,
+    failures,
+    game,
+    group,
+    guards,
+    lobby,
+    menus,
+    notify,
+    quick,
+)
 from tg_durak.telegram.last_menus import LastMenus
 from tg_durak.telegram.middlewares import PlayerLocaleMiddleware, make_i18n
 from tg_durak.telegram.response_models import hold_response_models
@@ -61,8 +74,8 @@ if TYPE_CHECKING:   # the Mini App's modules are imported only where it is serve
 
 log = logging.getLogger(__name__)
 
-COMMANDS = ("play", "quit", "stats", "rules", "lang", "help", "start")
-GROUP_COMMANDS = ("new", "stats", "top", "leave", "kick", "help")
+COMMANDS = ("play", "quit", "stats", "top", "rules", "lang", "help", "start")
+GROUP_COMMANDS = ("new", "stats", "top", "leave", "kick", "notify", "help")
 HEARTBEAT_SECONDS = 5.0
 # A stop's steps, bounded so that a SIGTERM is done within 5 s (a supervisor's patience).
 POLLING_STOP_SECONDS = 0.5
@@ -133,8 +146,8 @@ def build_bot(settings: Settings) -> Bot:
 
 
 def _routers() -> list[Router]:
-    return [guards.router(), commands.router(), group.router(), lobby.router(),
-            commands.group_router(), menus.router(), game.router(),
+    return [guards.router(), quick.router(), notify.router(), commands.router(), group.router(),
+            lobby.router(), commands.group_router(), menus.router(), game.router(),
             failures.router()]   # the last, errors only: whatever any handler met
 
 
@@ -145,11 +158,14 @@ def used_update_types() -> list[str]:
     return dp.resolve_used_update_types()
 
 
-def build_dispatcher(store: Store, tables: TableService, publisher: Publisher) -> Dispatcher:
+def build_dispatcher(store: Store, tables: TableService, publisher: Publisher,
+                     quick_games: QuickGames | None = None) -> Dispatcher:
     dp = Dispatcher(disable_fsm=True)   # no handler keeps a state: no record per person
     dp["store"] = store
     dp["tables"] = tables
     dp["publisher"] = publisher
+    if quick_games is not None:
+        dp["quick"] = quick_games
     dp["menus"] = LastMenus()
     # First: a flood costs no store, table or render.
     throttle = Throttle(tables.languages.of, tables.core.time_scale)
@@ -277,16 +293,25 @@ class BotApp:
         links = ChatLinks(me.username or "", settings.webapp_url, settings.webapp_name)
         # The Mini App's side is built first: the table service shows its tables to it.
         app_side = self._app_side()
+        # Beside the chat's messages: a quick game's end offers each player the report, and a
+        # group's new lobby tells those who asked for it there (/notify).
+        languages = PlayerLanguages(self.store.users)
+        lobby_notices = LobbyNotices(self.store, self.publisher, languages, links)
+        later.push_async_callback(lobby_notices.close)
+        told = (QuickGameEnds(self.publisher, languages), lobby_notices)
         if app_side is None:
             self.tables = TableService(self.store, self.publisher, self.computers, links=links,
-                                       reports=reports, time_scale=settings.time_scale)
+                                       displays=told, reports=reports,
+                                       time_scale=settings.time_scale)
         else:
             self.tables = TableService(
                 self.store, self.publisher, self.computers, links=links,
-                displays=app_side.displays, open_apps=app_side.sockets,
+                displays=(*app_side.displays, *told), open_apps=app_side.sockets,
                 committed=app_side.committed, reports=reports, time_scale=settings.time_scale)
         self.delivery = Delivery(self.store, offered_again=self.by_webhook)
-        self.dp = build_dispatcher(self.store, self.tables, self.publisher)
+        self.quick_games = QuickGames(self.tables.core, self.store, self.publisher,
+                                      self.tables.languages)
+        self.dp = build_dispatcher(self.store, self.tables, self.publisher, self.quick_games)
         self.dp.update.outer_middleware(UpdateTimes(self.registry))   # first: times it all
         self.dp.update.outer_middleware(self.delivery)
         self.counted = {"tables": self.tables, "publisher": self.publisher,
@@ -303,6 +328,8 @@ class BotApp:
         await self._serve_web(app_side)
         resumed = await self.tables.resume()
         log.info("resumed %d running tables", resumed)
+        self.quick_games.start()   # the queue as stored: it outlives every process
+        later.push_async_callback(self.quick_games.close)
         report_on_signal(self.counted)
         self._tasks = [asyncio.create_task(self._heartbeat())]
         if (webhook := self.webhook) is not None:

@@ -31,6 +31,7 @@ from tg_durak.render.game import (
     told_line,
 )
 from tg_durak.render.options import options_rows, options_summary
+from tg_durak.render.quick_taps import NotifyTap, NotifyVerb
 from tg_durak.render.screen import Button, Screen
 
 BAR_CELLS = 4
@@ -76,6 +77,7 @@ def _lobby_keyboard(inp: LobbyScreenInput, t: Translator) -> list[list[Button]]:
         [button(t("btn.setup"), _tap(inp, LobbyVerb.SETTINGS)),
          button(t("btn.start"), _tap(inp, LobbyVerb.START)),
          button(t("btn.cancel"), _tap(inp, LobbyVerb.CANCEL))],
+        [button(t("btn.notify"), NotifyTap(NotifyVerb.ON))],   # /notify: the next lobby here
     ]
 
 

@@ -17,6 +17,7 @@ from tg_durak.render.callbacks import (
     SetupOption,
 )
 from tg_durak.render.options import MAIN_OPTIONS, MORE_OPTIONS, options_rows, options_summary
+from tg_durak.render.quick_taps import QuickTap, QuickVerb
 from tg_durak.render.screen import Button, Keyboard, Screen
 
 GROUP_START = "durak"   # the payload of "add me to a group" (the group's /start answers it)
@@ -24,7 +25,8 @@ GROUP_START = "durak"   # the payload of "add me to a group" (the group's /start
 
 def play_buttons(t: Translator) -> Keyboard:
     return ((button(t("btn.quick_play"), Menu(action=MenuAction.QUICK)),
-             button(t("btn.setup"), Menu(action=MenuAction.SETUP))),)
+             button(t("btn.setup"), Menu(action=MenuAction.SETUP))),
+            (button(t("btn.quick_game"), QuickTap(QuickVerb.OPEN)),))
 
 
 def start_screen(name: str, t: Translator) -> Screen:

@@ -8,6 +8,7 @@ from engine import Action, Event, Game, PlayerView
 from tg_durak.i18n.translate import Translator
 from tg_durak.play.history import History
 from tg_durak.play.lobby_rules import Lobby
+from tg_durak.play.matching import QUICK_CHAT
 from tg_durak.play.rows import MessageRow, SeatRow, SeatStatus, TableRow
 from tg_durak.play.stale_taps import ShownScreens
 from tg_durak.play.taps import Choosing
@@ -56,6 +57,8 @@ class LiveTable:
     def __post_init__(self) -> None:
         # The live game is the table's state: the stored snapshot is not kept beside it.
         self.row = replace(self.row, snapshot=None)
+        # A quick game's table has no group message: its chat is the quick games' scope.
+        self.group_gone = self.group_gone or self.row.chat_id == QUICK_CHAT
 
     def catch_up(self, fresh: LiveTable) -> None:
         """Another process changed the table: its stored state (`fresh`) taken in here. What

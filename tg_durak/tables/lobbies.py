@@ -15,6 +15,7 @@ from engine import Game
 from tg_durak.i18n.translate import DEFAULT_LOCALE
 from tg_durak.play.answers import OK, Answer, refused
 from tg_durak.play.lobby_rules import LOBBY_SECONDS, LobbyEnd, LobbySettings, message_link
+from tg_durak.play.matching import QUICK_CHAT
 from tg_durak.play.options import OptionField, PlaySettings
 from tg_durak.play.rows import SeatStatus, TableKind, TableRow, TableStatus, UserRow
 from tg_durak.render.group import lobby_closed_screen
@@ -369,8 +370,8 @@ class GroupLobbies:
         """A new lobby in the finished table's chat: its settings, its computers and those of
         its people the bot can write to, seated at once; the tapper hosts it."""
         row = await self.store.tables.get(table_id)
-        if row is None or row.kind != TableKind.GROUP:
-            return refused("tap.unknown_table")
+        if row is None or row.kind != TableKind.GROUP or row.chat_id == QUICK_CHAT:
+            return refused("tap.unknown_table")   # a quick game has no chat to rematch in
         if row.status in (TableStatus.LOBBY, TableStatus.RUNNING):
             return refused("lobby.not_over")
         async with self.core.lock(("chat", row.chat_id)):

@@ -1,0 +1,234 @@
+"""Quick games with people: the queue from the private chat's menu to a running table, and the
+report one tap away after the game.
+
+A person chooses a game (play/matching.py's `QuickGame`) and how long he waits before computers
+may fill in; his entry is stored (the queue survives a restart and is shared by every process).
+A table opens when enough people wait for the same game: the store claims them and writes the
+table in one transaction (storage/quick_games.py), and the table then runs as a group's table
+does, from each person's private message, with the absent rules of every table; it has no group
+message (its chat is the quick games' scope, `QUICK_CHAT`). A ticker keeps each waiting message
+up to date (how many wait for his game; Start with computers once his wait is over), looks for
+tables the queue allows (a match a report blocked may become possible as people come), and lets
+go of those the bot can no longer write to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import Sequence
+from html import escape
+
+from engine import Game
+from tg_durak.i18n.translate import DEFAULT_LOCALE, Translator, translator
+from tg_durak.outbox.queue import Priority
+from tg_durak.play.answers import OK, Answer, refused
+from tg_durak.play.matching import (
+    QUICK_CHAT,
+    Pair,
+    QueueEntry,
+    QuickGame,
+    ReportReason,
+    counts,
+    match,
+)
+from tg_durak.play.rows import TableStatus, UserRow
+from tg_durak.render.quick import (
+    found_screen,
+    left_screen,
+    report_offer_screen,
+    waiting_screen,
+)
+from tg_durak.render.screen import Screen
+from tg_durak.storage import Store
+from tg_durak.tables.core import TableCore
+from tg_durak.tables.languages import PlayerLanguages
+from tg_durak.tables.live import LiveLobby, LiveTable, snapshot
+from tg_durak.tables.screens import ScreenOutbox
+
+log = logging.getLogger(__name__)
+
+TICK_SECONDS = 1.0   # how often the queue is looked at (scaled with the game's timers)
+MIN_TICK_SECONDS = 0.05
+COMPUTER_LEVEL = "normal"
+
+
+def waiting_key(user_id: int) -> tuple[str, str, int]:
+    """The outbox's key of a person's waiting message (three parts: not a table's message,
+    whose fresh ids the tables store)."""
+    return ("quick", "waiting", user_id)
+
+
+class QuickGames:
+    def __init__(self, core: TableCore, store: Store, outbox: ScreenOutbox,
+                 languages: PlayerLanguages) -> None:
+        self.core = core
+        self.store = store
+        self.outbox = outbox
+        self.languages = languages
+        # One change of the queue's screens at a time in this process: a table found is never
+        # overdrawn by a waiting screen read before it.
+        self._lock = asyncio.Lock()
+        self._ticking: asyncio.Task[None] | None = None
+
+    def _t(self, user_id: int) -> Translator:
+        return translator(self.languages.of(user_id))
+
+    # ---- a person's taps ---------------------------------------------------------------------
+
+    async def join(self, user: UserRow, name: str, game: QuickGame, wait: int,
+                   message: tuple[int, int]) -> Answer:
+        """He waits for `game` (his message, `message`, shows it); `wait` seconds later he may
+        start with computers. A table opens at once if enough people wait."""
+        core = self.core
+        if await core.running_table_of(user.id) is not None:
+            return refused("play.already")
+        now = core.clock()
+        entry = QueueEntry(user.id, game, name, *message, joined_at=now,
+                           wait_until=now + wait * core.time_scale)
+        async with self._lock:
+            await self.store.quick.join(entry)
+            if not await self._match(game):
+                self._show_waiting(await self.store.quick.waiting())
+        return Answer("quick.joined")
+
+    async def leave(self, user_id: int) -> Answer:
+        async with self._lock:
+            entry = await self.store.quick.leave(user_id)
+            if entry is None:
+                return refused("quick.not_waiting")
+            self._show(entry, left_screen(self._t(user_id)))
+            self._show_waiting(await self.store.quick.waiting())
+        return Answer("quick.left")
+
+    async def start_now(self, user_id: int) -> Answer:
+        """His wait is over: his table opens now, with whoever else waits for his game and may
+        sit with him, computers in the seats left."""
+        async with self._lock:
+            entry = await self.store.quick.entry(user_id)
+            if entry is None:
+                return refused("quick.not_waiting")
+            if entry.wait_until > self.core.clock():
+                return refused("quick.too_soon")
+            if not await self._match(entry.game, first=user_id):
+                return refused("quick.not_waiting")
+        return OK
+
+    # ---- the queue ---------------------------------------------------------------------------
+
+    async def _match(self, game: QuickGame, first: int | None = None) -> bool:
+        """Claim a table for `game` from the queue (with `first`: his, now) and start it;
+        whether one opened. Under `_lock`."""
+        core = self.core
+
+        def pick(queue: Sequence[int], blocked: frozenset[Pair]) -> tuple[int, ...] | None:
+            return match(queue, game.players, blocked, first)
+
+        rules = game.options.to_rules(game.players, core.time_scale)
+        started = Game.new(rules, secrets.randbits(63), core.clock())
+        claimed = await self.store.quick.claim(
+            game, pick, snapshot=snapshot(started), level=COMPUTER_LEVEL,
+            language=DEFAULT_LOCALE)
+        if claimed is None:
+            return False
+        row, entries = claimed
+        await self.languages.load(e.user_id for e in entries)
+        live = core.tables[row.id] = LiveTable(row, started)   # the lock finds it current
+        async with core.lock(row.id):
+            core.add(live)
+        for entry in entries:
+            self._show(entry, found_screen(game, self._t(entry.user_id)))
+        log.info("quick game %s: table %s for %d people", game.key, row.id, len(entries))
+        return True
+
+    async def tick(self) -> None:
+        """Once a tick: those the bot cannot reach leave the queue, the tables the queue
+        allows open, and every waiting message shows the queue as it is."""
+        async with self._lock:
+            await self.store.quick.drop_unreachable()
+            queue = await self.store.quick.waiting()
+            opened = False
+            for key, waiting in counts(queue).items():
+                game = QuickGame.of_key(key)
+                if waiting >= game.players:
+                    opened = await self._match(game) or opened
+            if opened:
+                queue = await self.store.quick.waiting()
+            self._show_waiting(queue)
+
+    def _show_waiting(self, queue: list[QueueEntry]) -> None:
+        now = self.core.clock()
+        waiting = counts(queue)
+        for entry in queue:
+            screen = waiting_screen(entry.game, waiting[entry.game.key],
+                                    entry.wait_until <= now, self._t(entry.user_id))
+            self._show(entry, screen, Priority.WATCHER)
+
+    def _show(self, entry: QueueEntry, screen: Screen,
+              priority: Priority = Priority.PLAYER) -> None:
+        self.outbox.show(waiting_key(entry.user_id), entry.chat_id, entry.message_id, screen,
+                         priority=priority)
+
+    def start(self) -> None:
+        self._ticking = asyncio.create_task(self._tick_on())
+
+    async def _tick_on(self) -> None:
+        pause = max(MIN_TICK_SECONDS, TICK_SECONDS * self.core.time_scale)
+        while True:
+            try:
+                await self.tick()
+            except Exception:   # the store refused, say: the next tick may get through
+                log.exception("the quick games' queue could not be looked at")
+            await asyncio.sleep(pause)
+
+    async def close(self) -> None:
+        if self._ticking is not None:
+            self._ticking.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ticking
+
+    # ---- after the game ----------------------------------------------------------------------
+
+    async def report(self, reporter: int, table_id: int, reported: int,
+                     reason: ReportReason) -> Answer:
+        """One tap after a quick game: the two are never matched again, and the operator
+        counts it. Only a finished quick table's players report each other."""
+        row = await self.store.tables.get(table_id)
+        people = {} if row is None else {s.user_id: s.name for s in row.seats
+                                         if s.user_id is not None}
+        if (row is None or row.chat_id != QUICK_CHAT or reporter == reported
+                or reporter not in people or reported not in people):
+            return refused("tap.unknown")
+        if row.status in (TableStatus.LOBBY, TableStatus.RUNNING):
+            return refused("quick.report_later")
+        await self.store.quick.report(reporter, reported, table_id, reason)
+        return Answer("quick.reported", {"name": escape(people[reported])}, alert=True)
+
+
+class QuickGameEnds:
+    """A display beside the chat's (tables/displays.py): when a quick table ends, each of its
+    people is offered the report, once."""
+
+    def __init__(self, outbox: ScreenOutbox, languages: PlayerLanguages) -> None:
+        self.outbox = outbox
+        self.languages = languages
+        self._offered: set[int] = set()
+
+    def show(self, live: LiveTable, only: int | None = None, bar: bool = False) -> None:
+        if live.row.chat_id != QUICK_CHAT or not live.finished or live.id in self._offered:
+            return
+        self._offered.add(live.id)
+        humans = live.humans
+        for seat in humans:
+            others = [s for s in humans if s.user_id != seat.user_id]
+            if others:
+                t = translator(self.languages.of(seat.user))
+                self.outbox.show(("quick report", live.id, seat.user), seat.user, None,
+                                 report_offer_screen(live.id, others, t),
+                                 priority=Priority.WATCHER)
+
+    def show_lobby(self, live: LiveLobby) -> None:
+        """A quick game has no lobby."""
+
