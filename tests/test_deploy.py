@@ -163,6 +163,37 @@ def test_compose_secrets_are_files_the_service_mounts() -> None:
     assert wrong == []
 
 
+INTERPOLATED = re.compile(r"\$\{([A-Z][A-Z0-9_]*)")
+EXAMPLE_SETTING = re.compile(r"^([A-Z][A-Z0-9_]*)=", re.M)
+CADDY_VARIABLE = re.compile(r"\{\$([A-Z][A-Z0-9_]*)")
+
+
+def interpolated(compose_text: str) -> set[str]:
+    """The variables compose fills in from .env (`${NAME}`, `${NAME:-default}`), comments left
+    out."""
+    return set(INTERPOLATED.findall(re.sub(r"#.*", "", compose_text)))
+
+
+def test_env_example_lists_exactly_what_compose_fills_in() -> None:
+    """deploy/env.example is the .env an operator copies: every ${...} compose.yaml reads is in
+    it, and it holds nothing compose does not read."""
+    wanted = interpolated(_text(COMPOSE))
+    assert {"DURAK_DOMAIN", "DURAK_IMAGE"} <= wanted
+    assert set(EXAMPLE_SETTING.findall(_text(ROOT / "deploy" / "env.example"))) == wanted
+
+
+def test_caddy_is_given_what_the_caddyfile_reads() -> None:
+    caddyfile = re.sub(r"#.*", "", _text(ROOT / "deploy" / "Caddyfile"))
+    read = set(CADDY_VARIABLE.findall(caddyfile))
+    assert read == {"DURAK_DOMAIN"}
+    assert read <= set(environment(_compose()["services"]["caddy"]))
+
+
+def test_self_check_interpolations_are_read_outside_comments() -> None:
+    text = "# ${IN_A_COMMENT}\nimage: ${DURAK_IMAGE:-x}  # ${NOR_HERE}\nenv: {A: ${DURAK_DOMAIN}}\n"
+    assert interpolated(text) == {"DURAK_IMAGE", "DURAK_DOMAIN"}
+
+
 # ---- the Dockerfile ----------------------------------------------------------------------
 
 def test_the_dockerfile_runs_the_bot_in_the_exec_form_unprivileged_and_checked() -> None:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -52,6 +53,7 @@ from engine.ai.inference import SLIP, read
 from engine.ai.replay import Past, likely_deal
 from engine.cards import SUIT_CARDS, mask_of
 from engine.game import Game
+from engine.kernel import loader as kernel
 from engine.sampling import Dealer, dealer
 from engine.views import PlayerView
 
@@ -80,10 +82,24 @@ def deals(view: PlayerView, slip: float = SLIP, replay: int = 0
     weights, seat_slips = read(view, slip) if slip < 1 else ((), ())
     deal_of = dealer(view, weights)
     if not replay or slip >= 1:
-        return deal_of
+        return ViewDeals(view, weights, deal_of)
     past = Past(view.history, [mask_of(k) for k in view.known],
                 -1 if view.named_trump is None else view.named_trump.index)
     return partial(likely_deal, deal_of, past, view.seat, seat_slips, replay)
+
+
+class ViewDeals:
+    """A view's dealer that also says how it deals (the view and the weights), so that the
+    kernel can deal the same way (`engine/kernel/racing.py`)."""
+
+    def __init__(self, view: PlayerView, weights: Sequence[Mapping[int, float]],
+                 deal_of: Dealer) -> None:
+        self.view = view
+        self.weights = weights
+        self.deal_of = deal_of
+
+    def __call__(self, rng: random.Random) -> Game:
+        return self.deal_of(rng)
 
 
 class HardPlayer(BaselinePlayer):
@@ -97,7 +113,9 @@ class HardPlayer(BaselinePlayer):
     only, as the baseline). `drop_z`: standard errors that drop a trailing move. `slip`: the
     chance that a move says the wrong thing about a hand (inference's weight; 1 deals the hidden
     cards uniformly, as the baseline). `replay`: keep each deal as likely as the last `replay`
-    rounds replayed on it are (`engine/ai/replay.py`; 0, off: module text).
+    rounds replayed on it are (`engine/ai/replay.py`; 0, off: module text). `kernel`: race in
+    the compiled kernel once this process has loaded it (`engine.kernel.loader.load()`; the race,
+    tens of times the deals); False: always the Python race.
     """
 
     name = "hard"
@@ -109,7 +127,8 @@ class HardPlayer(BaselinePlayer):
 
     # *args and **options are the baseline's, passed on as they are (it types them).
     def __init__(self, *args: Any, rounds: int | None = ROUNDS, drop_z: float = DROP_Z_HARD,
-                 slip: float = SLIP, replay: int = 0, **options: Any) -> None:
+                 slip: float = SLIP, replay: int = 0, kernel: bool = True, **options: Any
+                 ) -> None:
         super().__init__(*args, **options)
         if not 0 < slip <= 1:
             raise ValueError("slip must be in (0, 1]")
@@ -121,12 +140,29 @@ class HardPlayer(BaselinePlayer):
         self.drop_z = drop_z
         self.slip = slip
         self.replay = replay
+        self.kernel = kernel
 
     def _dealer(self, view: PlayerView) -> Dealer:
         return deals(view, self.slip, self.replay)
 
     def _nothing_hidden(self, view: PlayerView, deal: Game) -> bool:
         return hides_nothing(view)
+
+    def _race(self, seat: int, deal_of: Dealer, deal: Game, cands: list[Action],
+              rng: random.Random, deadline: float, known: bool) -> Action:
+        """The race in the kernel where it is ready and the deals are plain view deals; else
+        (the kernel off or still warming, a known deal's noisy playouts, `replay`) in Python."""
+        if not (self.kernel and isinstance(deal_of, ViewDeals) and not known
+                and kernel.ready()):
+            action = super()._race(seat, deal_of, deal, cands, rng, deadline, known)
+            self.last["kernel"] = False
+            return action
+        outcome = kernel.racing_module().race(
+            deal_of.view, deal, deal_of.weights, cands, rng, deadline, self.drop_z, self.rounds,
+            self.iterations)
+        self.last = {"solved": False, "deals": outcome.deals, "moves": len(cands),
+                     "left": outcome.left, "kernel": True}
+        return cands[outcome.best]
 
     def _playout(self, g: Game, seat: int, rng: random.Random, noise: float) -> float:
         stop = None if self.rounds is None else _estimate_after(seat, self.rounds)

@@ -37,7 +37,7 @@ from tg_durak.telegram.callbacks import (
     SetupOptionCallback,
     record_of,
 )
-from tg_durak.telegram.handlers import game, group, lobby, menus
+from tg_durak.telegram.handlers import game, group, lobby, menus, notify, quick
 
 T = translator("en")
 VERB_TAPS = {
@@ -67,7 +67,8 @@ async def handler_for(data: str) -> object:
     message = Message(message_id=1, date=0, chat=Chat(id=1, type="private"))   # as all but lobbies
     query = CallbackQuery(id="1", from_user=ann, chat_instance="c", data=data, message=message)
     # as app.build_dispatcher includes them
-    for router in (group.router(), lobby.router(), menus.router(), game.router()):
+    for router in (quick.router(), notify.router(), group.router(), lobby.router(),
+                   menus.router(), game.router()):
         for handler in router.callback_query.handlers:
             passed, _ = await handler.check(query)
             if passed:

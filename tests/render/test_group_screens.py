@@ -27,6 +27,7 @@ from tg_durak.render.group import (
     lobby_screen,
     private_note_screen,
 )
+from tg_durak.render.quick_taps import NotifyTap, NotifyVerb
 from tg_durak.telegram.callbacks import LobbyOptionCallback, LobbyTapCallback
 
 MAX_TEXT = 4096
@@ -61,10 +62,13 @@ def test_the_lobby_lists_the_seats_and_the_settings(locale: str) -> None:
     assert lines[lines.index(t("lobby.seats", n=3, seats=4)) + 1:][:3] == [
         "1. Ann &lt;b&gt;", f"2. {computer_name(1, 'hard', t)}", "3. Bob"]
     assert t(f"variant.{Variant.THROW_IN}") in lines[1]
-    verbs = [LobbyTapCallback.unpack(b.callback_data).verb for b in _buttons(screen)]
+    *rows, bell = screen.keyboard   # the last row: /notify's 🔔, for the next lobby here
+    taps = [b for row in rows for b in row]
+    verbs = [LobbyTapCallback.unpack(b.callback_data).verb for b in taps]
     assert verbs == [LobbyVerb.JOIN, LobbyVerb.LEAVE, *[LobbyVerb.COMPUTER] * 3,
                      LobbyVerb.SETTINGS, LobbyVerb.START, LobbyVerb.CANCEL]
-    assert all(LobbyTapCallback.unpack(b.callback_data).table == TABLE_ID for b in _buttons(screen))
+    assert all(LobbyTapCallback.unpack(b.callback_data).table == TABLE_ID for b in taps)
+    assert [b.callback_data for b in bell] == [NotifyTap(NotifyVerb.ON).pack()]
 
 
 @pytest.mark.parametrize("locale", LOCALES)

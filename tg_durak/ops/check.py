@@ -2,9 +2,10 @@
 
 `check(store)` reads every table (one consistent reading per table, so a running bot may go on
 writing) and returns what is wrong, one line per problem: a snapshot that is not the replay of
-its log, cards lost or doubled, seats that do not fit the game, results that do not fit its end,
-lobbies that are not lobbies, a person seated at two open tables, and whatever the database
-itself finds wrong (SQLite's integrity check of its file; PostgreSQL's catalog: invalid indexes,
+its log (a table whose log DURAK_KEEP_DAYS pruned is read from its snapshot alone), cards lost
+or doubled, seats that do not fit the game, results that do not fit its end, lobbies that are
+not lobbies, a person seated at two open tables, and whatever the database itself finds wrong
+(SQLite's integrity check of its file; PostgreSQL's catalog: invalid indexes,
 constraints or triggers off, an id sequence behind its table). Nothing here writes.
 """
 
@@ -51,6 +52,7 @@ async def check(store: Store) -> Report:
     report.problems += [Problem(None, f"{store.engine}: {line}")
                         for line in await store.integrity_problems()]
     seated: defaultdict[int, list[int]] = defaultdict(list)   # person -> his open tables
+    pruned = await store.privacy.pruned()
     for table_id in await store.tables.ids():
         report.tables += 1
         try:
@@ -60,7 +62,8 @@ async def check(store: Store) -> Report:
             continue
         if record is None:
             continue   # deleted since the listing
-        report.problems += [Problem(table_id, text) for text in table_problems(record)]
+        report.problems += [Problem(table_id, text)
+                            for text in table_problems(record, table_id in pruned)]
         if record.row.status in OPEN:
             for user_id, _ in _people(record.row):
                 seated[user_id].append(table_id)
@@ -71,19 +74,23 @@ async def check(store: Store) -> Report:
     return report
 
 
-def table_problems(record: TableRecord) -> list[str]:
-    """What is wrong with one table (empty: nothing)."""
+def table_problems(record: TableRecord, pruned: bool = False) -> list[str]:
+    """What is wrong with one table (empty: nothing). `pruned`: its log was deleted
+    (DURAK_KEEP_DAYS), so its snapshot is read as its end without a replay."""
     row, snapshot = record.row, record.row.snapshot
     if snapshot is None:
         return list(_lobby_problems(record))
     problems = list(_seat_problems(row, snapshot))
-    if row.version != len(record.log):
+    if pruned:
+        problems += _pruned_problems(record)
+    elif row.version != len(record.log):
         problems.append(f"version {row.version} but {len(record.log)} log entries")
     try:
-        stored = Game.from_dict({**snapshot, "log": record.log})
+        stored = Game.from_dict({**snapshot, "log": [] if pruned else record.log})
     except ValueError as exc:
         return [*problems, f"the snapshot cannot be read: {exc}"]
-    problems += _replay_problems(snapshot, record.log)
+    if not pruned:
+        problems += _replay_problems(snapshot, record.log)
     problems += _card_problems(stored)
     problems += _result_problems(record, stored)
     return problems
@@ -131,6 +138,14 @@ def _seat_problems(row: TableRow, snapshot: dict) -> Iterator[str]:
     if (row.kind == TableKind.PRIVATE
             and [(s.seat, s.user_id) for s in people] != [(0, row.chat_id)]):
         yield "a private table must seat its chat's person in seat 0 and nobody else"
+
+
+def _pruned_problems(record: TableRecord) -> Iterator[str]:
+    """A pruned table ended before its log went, and all of its log went."""
+    if record.row.status not in (TableStatus.FINISHED, TableStatus.ABORTED):
+        yield f"the log of a {record.row.status} table was pruned"
+    if record.log:
+        yield f"its log was pruned but {len(record.log)} entries remain"
 
 
 def _replay_problems(snapshot: dict, log: list) -> Iterator[str]:

@@ -7,6 +7,7 @@ the errors below; the records it reads and writes are the plain ones of `tg_dura
 from tg_durak.storage.errors import (
     AlreadySeated,
     CorruptRow,
+    DatabaseDown,
     LobbyClosed,
     LobbyFull,
     NoDatabase,
@@ -20,6 +21,7 @@ from tg_durak.storage.store import Store, is_postgres, redacted, refusals
 __all__ = [
     "AlreadySeated",
     "CorruptRow",
+    "DatabaseDown",
     "LobbyClosed",
     "LobbyFull",
     "NoDatabase",

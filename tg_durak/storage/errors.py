@@ -12,6 +12,12 @@ class StoreUnavailable(RuntimeError):
     error); nothing was written, and the same write may succeed later."""
 
 
+class DatabaseDown(StoreUnavailable):
+    """The database server does not answer at all (it crashed, restarts, or cannot be reached):
+    nothing was tried. The store says so in its log once, and once when it answers again, so a
+    caller need not log each refusal."""
+
+
 class NoDatabase(RuntimeError):
     """The database cannot be opened as configured, and trying again will not help: no such
     database or role, a wrong password, not a database address."""

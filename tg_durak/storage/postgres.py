@@ -20,15 +20,21 @@ transaction holding a transaction-scoped advisory lock, and every scope the same
 it ends joins that transaction (a transaction as a savepoint, so that its failure undoes itself
 alone): a change and everything it writes commit together, on one pooled connection, and a task
 never waits for a second connection while it holds one.
+
+A server that does not answer (a crash, a restart) is found out once and watched for
+(`tg_durak.storage.postgres_watch`): meanwhile every scope is refused at once with
+`DatabaseDown`, and the pool does not retry on its own (its back-off would notice the server's
+return seconds late); it connects again when a scope asks.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import re
-from collections.abc import AsyncIterator, Iterable, Iterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager, suppress
+from collections.abc import AsyncIterator, Iterable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -45,8 +51,9 @@ from tg_durak.storage.connection import (
     only_row,
     timed,
 )
-from tg_durak.storage.errors import NoDatabase, StoreUnavailable
+from tg_durak.storage.errors import DatabaseDown, NoDatabase, StoreUnavailable
 from tg_durak.storage.postgres_sql import migration_statements, to_pyformat
+from tg_durak.storage.postgres_watch import PROBE_SECONDS, ServerWatch
 
 # SQLSTATE classes of a database that cannot take a write at the moment: connection exception,
 # insufficient resources (disk full, out of memory, too many connections), operator
@@ -58,7 +65,12 @@ _UNAVAILABLE_CLASSES = frozenset({"08", "53", "57", "58", "40"})
 _UNAVAILABLE_STATES = frozenset({"55P03", "25006"})
 # A refused connection whose reason may pass (the server answered, but not yet or not now).
 _PASSING = re.compile(r"the database system is|too many|connection slots", re.I)
+# SQLSTATEs of a server going away or not there yet: admin shutdown, crash shutdown, cannot
+# connect now (starting up, shutting down).
+_GOING = frozenset({"57P01", "57P02", "57P03"})
 _CONNECT_TIMEOUT_S = 10
+# A wait for a pooled connection looks this often whether the server was found down meanwhile.
+_WAIT_SLICE_S = 0.2
 # Like SQLite's busy_timeout: a row lock held elsewhere longer than this refuses the write.
 _LOCK_TIMEOUT_MS = 5000
 # Transaction-scoped: a session lock would stay with a PgBouncer server connection.
@@ -93,15 +105,16 @@ def _unavailable(exc: BaseException) -> bool:
     return state[:2] in _UNAVAILABLE_CLASSES or state in _UNAVAILABLE_STATES
 
 
-@contextmanager
-def _refusals() -> Iterator[None]:
-    """StoreUnavailable instead of the driver's error when the database refuses for now."""
-    try:
-        yield
-    except (psycopg.Error, PoolTimeout) as exc:
-        if _unavailable(exc):
-            raise StoreUnavailable(f"the database refused a write: {exc}") from exc
-        raise
+def _maybe_down(exc: BaseException) -> bool:
+    """Whether `exc` may mean that the server does not answer at all (not merely that it
+    refused this statement): a connection lost, refused or timed out, a server shutting down
+    or starting up, no connection from the pool in its time."""
+    if isinstance(exc, PoolTimeout):
+        return True
+    if not isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+        return False
+    state = exc.sqlstate
+    return state is None or state[:2] == "08" or state in _GOING
 
 
 @dataclass
@@ -172,9 +185,10 @@ class PostgresConnection:
     engine = "postgresql"
     shared = True   # several processes may use it at once
 
-    def __init__(self, pool: AsyncConnectionPool, *, readonly: bool = False,
-                 timer: ScopeTimer | None = None) -> None:
+    def __init__(self, pool: AsyncConnectionPool, watch: ServerWatch, *,
+                 readonly: bool = False, timer: ScopeTimer | None = None) -> None:
         self._pool = pool
+        self._watch = watch
         self._readonly = readonly
         self._timer = timer
         self.lock_timeout_ms = _LOCK_TIMEOUT_MS
@@ -186,18 +200,68 @@ class PostgresConnection:
         such database or role, a wrong password), StoreUnavailable if it may pass (no answer,
         starting up); ``readonly``: every scope is a read-only transaction."""
         await _probe(url)
+        # The pool's own line per failed connection attempt says what the watch says once.
+        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
+        watch = ServerWatch(lambda: _answers(url), lambda: pool.drain())
         pool = AsyncConnectionPool(
             url, min_size=min_size, max_size=max_size, open=False, timeout=_CONNECT_TIMEOUT_S,
             kwargs={"autocommit": True, "prepare_threshold": None},
-            # A connection the server dropped (a restart, PgBouncer's reconnect) is replaced
-            # before a scope gets it, not found broken half-way through a transaction.
-            check=AsyncConnectionPool.check_connection)
-        with _refusals():
+            # A connection that cannot be made is given up at once (after one more try), not
+            # retried with a back-off: the watch finds out whether the server answers, and
+            # the next scope to ask grows the pool again.
+            reconnect_timeout=0.0, reconnect_failed=watch.connect_failed)
+        try:
             await pool.open(wait=True, timeout=_CONNECT_TIMEOUT_S)
-        return cls(pool, readonly=readonly, timer=timer)
+        except PoolTimeout as exc:
+            raise StoreUnavailable(f"cannot reach PostgreSQL: {exc}") from exc
+        return cls(pool, watch, readonly=readonly, timer=timer)
 
     async def close(self) -> None:
+        await self._watch.close()
         await self._pool.close()
+
+    @asynccontextmanager
+    async def _refusals(self) -> AsyncIterator[None]:
+        """StoreUnavailable instead of the driver's error when the database refuses for now;
+        DatabaseDown when the server does not answer (the watch tells)."""
+        try:
+            yield
+        except (psycopg.Error, PoolTimeout) as exc:
+            if _maybe_down(exc) and not await self._watch.answers(exc):
+                raise DatabaseDown(f"PostgreSQL does not answer: {exc}") from exc
+            if _unavailable(exc):
+                raise StoreUnavailable(f"the database refused a write: {exc}") from exc
+            raise
+
+    async def _checked_out(self) -> psycopg.AsyncConnection:
+        """A pooled connection that answers; DatabaseDown at once (or as soon as it is found
+        out, for a scope waiting for a connection) while the server does not answer."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + _CONNECT_TIMEOUT_S
+        while True:
+            self._watch.refuse_if_down()
+            try:
+                conn = await self._pool.getconn(
+                    timeout=max(0.0, min(_WAIT_SLICE_S, deadline - loop.time())))
+            except PoolTimeout:
+                if loop.time() < deadline:
+                    continue
+                raise
+            try:
+                # The pool's check, here rather than the pool's: a connection the server
+                # dropped (a restart, PgBouncer's reconnect) is found before a scope's first
+                # statement, and the pool's others, as old, are replaced at once instead of
+                # one at a time with a back-off between them.
+                await conn.execute("")
+                return conn
+            except psycopg.Error as exc:
+                await self._pool.putconn(conn)   # broken: the pool drops it
+                if not _maybe_down(exc) or not await self._watch.answers(exc):
+                    raise
+                await self._pool.drain()
+            except BaseException:   # cancelled: the connection goes back all the same
+                await self._pool.putconn(conn)
+                raise
 
     async def _send(self, conn: psycopg.AsyncConnection, sql: str,
                     params: Params | None = ()) -> psycopg.AsyncCursor:
@@ -228,7 +292,7 @@ class PostgresConnection:
                 yield held.session
                 return
             name = f"s{next(held.savepoints)}"
-            with _refusals():
+            async with self._refusals():
                 await self._send(held.session._conn, f"SAVEPOINT {name}", None)
                 try:
                     yield held.session
@@ -239,8 +303,9 @@ class PostgresConnection:
                     raise
                 await self._send(held.session._conn, f"RELEASE SAVEPOINT {name}", None)
             return
-        with _refusals():
-            async with self._pool.connection() as conn:
+        async with self._refusals():
+            conn = await self._checked_out()
+            try:
                 if begin is None:
                     yield _PostgresSession(self, conn)
                     return
@@ -255,6 +320,8 @@ class PostgresConnection:
                     with suppress(psycopg.Error):
                         await self._send(conn, "ROLLBACK", None)
                     raise
+            finally:
+                await self._pool.putconn(conn)
 
     def transaction(self) -> AbstractAsyncContextManager[Session]:
         scope = self._scope(self._begin("READ COMMITTED"))
@@ -322,6 +389,23 @@ class PostgresConnection:
                     problems.append(f"sequence {sequence} is at {last or 0}, behind the largest"
                                     f" {table}.{column} {largest}")
         return problems
+
+
+async def _answers(url: str) -> bool:
+    """Whether a fresh connection to the server at `url` works (the watch's probe)."""
+    try:
+        conn = await psycopg.AsyncConnection.connect(
+            url, connect_timeout=max(2, round(PROBE_SECONDS)), autocommit=True)
+    except psycopg.Error:
+        return False
+    try:
+        await conn.execute("")
+        return True
+    except psycopg.Error:
+        return False
+    finally:
+        with suppress(psycopg.Error):
+            await conn.close()
 
 
 async def _probe(url: str) -> None:

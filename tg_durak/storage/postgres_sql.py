@@ -27,11 +27,15 @@ _TYPES = (
     (re.compile(r"\)\s*WITHOUT\s+ROWID\s*;?\s*$", re.I), ")"),
 )
 
-# The one kind of SQLite trigger the migrations use: a statement refused with a message.
+# The one kind of SQLite trigger the migrations use: a statement refused with a message, or
+# (with WHEN) only the rows a condition holds for.
 _REFUSING_TRIGGER = re.compile(
     r"^\s*(?:--[^\n]*\n\s*)*CREATE\s+TRIGGER\s+(\w+)\s+(BEFORE|AFTER)\s+(INSERT|UPDATE|DELETE)\s+ON\s+(\w+)\s+"
+    r"(?:WHEN\s+(.+?)\s+)?"
     r"BEGIN\s+SELECT\s+RAISE\s*\(\s*ABORT\s*,\s*('(?:[^']|'')*')\s*\)\s*;\s*END\s*;?\s*$",
     re.I | re.S)
+# Dropping one: its PostgreSQL function goes, and the trigger with it.
+_DROPPED_TRIGGER = re.compile(r"^\s*(?:--[^\n]*\n\s*)*DROP\s+TRIGGER\s+(\w+)\s*;?\s*$", re.I)
 
 
 def _outside_quotes(sql: str, code: Callable[[str], str],
@@ -67,6 +71,9 @@ def migration_statements(statement: str) -> list[str]:
     trigger = _REFUSING_TRIGGER.match(statement)
     if trigger:
         return _refusing_trigger(*trigger.groups())
+    dropped = _DROPPED_TRIGGER.match(statement)
+    if dropped:
+        return [f"DROP FUNCTION {dropped[1]}() CASCADE"]
     if re.search(r"\bCREATE\s+TRIGGER\b", _outside_quotes(statement, str, lambda t: ""), re.I):
         raise ValueError(f"no PostgreSQL translation for this trigger: {statement}")
 
@@ -78,12 +85,17 @@ def migration_statements(statement: str) -> list[str]:
     return [_outside_quotes(statement, code)]
 
 
-def _refusing_trigger(name: str, when: str, event: str, table: str, message: str) -> list[str]:
+def _refusing_trigger(name: str, when: str, event: str, table: str, condition: str | None,
+                      message: str) -> list[str]:
     # restrict_violation: an integrity error, as SQLite's RAISE(ABORT) is. PL/pgSQL reads a
     # '%' in the message as a placeholder.
     message = message.replace("%", "%%")
+    refuse = f"RAISE EXCEPTION {message} USING ERRCODE = 'restrict_violation';"
+    if condition is not None:   # the other rows go through (a BEFORE trigger returns its row)
+        row = "OLD" if event.upper() == "DELETE" else "NEW"
+        refuse = f"IF {condition} THEN {refuse} END IF; RETURN {row};"
     return [
         f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
-        f" RAISE EXCEPTION {message} USING ERRCODE = 'restrict_violation'; END $$",
+        f" {refuse} END $$",
         f"CREATE TRIGGER {name} {when} {event} ON {table} FOR EACH ROW EXECUTE FUNCTION {name}()",
     ]

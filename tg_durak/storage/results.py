@@ -14,7 +14,7 @@ from tg_durak.storage.connection import Connection, Session, lock, placeholders
 # `results r` moved the ratings (a result without a history row was a game against computers).
 _RATED = ("EXISTS (SELECT 1 FROM rating_history h"
           " WHERE h.table_id = r.table_id AND h.user_id = r.user_id)")
-_RATINGS_LOCK = "tg_durak ratings"
+RATINGS_LOCK = "tg_durak ratings"
 # A finished table's results and everyone's current ratings -> the new ratings (empty: not rated).
 RateTable = Callable[[Sequence[Result], Mapping[int, Rating]], Mapping[int, Rating]]
 
@@ -45,7 +45,7 @@ class Results:
         if self._rate is None or not results:
             return
         # Two tables ending at once with the same person must not both read his old rating.
-        await lock(db, self._connection.dialect, _RATINGS_LOCK)
+        await lock(db, self._connection.dialect, RATINGS_LOCK)
         if await db.fetchone("SELECT 1 FROM rating_history WHERE table_id = ? LIMIT 1",
                              (table_id,)):
             return
@@ -112,7 +112,7 @@ class Results:
         if self._rate is None:
             raise ValueError("the store was opened without a rating function")
         async with self._connection.transaction() as db:
-            await lock(db, self._connection.dialect, _RATINGS_LOCK)
+            await lock(db, self._connection.dialect, RATINGS_LOCK)
             rows = await db.fetchall(
                 "SELECT r.table_id, t.finished_at, r.user_id, r.outcome, r.place"
                 " FROM results r JOIN tables t ON t.id = r.table_id"

@@ -2,7 +2,8 @@
 
 Callers reach each concern by name: ``store.users``, ``store.tables`` (and their logs),
 ``store.lobbies``, ``store.messages``, ``store.results`` (and ratings), ``store.updates``,
-``store.meta``, ``store.wakes``, ``store.quick`` (quick games' queue and reports, /notify).
+``store.meta``, ``store.wakes``, ``store.quick`` (quick games' queue and reports, /notify),
+``store.privacy`` (erasing a person, pruning old logs).
 ``Store.open`` takes a SQLite file (the default) or a PostgreSQL address.
 """
 
@@ -16,6 +17,7 @@ from tg_durak.storage.lobbies import Lobbies
 from tg_durak.storage.messages import Messages
 from tg_durak.storage.meta import Meta
 from tg_durak.storage.operators import Operators
+from tg_durak.storage.privacy import Privacy
 from tg_durak.storage.quick_games import QuickQueue
 from tg_durak.storage.results import RateTable, Results
 from tg_durak.storage.tables import Tables
@@ -87,6 +89,7 @@ class Store:
         self.updates = Updates(connection)
         self.meta = Meta(connection)
         self.wakes = Wakes(connection)
+        self.privacy = Privacy(connection, self.users)
         self.operators = Operators(connection)
         self.quick = QuickQueue(connection)
 

@@ -51,6 +51,10 @@ class Users:
             self._rows.move_to_end(user_id)
         return user
 
+    def drop(self, user_id: int) -> None:
+        """Forget the cached row of a person whose row was deleted (storage/privacy.py)."""
+        self._rows.pop(user_id, None)
+
     def _keep(self, user: UserRow) -> None:
         self._rows[user.id] = user
         self._rows.move_to_end(user.id)

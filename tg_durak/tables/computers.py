@@ -5,6 +5,10 @@ is free, less the more decisions wait (its budget divided by one plus the queue)
 `normal` (a fraction of a millisecond) once that is below `MIN_HARD_BUDGET`. A worker also cuts a
 budget to what is left of `ANSWER_WITHIN` since the decision was asked for, so no computer misses
 its reaction window (R10.3's pause is up to 3 s; the table's loop needs some of it too).
+
+Each worker loads `hard`'s compiled search kernel as it starts (from the cache, or compiling it,
+in a background thread at low priority: engine/kernel/); until it is warm, `hard` plays its
+Python search, within the same budgets. DURAK_KERNEL=off keeps the kernel out.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import TypeVar
 from engine import Action, PlayerView
 from engine.ai import Player, get_player
 from engine.ai.search import DEFAULT_BUDGET as HARD_BUDGET
+from engine.kernel import loader as kernel
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -75,6 +80,7 @@ def _start_worker() -> None:
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_exit_with, args=(parent.sentinel,), daemon=True).start()
+    kernel.load_in_background()
 
 
 def _exit_with(parent_sentinel: int) -> None:

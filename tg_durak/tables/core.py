@@ -25,7 +25,7 @@ from typing import Protocol
 from engine import Event, EventKind, Game
 from tg_durak.play.ratings import Outcome, Result
 from tg_durak.play.rows import SeatStatus, TableChange, TableStatus
-from tg_durak.storage import Store
+from tg_durak.storage import DatabaseDown, Store, StoreUnavailable
 from tg_durak.tables.apps import OpenApps
 from tg_durak.tables.cache import StoredTables
 from tg_durak.tables.claims import claim_with_change
@@ -292,8 +292,15 @@ class TableCore:
         try:
             await self.store.tables.record(TableChange(live.id, old_version, entries,
                                                        snapshot(game), status, results))
-        except Exception:
-            log.exception("table %s: saving failed; back to version %s", live.id, old_version)
+        except Exception as exc:
+            if isinstance(exc, StoreUnavailable):   # no traceback: a refusal, not a fault
+                # A database that does not answer the store logged once.
+                log.log(logging.INFO if isinstance(exc, DatabaseDown) else logging.WARNING,
+                        "table %s: not saved (%s); back to version %s", live.id, exc,
+                        old_version)
+            else:
+                log.exception("table %s: saving failed; back to version %s", live.id,
+                              old_version)
             # The transaction rolled back: replaying the log is the stored state, without a read
             # from a store in trouble. The table keeps who is away, blocked or choosing, and the
             # computers' reactions (one that was refused is tried again).

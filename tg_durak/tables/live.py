@@ -16,8 +16,7 @@ from tg_durak.render.game import GameScreenInput, SeatInfo
 from tg_durak.render.screen import Screen
 from tg_durak.tables.reactions import Reaction
 
-# user -> (chat, message); None: the group's (its message a str: an inline message's id)
-MessageIds = dict[int | None, tuple[int, int | str]]
+MessageIds = dict[int | None, tuple[int, int]]   # user -> (chat, message); None: the group's
 
 
 @dataclass(slots=True)   # one per running table: no attribute dict

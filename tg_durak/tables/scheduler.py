@@ -1,7 +1,8 @@
 """One timer per table: wakes the table service at the table's next due time.
 
 Due times are wall-clock (time.time()) and live in the game itself, so after a restart the
-service re-arms every running table from its snapshot (R10.4).
+service re-arms every running table from its snapshot (R10.4). A wake the store refused (a
+database down) is tried again `RETRY_SECONDS` later: the table's timers wait for the store.
 """
 
 from __future__ import annotations
@@ -11,7 +12,11 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
+from tg_durak.storage import DatabaseDown, StoreUnavailable
+
 log = logging.getLogger(__name__)
+
+RETRY_SECONDS = 1.0   # after the store refused a wake, the next try
 
 
 class Scheduler:
@@ -49,6 +54,11 @@ class Scheduler:
     async def _run(self, table_id: int) -> None:
         try:
             await self._wake(table_id)
+        except StoreUnavailable as exc:
+            if not isinstance(exc, DatabaseDown):   # that one the store logged once
+                log.warning("table %s: wake-up refused by the store: %s", table_id, exc)
+            if table_id not in self._timers:   # nothing re-armed it meanwhile
+                self.arm(table_id, self._clock() + RETRY_SECONDS)
         except Exception:
             log.exception("table %s: wake-up failed", table_id)
 

@@ -17,7 +17,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
-from tg_durak.storage import Store, StoreUnavailable
+from tg_durak.storage import DatabaseDown, Store, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,8 @@ class WakeClaims:
         while True:
             try:
                 await self.claim_once()
+            except DatabaseDown:   # the store said so once; the next look may get through
+                pass
             except StoreUnavailable as exc:   # the next look may get through
                 log.warning("claiming due tables failed: %s", exc)
             except Exception:
@@ -64,6 +66,10 @@ class WakeClaims:
     async def _run(self, table_id: int) -> None:
         try:
             await self._wake(table_id)
+        except DatabaseDown:   # the store said so once; its lease runs out, someone tries again
+            pass
+        except StoreUnavailable as exc:
+            log.warning("table %s: claimed wake-up refused by the store: %s", table_id, exc)
         except Exception:   # its lease runs out and someone tries again
             log.exception("table %s: claimed wake-up failed", table_id)
 

@@ -12,6 +12,12 @@ raises NotHandled, which the webhook answers with a 503, and its claim is releas
 next offer is taken. Nobody is told "not saved": the offer that succeeds answers him. An update
 whose claim cannot even be written is not handled at all (503, nothing recorded).
 
+A tap (a callback query) the store refused is the exception: it is answered at once, "not
+saved, tap again" (handlers.failures), and done with (200), never applied later. A move belongs
+to the position it was made in; Telegram's next offer may come after the tap's 15 s (its answer
+refused), and a database down for a while would have the taps made meanwhile land together on
+its return, in positions their players no longer see.
+
 On SQLite (one process) the claim is its own transaction, before the handler's, not part of
 them: the windows that leaves are (1) a handler that committed one change and then failed on a
 later one has the first applied again by the next offer (taps carry the table's version, so a
@@ -80,7 +86,7 @@ class Delivery(BaseMiddleware):
         try:
             if self._with_change:
                 return await self._claim_with_change(handler, event, data)
-            if not await self._first_time(event.update_id):
+            if not await self._first_time(event):
                 log.info("update %s was taken on before; skipped", event.update_id)
                 return UNHANDLED
             if not self._offered_again:
@@ -99,6 +105,8 @@ class Delivery(BaseMiddleware):
                 log.info("update %s was taken on before; skipped", update_id)
                 return UNHANDLED
         except StoreUnavailable as exc:
+            if event.callback_query is not None:
+                raise   # answered "not saved" (see the module docstring)
             raise NotHandled(f"update {update_id}: cannot tell whether it was handled") from exc
         with handling(update_id) as pending:
             try:
@@ -112,6 +120,8 @@ class Delivery(BaseMiddleware):
             except Exception as exc:   # nothing of it was committed with its claim
                 if not isinstance(exc, StoreUnavailable):
                     log.exception("update %s failed; Telegram is to offer it again", update_id)
+                elif event.callback_query is not None and not pending.claimed:
+                    raise   # answered "not saved" (see the module docstring)
                 raise NotHandled(f"update {update_id}: {exc}") from exc
             await self._claim_after(update_id, pending.claimed)
         return result
@@ -125,15 +135,19 @@ class Delivery(BaseMiddleware):
         except StoreUnavailable:   # handled all the same; only a rare second offer repeats it
             log.warning("update %s: handled, but its claim was not stored", update_id)
 
-    async def _first_time(self, update_id: int) -> bool:
+    async def _first_time(self, event: Update) -> bool:
+        update_id = event.update_id
         if update_id in self._unreleased:
             self._unreleased.discard(update_id)
             return True
         try:
             return await self._store.updates.claim(update_id)
         except StoreUnavailable as exc:
-            if self._offered_again:   # Telegram offers it again: the store may be back then
+            if self._offered_again and event.callback_query is None:
+                # Telegram offers it again: the store may be back then.
                 raise NotHandled(f"update {update_id}: cannot record it as handled") from exc
+            if self._offered_again:
+                raise   # a tap: answered "not saved" (see the module docstring)
             # Unknown; handling it is better than losing it, and whatever it changes meets the
             # same refusal, which its handler answers.
             log.warning("update %s: cannot record it as handled", update_id)
@@ -148,6 +162,8 @@ class Delivery(BaseMiddleware):
         except Exception as exc:
             if not isinstance(exc, StoreUnavailable):
                 log.exception("update %s failed; Telegram is to offer it again", event.update_id)
+            elif event.callback_query is not None:
+                raise   # answered "not saved" (see the module docstring); its claim stays
             await self._release(event.update_id)
             raise NotHandled(f"update {event.update_id}: {exc}") from exc
 

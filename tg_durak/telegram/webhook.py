@@ -1,11 +1,12 @@
 """Telegram's webhook: the route on the bot's web server that Telegram posts each update to.
 
 Telegram posts an update again until it gets a 2xx, so the answer says whether the update is
-done with: 200 once it was handled (or skipped as handled before), 503 when it was not (the store
-refused, a handler failed: update_claims.NotHandled; or the bot is not taking updates, starting
-or stopping), 401 for a request without our secret (nothing of it is read), 400 for a body that
-is no update (offering it again would not help). aiogram's SimpleRequestHandler answers 200 before
-or whatever the handling did, which would lose what Telegram would offer again.
+done with: 200 once it was handled (or skipped as handled before, or a tap answered "not
+saved"), 503 when it was not (the store refused, a handler failed: update_claims.NotHandled; or
+the bot is not taking updates, starting or stopping), 401 for a request without our secret
+(nothing of it is read), 400 for a body that is no update (offering it again would not help).
+aiogram's SimpleRequestHandler answers 200 before or whatever the handling did, which would lose
+what Telegram would offer again.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from aiogram import Bot, Dispatcher
 from aiogram.types import Update
 from aiohttp import web
 
+from tg_durak.storage import DatabaseDown
 from tg_durak.telegram.update_claims import NotHandled
 
 log = logging.getLogger(__name__)
@@ -68,7 +70,9 @@ class WebhookRoute:
         try:
             await self._dp.feed_update(self._bot, update)
         except NotHandled as exc:
-            log.warning("%s; answered 503 for Telegram to offer it again", exc)
+            # A database that does not answer was logged once by the store, not once per post.
+            log.log(logging.INFO if isinstance(exc.__cause__, DatabaseDown) else logging.WARNING,
+                    "%s; answered 503 for Telegram to offer it again", exc)
             return web.Response(status=503)
         except Exception:   # outside the handlers (a middleware of aiogram's): offered again too
             log.exception("update %s failed", update.update_id)

@@ -1,5 +1,7 @@
 """What a person is told when the database refused to save what he did (a full disk, a file
-locked too long): a polite answer in his language; nothing changed, and trying again later works.
+locked too long, a database server down): a polite answer in his language; nothing changed, and
+trying again later works. By webhook only a tap meets it (telegram.update_claims): other updates
+are offered again by Telegram instead.
 And Telegram refusing a handler's own request (a tap's answer after its 15 s, a member lookup
 after the retries): what the handler did stands, nobody can be told, one line in the log.
 
@@ -19,7 +21,7 @@ from aiogram.types import ErrorEvent, User
 from tg_durak.i18n.translate import pick_locale, translator
 from tg_durak.outbox.publisher import Publisher
 from tg_durak.render.screen import Screen
-from tg_durak.storage import Store, StoreUnavailable
+from tg_durak.storage import DatabaseDown, Store, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +39,9 @@ async def _language(store: Store, user: User) -> str:
 
 async def not_saved(event: ErrorEvent, store: Store, publisher: Publisher) -> None:
     update = event.update
-    log.warning("update %s not handled: %s", update.update_id, event.exception)
+    # A database that does not answer was logged once by the store, not once per tap.
+    log.log(logging.INFO if isinstance(event.exception, DatabaseDown) else logging.WARNING,
+            "update %s not handled: %s", update.update_id, event.exception)
     query, message = update.callback_query, update.message
     person = query.from_user if query else message.from_user if message else None
     if person is None:

@@ -1,0 +1,116 @@
+"""One decision's race in the kernel: the view read once into arrays, then `search.race` called
+on chunks of deals until the race is decided or the time is up.
+
+The kernel cannot read a clock, so the deals come in chunks sized from the time the last chunk
+took (a quarter of what is left at most): a decision ends within a fraction of a deal's time of
+its deadline. The deals are one stream seeded once, so with a deal cap and time to spare a
+decision is repeatable whatever the chunks were.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.actions import Action
+from engine.ai.evaluation import load_weights
+from engine.cards import mask_of
+from engine.game import Game
+from engine.kernel.layout import action_code as code_of
+from engine.kernel.layout import encode, encode_rules
+from engine.kernel.search import STATUS_DEALS, STATUS_DONE
+from engine.kernel.search import race as race_chunk
+from engine.views import PlayerView
+
+FIRST_CHUNK = 2   # deals in the first call; later ones follow the measured time a deal
+
+
+@dataclass(frozen=True)
+class RaceOutcome:
+    """What a kernel race found: the index of the move it picked, deals played, moves left."""
+
+    best: int
+    deals: int
+    left: int
+
+
+@dataclass(frozen=True)
+class DealSpec:
+    """What `engine.sampling.dealer` reads from a view, as the kernel's `deal` takes it: each
+    seat's cards before a deal (its own hand, or what all know he holds), how many hidden cards
+    each needs and by which weights (inference's), the hidden cards, the face-up trump card."""
+
+    base: np.ndarray
+    needs: np.ndarray
+    weighted: np.ndarray
+    weights: np.ndarray
+    hidden: np.ndarray
+    bottom: int
+
+    @classmethod
+    def of(cls, view: PlayerView, weights: Sequence[Mapping[int, float]]) -> DealSpec:
+        base = np.zeros(6, dtype=np.int64)
+        needs = np.zeros(6, dtype=np.int64)
+        weighted = np.zeros(6, dtype=np.bool_)
+        card_weights = np.ones((6, 52))
+        for s in range(view.rules.players):
+            if s == view.seat:
+                base[s] = mask_of(view.hand)
+                continue
+            base[s] = mask_of(view.known[s])
+            needs[s] = view.hand_counts[s] - len(view.known[s])
+            if weights and needs[s] and weights[s]:
+                weighted[s] = True
+                for c, w in weights[s].items():
+                    card_weights[s, c] = w
+        return cls(base, needs, weighted, card_weights,
+                   np.array([c.index for c in view.unseen], dtype=np.int64),
+                   -1 if view.trump_card is None else view.trump_card.index)
+
+
+def race(view: PlayerView, deal: Game, weights: Sequence[Mapping[int, float]],
+         cands: list[Action], rng: random.Random, deadline: float, drop_z: float,
+         rounds: int | None, iterations: int | None) -> RaceOutcome:
+    """`BaselinePlayer._race` of `cands` for `view.seat` in the kernel: `deal` is one deal of
+    the view (its public fields are the template), `weights` what inference read."""
+    seat = view.seat
+    spec = DealSpec.of(view, weights)
+    m = len(cands)
+    codes = np.array([code_of(a) for a in cands], dtype=np.int64)
+    alive = np.ones(m, dtype=np.bool_)
+    sums = np.zeros(m)
+    pair_sum = np.zeros((m, m))
+    pair_squares = np.zeros((m, m))
+    differ = np.zeros((m, m), dtype=np.bool_)
+    status = np.zeros(2, dtype=np.int64)
+    template, rules = encode(deal), encode_rules(view.rules)
+    estimate_weights = np.array(load_weights(), dtype=np.float64)
+    seed = rng.getrandbits(32)
+    chunk = FIRST_CHUNK
+    while not status[STATUS_DONE]:
+        played = int(status[STATUS_DEALS])
+        if iterations is not None:
+            if played >= iterations:
+                break
+            chunk = min(chunk, iterations - played)
+        began = time.perf_counter()
+        if began > deadline:
+            break
+        race_chunk(template, rules, seat, codes, alive, sums, pair_sum, pair_squares, differ,
+                   status, chunk, spec.base, spec.needs, spec.weighted, spec.weights,
+                   spec.hidden, spec.bottom,
+                   -1 if rounds is None else rounds, estimate_weights, drop_z, seed)
+        seed = -1   # one stream of deals: the kernel's generator goes on where it stopped
+        ended = time.perf_counter()
+        per_deal = (ended - began) / max(1, int(status[STATUS_DEALS]) - played)
+        chunk = max(1, min(4 * chunk, int((deadline - ended) / 4 / per_deal)))
+    deals = int(status[STATUS_DEALS])
+    left = int(alive.sum())
+    if not deals:
+        return RaceOutcome(0, 0, left)
+    best = max((i for i in range(m) if alive[i]), key=lambda i: (sums[i], -i))
+    return RaceOutcome(best, deals, left)

@@ -1,0 +1,253 @@
+"""`hard`'s race in numba's subset: the dealer, the short playouts, the estimate, the race.
+
+Each mirrors its Python original: `deal` is `engine.sampling.dealer`'s deal (the same weighted
+deals: Efraimidis and Spirakis' keys), `playout` is `engine.ai.baseline.playout` with
+`engine.ai.search`'s stop after `rounds` rounds heads-up, `estimate` is
+`engine.ai.evaluation.estimate`, `race` is `BaselinePlayer._race` over many deals in one call
+(the paired differences kept as running sums, so a drop costs no pass over the deals).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.ai.baseline import MIN_DEALS_TO_DROP, PLAYOUT_STEPS, SAME_AFTER
+from engine.cards import DECK_LOWEST_RANK
+from engine.kernel.jit import compiled
+from engine.kernel.layout import (
+    ACTIVE,
+    ATTACKER,
+    DURAK,
+    HANDS,
+    IS_OVER,
+    R_DECK,
+    R_PLAYERS,
+    STOCK,
+    STOCK_N,
+    TABLE_N,
+    TRUMP,
+)
+from engine.kernel.normal import normal_action
+from engine.kernel.play import (
+    BEATERS,
+    MAX_ACTIONS,
+    SUIT_CARDS,
+    apply,
+    fire,
+    first_to_ask,
+    legal_actions,
+    popcount,
+)
+
+LOW_24, LOW_36, LOW_52 = (DECK_LOWEST_RANK[d] - 2 for d in (24, 36, 52))
+STATUS_DEALS, STATUS_DONE = 0, 1   # the race's status array: deals so far, whether it is over
+
+
+@compiled
+def _hand_terms(hand: int, against: int, beaters: np.ndarray, trump_mask: int, low: int,
+                out: np.ndarray, sign: float) -> None:
+    """evaluation._hand's terms of one hand, added to `out` times `sign`."""
+    span = 12 - low
+    trumps = trump_strength = plain = 0.0
+    low_cards = unbeatable = 0
+    ranks = 0
+    for c in range(52):
+        if not hand >> c & 1:
+            continue
+        rank = c % 13
+        ranks |= 1 << rank
+        if not beaters[c] & against:
+            unbeatable += 1
+        strength = (rank - low) / span
+        if trump_mask >> c & 1:
+            trumps += 1
+            trump_strength += strength
+        else:
+            plain += strength
+            if strength < 0.34:
+                low_cards += 1
+    n = popcount(hand)
+    out[0] += sign * (n / 6)
+    out[1] += sign * (n * n / 36)
+    out[2] += sign * trumps
+    out[3] += sign * trump_strength
+    out[4] += sign * (plain / 6)
+    out[5] += sign * (low_cards / 6)
+    out[6] += sign * (popcount(ranks) / 6)
+    out[7] += sign * (unbeatable / 6)
+
+
+@compiled
+def estimate(s: np.ndarray, r: np.ndarray, seat: int, other: int, weights: np.ndarray) -> float:
+    """evaluation.estimate: the chance that `seat` is not the durak, heads-up."""
+    d = r[R_DECK]
+    low = LOW_24 if d == 24 else LOW_36 if d == 36 else LOW_52
+    trump = s[TRUMP]
+    beaters = BEATERS[trump]
+    terms = np.zeros(9)
+    mine, theirs = s[HANDS + seat], s[HANDS + other]
+    _hand_terms(mine, theirs, beaters, SUIT_CARDS[trump], low, terms, 1.0)
+    _hand_terms(theirs, mine, beaters, SUIT_CARDS[trump], low, terms, -1.0)
+    terms[8] = 1.0 if s[ATTACKER] == seat else -1.0 if s[ATTACKER] == other else 0.0
+    stock = s[STOCK_N]
+    stage = 2 if stock == 0 else 1 if stock <= 6 else 0
+    z = 0.0
+    for i in range(9):
+        z += weights[stage, i] * terms[i]
+    if z < -30:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+@compiled
+def playout(s: np.ndarray, r: np.ndarray, seat: int, rounds: int, weights: np.ndarray,
+            legal: np.ndarray) -> float:
+    """baseline.playout (`normal` everywhere, in place) with search's stop: heads-up, once
+    `rounds` more rounds have started, the estimate (rounds < 0: play to the end)."""
+    started = -1
+    for _ in range(PLAYOUT_STEPS):
+        if s[IS_OVER]:
+            durak = s[DURAK]
+            return 0.5 if durak < 0 else 0.0 if durak == seat else 1.0
+        active = s[ACTIVE]
+        if not active >> seat & 1 and active & (active - 1):
+            return 1.0   # out of cards while two others still play: safe
+        if rounds >= 0 and s[TABLE_N] == 0:
+            started += 1
+            if started >= rounds and popcount(active) == 2:
+                other = 0
+                for t in range(6):
+                    if active >> t & 1 and t != seat:
+                        other = t
+                return estimate(s, r, seat, other, weights)
+        who = first_to_ask(s, r)
+        if who < 0:
+            fire(s, r)
+            continue
+        n = legal_actions(s, r, who, legal)
+        action = legal[0] if n == 1 else normal_action(s, r, who, legal, n)
+        apply(s, r, who, action)
+    return 0.5   # cut short: cards went round without end
+
+
+@compiled
+def _weigh_forward(cards: np.ndarray, pos: int, need: int, weights: np.ndarray) -> None:
+    """sampling._weigh_forward: `need` of cards[pos:] first, each chosen in proportion to its
+    weight (the largest u^(1/w)); the others keep their shuffled order."""
+    size = len(cards) - pos
+    keys = np.empty(size)
+    for i in range(size):
+        keys[i] = np.random.random() ** (1.0 / weights[cards[pos + i]])
+    order = np.argsort(-keys)
+    tail = cards[pos:].copy()
+    chosen = np.zeros(size, dtype=np.bool_)
+    for i in range(need):
+        cards[pos + i] = tail[order[i]]
+        chosen[order[i]] = True
+    at = pos + need
+    for i in range(size):
+        if not chosen[i]:
+            cards[at] = tail[i]
+            at += 1
+
+
+@compiled
+def deal(template: np.ndarray, r: np.ndarray, base: np.ndarray, needs: np.ndarray,
+         weighted: np.ndarray, weights: np.ndarray, hidden: np.ndarray, bottom: int,
+         out: np.ndarray) -> None:
+    """sampling.dealer's deal into `out`: the hidden cards shuffled, each seat's needs dealt
+    (by its weights where it has any), the rest into the stock above the face-up trump."""
+    out[:] = template
+    cards = hidden.copy()
+    np.random.shuffle(cards)
+    pos = 0
+    for seat in range(r[R_PLAYERS]):
+        need = needs[seat]
+        if weighted[seat] and need:
+            _weigh_forward(cards, pos, need, weights[seat])
+        hand = base[seat]
+        for i in range(pos, pos + need):
+            hand |= 1 << cards[i]
+        out[HANDS + seat] = hand
+        pos += need
+    n = 0
+    if bottom >= 0:
+        out[STOCK] = bottom
+        n = 1
+    for i in range(pos, len(cards)):
+        out[STOCK + n] = cards[i]
+        n += 1
+    for i in range(n, 52):
+        out[STOCK + i] = 0
+    out[STOCK_N] = n
+
+
+@compiled
+def race(template: np.ndarray, r: np.ndarray, seat: int, cands: np.ndarray,
+         alive: np.ndarray, sums: np.ndarray, pair_sum: np.ndarray, pair_squares: np.ndarray,
+         differ: np.ndarray, status: np.ndarray, max_deals: int, base: np.ndarray,
+         needs: np.ndarray, weighted: np.ndarray, weights: np.ndarray, hidden: np.ndarray,
+         bottom: int, rounds: int, estimate_weights: np.ndarray, drop_z: float,
+         seed: int) -> None:
+    """Up to `max_deals` more deals of BaselinePlayer._race: every move still alive played out
+    on the same deal, then a move trailing the leader by `drop_z` standard errors of the paired
+    difference dropped (after MIN_DEALS_TO_DROP deals). The race's state lives in the arrays
+    the caller keeps between calls; status[STATUS_DONE] is set once one move is left or
+    SAME_AFTER deals showed no difference. `seed` seeds the deals (-1: go on where the last
+    call stopped)."""
+    if seed >= 0:
+        np.random.seed(seed)
+    m = len(cands)
+    dealt = np.empty_like(template)
+    g = np.empty_like(template)
+    legal = np.empty(MAX_ACTIONS, dtype=np.int64)
+    results = np.zeros(m)
+    for _ in range(max_deals):
+        left = 0
+        for i in range(m):
+            left += alive[i]
+        if left <= 1:
+            status[STATUS_DONE] = 1
+            return
+        deal(template, r, base, needs, weighted, weights, hidden, bottom, dealt)
+        for i in range(m):
+            if alive[i]:
+                g[:] = dealt
+                apply(g, r, seat, cands[i])
+                results[i] = playout(g, r, seat, rounds, estimate_weights, legal)
+        for i in range(m):
+            if not alive[i]:
+                continue
+            sums[i] += results[i]
+            for j in range(m):
+                if alive[j] and j != i:
+                    diff = results[i] - results[j]
+                    pair_sum[i, j] += diff
+                    pair_squares[i, j] += diff * diff
+                    if diff != 0.0:
+                        differ[i, j] = True
+        status[STATUS_DEALS] += 1
+        n = status[STATUS_DEALS]
+        if n >= MIN_DEALS_TO_DROP:
+            leader = -1
+            for i in range(m):
+                if alive[i] and (leader < 0 or sums[i] > sums[leader]):
+                    leader = i
+            for i in range(m):
+                if not alive[i] or i == leader:
+                    continue
+                mean = pair_sum[leader, i] / n
+                var = max(0.0, (pair_squares[leader, i] - pair_sum[leader, i] ** 2 / n) / (n - 1))
+                if mean > 0 and mean > drop_z * math.sqrt(var / n):
+                    alive[i] = False
+        if n >= SAME_AFTER:
+            same = True
+            for i in range(m):
+                for j in range(m):
+                    if alive[i] and alive[j] and differ[i, j]:
+                        same = False
+            if same:
+                status[STATUS_DONE] = 1
+                return

@@ -1,0 +1,154 @@
+"""The kernel's search pieces against their Python originals, and `hard` with the kernel on and
+off (DURAK_KERNEL=off: the Python search, the fallback wherever numba is missing)."""
+
+from __future__ import annotations
+
+import random
+from itertools import islice
+
+import numpy as np
+import pytest
+
+from engine.ai import get_player
+from engine.ai.baseline import playout
+from engine.ai.evaluation import load_weights
+from engine.ai.inference import read
+from engine.ai.search import _estimate_after
+from engine.game import Game
+from engine.kernel import loader
+from engine.kernel.layout import HANDS, STOCK, STOCK_N, action_code, encode, encode_rules
+from engine.kernel.play import MAX_ACTIONS
+from engine.kernel.racing import DealSpec
+from engine.kernel.search import deal
+from engine.kernel.search import playout as kernel_playout
+from engine.sampling import dealer
+from tests.helpers.positions import positions
+
+WEIGHTS = np.array(load_weights(), dtype=np.float64)
+
+
+def _moves_and_playouts(seed: int, count: int) -> list[tuple[Game, int]]:
+    """(game after a move, the seat that moved) along random games of every table."""
+    out = []
+    for g, seat in islice(positions(seed=seed, games=10, every=3), count):
+        for action in g.legal_actions(seat):
+            child = g.copy(with_log=False)
+            child.apply(seat, action, 0.0)
+            out.append((child, seat))
+    return out
+
+
+def test_a_playout_to_the_end_scores_as_the_python_one() -> None:
+    """`normal` is deterministic, so a playout of one deal has one result in both."""
+    buf = np.empty(MAX_ACTIONS, dtype=np.int64)
+    cases = _moves_and_playouts(seed=50, count=40)
+    assert len(cases) > 100
+    for g, seat in cases:
+        kernel = kernel_playout(encode(g), encode_rules(g.rules), seat, -1, WEIGHTS, buf)
+        assert kernel == playout(g.copy(with_log=False), seat)
+
+
+def test_a_short_playout_ends_in_the_same_estimate() -> None:
+    buf = np.empty(MAX_ACTIONS, dtype=np.int64)
+    for g, seat in _moves_and_playouts(seed=51, count=40):
+        kernel = kernel_playout(encode(g), encode_rules(g.rules), seat, 2, WEIGHTS, buf)
+        python = playout(g.copy(with_log=False), seat, stop=_estimate_after(seat, 2))
+        assert kernel == pytest.approx(python, abs=1e-9)
+
+
+def _dealt(g: Game, out: np.ndarray) -> Game:
+    """`g` with the hands and stock of the kernel's deal `out`."""
+    dealt = g.copy()
+    dealt.hands = [int(h) for h in out[HANDS:HANDS + g.players]]
+    dealt.stock = [int(c) for c in out[STOCK:STOCK + out[STOCK_N]]]
+    return dealt
+
+
+def test_the_kernels_deals_are_deals_of_the_view() -> None:
+    for g, seat in islice(positions(seed=52, games=8, every=4), 30):
+        view = g.view(seat)
+        weights = read(view, 0.1)[0]
+        template = dealer(view, weights)(random.Random(1))
+        spec = DealSpec.of(view, weights)
+        out = np.empty_like(encode(template))
+        for _ in range(5):
+            deal(encode(template), encode_rules(g.rules), spec.base, spec.needs, spec.weighted,
+                 spec.weights, spec.hidden, spec.bottom, out)
+            assert _dealt(template, out).view(seat) == view
+
+
+def test_the_kernel_deals_an_unlikely_card_less_often() -> None:
+    """Inference's weights reach the kernel's dealer as they reach the Python one."""
+    for g, seat in positions(seed=24, games=6, every=9):
+        view = g.view(seat)
+        if view.stock_count < 6:
+            continue
+        weights = read(view, 0.1)[0]
+        other = max(range(len(weights)), key=lambda s: len(weights[s]))
+        unlikely = sum(1 << c for c, w in weights[other].items() if w <= 0.3)
+        if unlikely.bit_count() >= 2:
+            break
+    else:
+        pytest.fail("no position with two unlikely cards")
+    template = encode(dealer(view)(random.Random(1)))
+    out = np.empty_like(template)
+
+    def dealt_to_him(spec: DealSpec) -> int:
+        count = 0
+        for _ in range(300):
+            deal(template, encode_rules(view.rules), spec.base, spec.needs, spec.weighted,
+                 spec.weights, spec.hidden, spec.bottom, out)
+            count += (int(out[HANDS + other]) & unlikely).bit_count()
+        return count
+
+    assert dealt_to_him(DealSpec.of(view, weights)) * 3 < dealt_to_him(DealSpec.of(view, ()))
+
+
+def _decisions(count: int) -> list[tuple[Game, int]]:
+    return [(g, seat) for g, seat in islice(positions(seed=53, games=6, every=5), count)]
+
+
+def test_hard_races_in_the_kernel_once_it_is_loaded() -> None:
+    assert loader.load()
+    hard = get_player("hard", budget=60.0, iterations=40, nodes=2000)
+    raced = 0
+    for g, seat in _decisions(12):
+        view, legal = g.view(seat), g.legal_actions(seat)
+        action = hard.choose(view, legal, random.Random(3))
+        assert action in legal
+        if hard.last.get("kernel"):
+            raced += 1
+            assert hard.last["deals"] <= 40
+            # A deal cap makes the kernel's decision repeatable, as the Python one's.
+            assert hard.choose(view, legal, random.Random(3)) == action
+    assert raced >= 3
+
+
+def test_switched_off_hard_plays_its_python_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    loader.load()
+    monkeypatch.setenv(loader.SWITCH, "off")
+    assert not loader.ready() and not loader.load()
+    hard = get_player("hard", budget=60.0, iterations=6, nodes=2000)
+    raced = 0
+    for g, seat in _decisions(8):
+        legal = g.legal_actions(seat)
+        assert hard.choose(g.view(seat), legal, random.Random(3)) in legal
+        if "kernel" in hard.last:
+            assert hard.last["kernel"] is False
+            raced += 1
+    assert raced
+
+
+def test_hard_with_kernel_false_never_uses_it() -> None:
+    assert loader.load()
+    hard = get_player("hard", budget=60.0, iterations=6, nodes=2000, kernel=False)
+    for g, seat in _decisions(6):
+        hard.choose(g.view(seat), g.legal_actions(seat), random.Random(3))
+        assert not hard.last.get("kernel")
+
+
+def test_an_action_code_names_one_action() -> None:
+    seen: dict[int, object] = {}
+    for g, seat in _decisions(30):
+        for action in g.legal_actions(seat):
+            assert seen.setdefault(action_code(action), action) == action
