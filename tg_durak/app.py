@@ -40,7 +40,14 @@ from tg_durak.ops.stats import final_report, keep_writing, report_on_signal
 from tg_durak.outbox.publisher import Publisher
 from tg_durak.outbox.reports import OutboxReports
 from tg_durak.play.ratings import rate
-from tg_durak.storage import NoDatabase, Store, StoreUnavailable, is_postgres, redacted
+from tg_durak.storage import (
+    DatabaseDown,
+    NoDatabase,
+    Store,
+    StoreUnavailable,
+    is_postgres,
+    redacted,
+)
 from tg_durak.tables.computers import ComputerPlayers
 from tg_durak.tables.core import TableDisplay, unheard
 from tg_durak.tables.languages import PlayerLanguages
@@ -424,6 +431,8 @@ class BotApp:
             try:
                 await self.tables.restart.heartbeat()
                 self.readiness.beat()
+            except DatabaseDown:   # the store said so once; the next beat may get through
+                pass
             except StoreUnavailable as exc:   # the next beat may get through
                 log.warning("heartbeat not saved: %s", exc)
             await asyncio.sleep(HEARTBEAT_SECONDS)
