@@ -63,9 +63,12 @@ def cheapest(mask: int, trump_mask: int) -> int:
     if not m:
         m = mask
     best, best_rank = -1, 99
-    for c in range(52):
-        if m >> c & 1 and c % 13 < best_rank:
+    while m:
+        low = m & -m
+        c = popcount(low - 1)
+        if c % 13 < best_rank:
             best, best_rank = c, c % 13
+        m ^= low
     return best
 
 
@@ -102,14 +105,19 @@ def lead(s: np.ndarray, r: np.ndarray, seat: int) -> int:
     if late:
         beaters = BEATERS[trump]
         may = s[KNOWN + s[DEFENDER]] | unseen_mask(s, r, seat)
-        for c in range(52):
-            if pool >> c & 1 and not beaters[c] & may:
-                sure |= 1 << c
+        rest = pool
+        while rest:
+            low = rest & -rest
+            if not beaters[popcount(low - 1)] & may:
+                sure |= low
+            rest ^= low
     pair_bonus = ENDGAME_PAIR_BONUS if stock == 0 else PAIR_BONUS
     best, best_score = -1, 1e9
-    for c in range(52):
-        if not pool >> c & 1:
-            continue
+    rest = pool
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        c = popcount(low - 1)
         score = value(c, trump) - pair_bonus * (popcount(hand & RANK_CARDS[c]) - 1)
         if sure >> c & 1:
             score -= SURE_BONUS
@@ -119,55 +127,54 @@ def lead(s: np.ndarray, r: np.ndarray, seat: int) -> int:
 
 
 @compiled
-def plan_defence(s: np.ndarray, r: np.ndarray, seat: int, targets: np.ndarray,
-                 cards: np.ndarray) -> int:
-    """policy.plan_defence into (targets, cards); its length, or -1 when there is no plan."""
+def plan_defence(s: np.ndarray, r: np.ndarray, seat: int, mean: float
+                 ) -> tuple[bool, float, int, int]:
+    """policy.plan_defence: whether there is a plan, what its cards cost above `mean` in all
+    (policy._defend's cost), and its first step (target, card)."""
     hand = s[HANDS + seat]
     trump = s[TRUMP]
     beaters = BEATERS[trump]
-    todo_t = np.empty(6, dtype=np.int64)
-    todo_a = np.empty(6, dtype=np.int64)
-    left = 0
+    todo = 0   # targets still unbeaten: the plan's list, in table order as its pops keep it
     for t in range(s[TABLE_N]):
         if s[DEFENCES + t] < 0:
-            todo_t[left] = t
-            todo_a[left] = s[ATTACKS + t]
-            left += 1
+            todo |= 1 << t
     open_ranks = s[TABLE_RANKS]
     unseen = unseen_mask(s, r, seat)
-    planned = 0
-    while left:
-        best_i, best_n = 0, 99
-        for i in range(left):
-            n = popcount(hand & beaters[todo_a[i]])
-            if n < best_n or (n == best_n
-                              and value(todo_a[i], trump) > value(todo_a[best_i], trump)):
-                best_i, best_n = i, n
+    cost = 0.0
+    first_t = first_b = -1
+    while todo:
+        best_t, best_n = -1, 99
+        for t in range(6):
+            if not todo >> t & 1:
+                continue
+            n = popcount(hand & beaters[s[ATTACKS + t]])
+            if n < best_n or (n == best_n and value(s[ATTACKS + t], trump)
+                              > value(s[ATTACKS + best_t], trump)):
+                best_t, best_n = t, n
         if best_n == 0:
-            return -1
-        t, a = todo_t[best_i], todo_a[best_i]
-        for i in range(best_i, left - 1):   # todo.pop(best_i): the others keep their order
-            todo_t[i] = todo_t[i + 1]
-            todo_a[i] = todo_a[i + 1]
-        left -= 1
-        options = hand & beaters[a]
+            return False, np.inf, -1, -1
+        todo &= ~(1 << best_t)
+        options = hand & beaters[s[ATTACKS + best_t]]
         if options & (options - 1):
             b, b_cost = -1, 1e18
-            for c in range(52):
-                if options >> c & 1:
-                    cost = float(value(c, trump))
-                    if not open_ranks >> c & 1:
-                        cost += NEW_RANK_COST * popcount(unseen & RANK_CARDS[c])
-                    if cost < b_cost:
-                        b, b_cost = c, cost
+            rest = options
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                c = popcount(low - 1)
+                card_cost = float(value(c, trump))
+                if not open_ranks >> c & 1:
+                    card_cost += NEW_RANK_COST * popcount(unseen & RANK_CARDS[c])
+                if card_cost < b_cost:
+                    b, b_cost = c, card_cost
         else:
             b = cheapest(options, SUIT_CARDS[trump])
         hand &= ~(1 << b)
         open_ranks |= RANK_CARDS[b]
-        targets[planned] = t
-        cards[planned] = b
-        planned += 1
-    return planned
+        cost += value(b, trump) - mean
+        if first_t < 0:
+            first_t, first_b = best_t, b
+    return True, cost, first_t, first_b
 
 
 @compiled
@@ -192,14 +199,7 @@ def defend_choice(s: np.ndarray, r: np.ndarray, seat: int, legal: np.ndarray, n:
     trump = s[TRUMP]
     mean = mean_of(r)
     stock = s[STOCK_N]
-    targets = np.empty(6, dtype=np.int64)
-    cards = np.empty(6, dtype=np.int64)
-    planned = plan_defence(s, r, seat, targets, cards)
-    cost = np.inf
-    if planned >= 0:
-        cost = 0.0
-        for i in range(planned):
-            cost += value(cards[i], trump) - mean
+    planned, cost, first_t, first_b = plan_defence(s, r, seat, mean)
     first_show, best_transfer, best_value = -1, -1, 99
     for i in range(n):
         kind = legal[i] & 7
@@ -209,17 +209,17 @@ def defend_choice(s: np.ndarray, r: np.ndarray, seat: int, legal: np.ndarray, n:
             v = value(legal[i] >> 3 & 63, trump)
             if v < best_value:
                 best_transfer, best_value = legal[i], v
-    if first_show >= 0 and (planned < 0 or cost > 0):
+    if first_show >= 0 and (not planned or cost > 0):
         return first_show
     if best_transfer >= 0:
         gx = best_value - mean
-        if planned < 0 or cost >= gx or (best_transfer >> 3 & 63) // 13 != trump:
+        if not planned or cost >= gx or (best_transfer >> 3 & 63) // 13 != trump:
             return best_transfer
-    if planned < 0:
+    if not planned:
         return ACTION_TAKE
     if stock and should_take(s, cost, stock, mean):
         return ACTION_TAKE
-    return ACTION_DEFEND | cards[0] << 3 | targets[0] << 9
+    return ACTION_DEFEND | first_b << 3 | first_t << 9
 
 
 @compiled
@@ -237,9 +237,11 @@ def throw_in(s: np.ndarray, seat: int) -> int:
             limit += LATE_THROW_EXTRA
         pool = 0
         plain = cands & ~trumps
-        for c in range(52):
-            if plain >> c & 1 and c % 13 <= limit:
-                pool |= 1 << c
+        while plain:
+            low = plain & -plain
+            plain ^= low
+            if popcount(low - 1) % 13 <= limit:
+                pool |= low
     if not pool:
         return ACTION_PASS
     return ACTION_ATTACK | cheapest(pool, trumps) << 3

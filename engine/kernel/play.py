@@ -179,10 +179,11 @@ def transfers(s: np.ndarray, r: np.ndarray, seat: int) -> tuple[int, int]:
 
 @compiled
 def _add_cards(out: np.ndarray, n: int, cards: int, kind: int, target: int) -> int:
-    for c in range(52):
-        if cards >> c & 1:
-            out[n] = kind | c << 3 | target << 9
-            n += 1
+    while cards:
+        low = cards & -cards
+        out[n] = kind | popcount(low - 1) << 3 | target << 9
+        n += 1
+        cards ^= low
     return n
 
 
@@ -396,30 +397,32 @@ def clear_table(s: np.ndarray) -> None:
 
 
 @compiled
-def drawing_order(s: np.ndarray, r: np.ndarray, order: np.ndarray) -> int:
-    """R7.1 / R9.6: the round's first attacker, the others clockwise, the defender last."""
+def drawing_order(s: np.ndarray, r: np.ndarray) -> tuple[int, int]:
+    """R7.1 / R9.6: the round's first attacker, the others clockwise, the defender last; as
+    (seats packed four bits each, first lowest; how many)."""
     n = r[R_PLAYERS]
     active = s[ACTIVE]
     d = s[DEFENDER]
+    order = 0
     count = 0
     seat = s[ROUND_STARTER]
     for _ in range(n):
         if seat != d and active >> seat & 1:
-            order[count] = seat
+            order |= seat << 4 * count
             count += 1
         seat = seat + 1 if seat + 1 < n else 0
     if active >> d & 1:
-        order[count] = d
+        order |= d << 4 * count
         count += 1
-    return count
+    return order, count
 
 
 @compiled
-def draw(s: np.ndarray, order: np.ndarray, count: int) -> None:
+def draw(s: np.ndarray, order: int, count: int) -> None:
     """R7: up to six cards each, in `order`, while the stock lasts."""
     trump_i = s[TRUMP_CARD]
     for i in range(count):
-        seat = order[i]
+        seat = order >> 4 * i & 15
         need = HAND_SIZE - popcount(s[HANDS + seat])
         if need <= 0:
             continue
@@ -472,13 +475,12 @@ def close_round(s: np.ndarray, r: np.ndarray) -> None:
     defender = s[DEFENDER]
     taken = s[TAKING]
     clear_table(s)
-    order = np.empty(6, dtype=np.int64)
-    count = drawing_order(s, r, order)
+    order, count = drawing_order(s, r)
     if s[STOCK_N]:
         draw(s, order, count)
     if s[STOCK_N] == 0:
         for i in range(count):
-            maybe_leave(s, r, order[i])
+            maybe_leave(s, r, order >> 4 * i & 15)
     s[FIRST_ROUND] = 0
     if popcount(s[ACTIVE]) <= 1:
         finish(s, r, defender)

@@ -46,22 +46,24 @@ STATUS_DEALS, STATUS_DONE = 0, 1   # the race's status array: deals so far, whet
 
 
 @compiled
-def _hand_terms(hand: int, against: int, beaters: np.ndarray, trump_mask: int, low: int,
-                out: np.ndarray, sign: float) -> None:
-    """evaluation._hand's terms of one hand, added to `out` times `sign`."""
+def _hand_terms(hand: int, against: int, beaters: np.ndarray, trump_mask: int, low: int
+                ) -> tuple[float, float, float, float, float, float, float, float]:
+    """evaluation._hand: one hand's terms."""
     span = 12 - low
     trumps = trump_strength = plain = 0.0
     low_cards = unbeatable = 0
     ranks = 0
-    for c in range(52):
-        if not hand >> c & 1:
-            continue
+    rest = hand
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        c = popcount(bit - 1)
         rank = c % 13
         ranks |= 1 << rank
         if not beaters[c] & against:
             unbeatable += 1
         strength = (rank - low) / span
-        if trump_mask >> c & 1:
+        if trump_mask & bit:
             trumps += 1
             trump_strength += strength
         else:
@@ -69,14 +71,8 @@ def _hand_terms(hand: int, against: int, beaters: np.ndarray, trump_mask: int, l
             if strength < 0.34:
                 low_cards += 1
     n = popcount(hand)
-    out[0] += sign * (n / 6)
-    out[1] += sign * (n * n / 36)
-    out[2] += sign * trumps
-    out[3] += sign * trump_strength
-    out[4] += sign * (plain / 6)
-    out[5] += sign * (low_cards / 6)
-    out[6] += sign * (popcount(ranks) / 6)
-    out[7] += sign * (unbeatable / 6)
+    return (n / 6, n * n / 36, trumps, trump_strength, plain / 6, low_cards / 6,
+            popcount(ranks) / 6, unbeatable / 6)
 
 
 @compiled
@@ -86,16 +82,15 @@ def estimate(s: np.ndarray, r: np.ndarray, seat: int, other: int, weights: np.nd
     low = LOW_24 if d == 24 else LOW_36 if d == 36 else LOW_52
     trump = s[TRUMP]
     beaters = BEATERS[trump]
-    terms = np.zeros(9)
     mine, theirs = s[HANDS + seat], s[HANDS + other]
-    _hand_terms(mine, theirs, beaters, SUIT_CARDS[trump], low, terms, 1.0)
-    _hand_terms(theirs, mine, beaters, SUIT_CARDS[trump], low, terms, -1.0)
-    terms[8] = 1.0 if s[ATTACKER] == seat else -1.0 if s[ATTACKER] == other else 0.0
+    a = _hand_terms(mine, theirs, beaters, SUIT_CARDS[trump], low)
+    b = _hand_terms(theirs, mine, beaters, SUIT_CARDS[trump], low)
+    lead = 1.0 if s[ATTACKER] == seat else -1.0 if s[ATTACKER] == other else 0.0
     stock = s[STOCK_N]
-    stage = 2 if stock == 0 else 1 if stock <= 6 else 0
-    z = 0.0
-    for i in range(9):
-        z += weights[stage, i] * terms[i]
+    w = weights[2 if stock == 0 else 1 if stock <= 6 else 0]
+    z = (w[0] * (a[0] - b[0]) + w[1] * (a[1] - b[1]) + w[2] * (a[2] - b[2])
+         + w[3] * (a[3] - b[3]) + w[4] * (a[4] - b[4]) + w[5] * (a[5] - b[5])
+         + w[6] * (a[6] - b[6]) + w[7] * (a[7] - b[7]) + w[8] * lead)
     if z < -30:
         return 0.0
     return 1.0 / (1.0 + math.exp(-z))
@@ -251,3 +246,17 @@ def race(template: np.ndarray, r: np.ndarray, seat: int, cands: np.ndarray,
             if same:
                 status[STATUS_DONE] = 1
                 return
+
+
+@compiled
+def playouts(states: np.ndarray, rules: np.ndarray, seats: np.ndarray, rounds: int,
+             weights: np.ndarray, repeat: int, scores: np.ndarray) -> None:
+    """`playout` of each row of `states` (under its row of `rules`, for its seat), `repeat`
+    times over, in one call: the kernel's playouts a second without a call's overhead
+    (bench/kernel_bench.py), the scores into `scores`."""
+    legal = np.empty(MAX_ACTIONS, dtype=np.int64)
+    g = np.empty(states.shape[1], dtype=np.int64)
+    for _ in range(repeat):
+        for i in range(states.shape[0]):
+            g[:] = states[i]
+            scores[i] = playout(g, rules[i], seats[i], rounds, weights, legal)
