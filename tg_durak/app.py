@@ -61,6 +61,7 @@ from tg_durak.telegram.handlers import (
     game,
     group,
     guards,
+    inline,
     lobby,
     menus,
     notify,
@@ -154,7 +155,8 @@ def build_bot(settings: Settings) -> Bot:
 
 def _routers() -> list[Router]:
     return [guards.router(), quick.router(), notify.router(), commands.router(), group.router(),
-            lobby.router(), commands.group_router(), menus.router(), game.router(),
+            lobby.router(), inline.router(), commands.group_router(), menus.router(),
+            game.router(),
             failures.router()]   # the last, errors only: whatever any handler met
 
 
@@ -181,6 +183,7 @@ def build_dispatcher(store: Store, tables: TableService, publisher: Publisher,
     locale = PlayerLocaleMiddleware(make_i18n(), store, tables.absences.mark_reachable)
     dp.message.outer_middleware(locale)
     dp.callback_query.outer_middleware(locale)
+    dp.inline_query.outer_middleware(locale)   # not throttled: a query comes as he types
     dp.include_routers(*_routers())
     return dp
 

@@ -16,8 +16,8 @@ from aiogram.types import (
     WebAppInfo,
 )
 
-from tg_durak.emulator import FakeTelegram, RateLimits
 from tests.emulator.test_emulator_aiogram import make_bot, polling
+from tg_durak.emulator import FakeTelegram, RateLimits
 
 ANN, BOB = 1001, 1002
 

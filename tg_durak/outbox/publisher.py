@@ -62,6 +62,7 @@ log = logging.getLogger(__name__)
 _NOT_MODIFIED = "message is not modified"
 # Telegram's words for "this message cannot be edited any more": send a fresh one instead.
 _GONE = ("message to edit not found", "message can't be edited")
+_INLINE_GONE = "message_id_invalid"   # an inline message deleted (or never known)
 # Seconds the worker waits after an unexpected error in its own bookkeeping.
 _DISPATCH_ERROR_PAUSE = 1.0
 
@@ -109,7 +110,7 @@ class Publisher:
         self,
         key: Hashable,
         chat_id: int,
-        message_id: int | None,
+        message_id: int | str | None,
         screen: Screen,
         *,
         priority: Priority = Priority.PLAYER,
@@ -118,6 +119,8 @@ class Publisher:
     ) -> None:
         """Make the message ``key`` show ``screen`` soon; returns at once.
 
+        ``message_id`` a str is an inline message's inline_message_id (edited by it alone;
+        ``chat_id`` then only names the budget it spends, play/inline.py).
         ``message_id`` None sends a new message (then the listener hears its id), into the
         forum topic ``thread_id`` if one is given. ``priority`` says who waits for it.
         ``version`` (the table's, growing with each change) orders the screens of one key
@@ -246,10 +249,12 @@ class Publisher:
             if message_id is None:
                 await self._send(request)
             else:
+                inline_id = message_id if isinstance(message_id, str) else None
                 await self._bot.edit_message_text(
                     text=screen.text,
-                    chat_id=slot.chat_id,
-                    message_id=message_id,
+                    chat_id=None if inline_id else slot.chat_id,
+                    message_id=None if isinstance(message_id, str) else message_id,
+                    inline_message_id=inline_id,
                     reply_markup=inline_markup(screen),
                     parse_mode=self._parse_mode,
                 )
@@ -318,12 +323,17 @@ class Publisher:
         if self._reports is not None:
             await self._reports.put(report)
 
-    def _refused(self, request: Request, message_id: int | None,
+    def _refused(self, request: Request, message_id: int | str | None,
                  exc: TelegramBadRequest) -> None:
         slot = request.slot
         reason = exc.message.lower()
         if _NOT_MODIFIED in reason:
             slot.shown = request.screen
+        elif isinstance(message_id, str) and _INLINE_GONE in reason:
+            # Deleted by someone in its chat: the bot cannot post there, the table plays on.
+            log.info("publisher: inline message of %r is gone", slot.key)
+            if self._outbox.is_current(slot):
+                self._outbox.unqueue(slot)
         elif message_id is not None and any(words in reason for words in _GONE):
             log.info("publisher: message %s of %r is gone, sending a new one", message_id, slot.key)
             if slot.message_id == message_id:

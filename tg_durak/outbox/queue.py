@@ -54,7 +54,7 @@ class Slot:
 
     key: Hashable
     chat_id: int
-    message_id: int | None
+    message_id: int | str | None   # str: an inline message's inline_message_id
     thread_id: int | None = None  # the forum topic a new message goes to
     # True once the publisher sent (or decided to replace) the message: from then on its own
     # message id is right and the caller's is ignored.
@@ -108,7 +108,7 @@ class Outbox:
 
     # -- what to send -----------------------------------------------------------------------
 
-    def put(self, key: Hashable, chat_id: int, message_id: int | None, screen: Screen,
+    def put(self, key: Hashable, chat_id: int, message_id: int | str | None, screen: Screen,
             priority: Priority, now: float, thread_id: int | None = None,
             stamp: object = None) -> None:
         """The message ``key`` should show ``screen`` (``stamp``: its place among the screens

@@ -104,7 +104,7 @@ class MessageRow:
     table_id: int
     user_id: int | None  # None: the group's public message
     chat_id: int
-    message_id: int
+    message_id: int | str   # str: an inline message's inline_message_id (play/inline.py)
 
 
 @dataclass(frozen=True)

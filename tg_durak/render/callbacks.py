@@ -19,6 +19,7 @@ from typing import Annotated, ClassVar
 
 from pydantic import Field
 
+from engine import Variant
 from tg_durak.play.options import OptionField
 
 MAX_BYTES = 64   # Telegram's limit
@@ -182,5 +183,17 @@ class LobbyOption(CallbackRecord):
     value: str
 
 
+@dataclass(frozen=True, slots=True)
+class InlineOpen(CallbackRecord):
+    """Join on a message a person sent via the bot (inline mode), before it shows a lobby: the
+    first tap opens one, hosted by `host`, for the `variant` he chose; `sig` (play/inline.py's
+    signature) shows the bot offered it."""
+
+    prefix: ClassVar[str] = "i"
+    variant: Variant
+    host: Number
+    sig: str
+
+
 RECORDS: tuple[type[CallbackRecord], ...] = (Move, Setup, SetupOption, Lang, Kick, Menu,
-                                             LobbyTap, LobbyOption)
+                                             LobbyTap, LobbyOption, InlineOpen)

@@ -109,8 +109,11 @@ def private_note_screen(key: str, t: Translator) -> Screen:
     return Screen(text=t(key))
 
 
-def lobby_closed_screen(reason: str, t: Translator) -> Screen:
-    """A lobby that will not start: `reason` is "expired" or "cancelled"."""
+def lobby_closed_screen(reason: str, t: Translator, inline_bot: str | None = None) -> Screen:
+    """A lobby that will not start: `reason` is "expired" or "cancelled". In a chat the bot is
+    not in (inline mode, `inline_bot`: its username) a new one is opened by typing @bot."""
+    if inline_bot is not None:
+        return Screen(text=t(f"inline.{reason}", bot=inline_bot))
     return Screen(text=t(f"lobby.{reason}"))
 
 

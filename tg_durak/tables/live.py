@@ -16,7 +16,8 @@ from tg_durak.render.game import GameScreenInput, SeatInfo
 from tg_durak.render.screen import Screen
 from tg_durak.tables.reactions import Reaction
 
-MessageIds = dict[int | None, tuple[int, int]]   # user -> (chat, message); None: the group's
+# user -> (chat, message); None: the group's (its message a str: an inline message's id)
+MessageIds = dict[int | None, tuple[int, int | str]]
 
 
 @dataclass(slots=True)   # one per running table: no attribute dict

@@ -14,9 +14,10 @@ from collections.abc import Awaitable, Callable
 from engine import Game
 from tg_durak.i18n.translate import DEFAULT_LOCALE
 from tg_durak.play.answers import OK, Answer, refused
+from tg_durak.play.inline import is_inline
 from tg_durak.play.lobby_rules import LOBBY_SECONDS, LobbyEnd, LobbySettings, message_link
 from tg_durak.play.matching import QUICK_CHAT
-from tg_durak.play.options import OptionField, PlaySettings
+from tg_durak.play.options import OptionField, PlaySettings, TableOptions
 from tg_durak.play.rows import SeatStatus, TableKind, TableRow, TableStatus, UserRow
 from tg_durak.render.group import lobby_closed_screen
 from tg_durak.storage import (
@@ -99,7 +100,8 @@ class GroupLobbies:
         if row is None:
             return None
         message = await self._group_message(row.id)
-        return Answer("lobby.chat_busy", reply_to=None if message is None else message[1])
+        reply_to = None if message is None or isinstance(message[1], str) else message[1]
+        return Answer("lobby.chat_busy", reply_to=reply_to)
 
     async def _elsewhere(self, user_id: int) -> Answer | None:
         """One open table per person: where his is, if he has one."""
@@ -114,12 +116,13 @@ class GroupLobbies:
             return refused("lobby.elsewhere_private",
                            link=f"https://t.me/{self.screens.bot_username}")
         message = await self._group_message(row.id)
-        link = None if message is None else message_link(*message)
+        link = None if message is None or isinstance(message[1], str) \
+            else message_link(message[0], message[1])
         if link is None:
             return refused("lobby.elsewhere_group")
         return refused("lobby.elsewhere", link=link)
 
-    async def _group_message(self, table_id: int) -> tuple[int, int] | None:
+    async def _group_message(self, table_id: int) -> tuple[int, int | str] | None:
         holder = self.core.held(table_id)
         if holder is not None and None in holder.messages:
             return holder.messages[None]
@@ -197,7 +200,8 @@ class GroupLobbies:
         except (LobbyFull, LobbyClosed):
             return refused("lobby.full")
         if note:
-            self.screens.note_privately(live, user_id, "lobby.waiting")
+            self.screens.note_privately(
+                live, user_id, "inline.waiting" if is_inline(live.row.chat_id) else "lobby.waiting")
         return None
 
     async def leave(self, table_id: int, user_id: int) -> Answer:
@@ -328,8 +332,9 @@ class GroupLobbies:
         self.core.forget(live)
         self.core.arm(live.id, None)
         screens = self.screens
+        inline_bot = screens.bot_username if is_inline(live.row.chat_id) else None
         screens.to_group(live.row, live.messages,
-                         lobby_closed_screen(reason, screens.group_t(live.row)))
+                         lobby_closed_screen(reason, screens.group_t(live.row), inline_bot))
         for user_id in live.lobby.people:
             screens.note_privately(live, user_id, f"lobby.{reason}.private")
 
@@ -374,12 +379,19 @@ class GroupLobbies:
             return refused("tap.unknown_table")   # a quick game has no chat to rematch in
         if row.status in (TableStatus.LOBBY, TableStatus.RUNNING):
             return refused("lobby.not_over")
-        async with self.core.lock(("chat", row.chat_id)):
-            busy = await self._chat_busy(row.chat_id)
+        # An inline table's rematch takes over its message: the bot cannot post in that chat.
+        message = await self._group_message(table_id)
+        inline_id = message[1] if message is not None and isinstance(message[1], str) else None
+        async with self.core.lock(("chat", row.chat_id) if inline_id is None
+                                  else ("inline", inline_id)):
+            busy = await self._chat_busy(row.chat_id) if inline_id is None \
+                else await self._inline_busy(inline_id, table_id)
             if busy is not None:
                 return busy
             settings = LobbySettings.from_dict(row.options)
             live = await self._new(row.chat_id, user, settings, row.thread_id, row.language)
+            if inline_id is not None:
+                await self._show_in(live, inline_id)
         async with self.core.lock(live.id):
             for seat in row.seats:
                 await self._rejoin(live, seat.user_id, seat.name, seat.level)
@@ -395,6 +407,35 @@ class GroupLobbies:
         person = await self.store.users.get(user_id)
         if person is not None and person.reachable:
             await self._seat(live, user_id, name)
+
+    # ---- inline mode ------------------------------------------------------------------------
+
+    async def open_inline(self, inline_id: str, chat_id: int, host: UserRow,
+                          options: TableOptions) -> int:
+        """The lobby of a message a person sent via the bot, opened by the first tap on it (the
+        bot learns of the message no sooner), in the chat `chat_id` (play/inline.py): hosted by
+        him, with `options` (his last settings, the game he chose), seated if the bot can write
+        to him. Many may be open in one chat. Returns the table the message shows."""
+        async with self.core.lock(("inline", inline_id)):
+            shown = await self.store.messages.of_inline(inline_id)
+            if shown is not None:
+                return shown
+            live = await self._new(chat_id, host, LobbySettings(options), None)
+            await self._show_in(live, inline_id)
+        async with self.core.lock(live.id):
+            if host.reachable and await self._elsewhere(host.id) is None:
+                await self._seat(live, host.id, host.name)
+            self.core.display.show_lobby(live)
+        return live.id
+
+    async def _show_in(self, live: LiveLobby, inline_id: str) -> None:
+        """The lobby shows in this inline message (and the table it becomes)."""
+        live.messages[None] = (live.row.chat_id, inline_id)
+        await self.store.messages.set(live.id, None, live.row.chat_id, inline_id)
+
+    async def _inline_busy(self, inline_id: str, table_id: int) -> Answer | None:
+        """A finished inline table's message shows its rematch already: the tap is done."""
+        return None if await self.store.messages.of_inline(inline_id) == table_id else OK
 
     async def resume(self) -> None:
         """After a restart: each open lobby with its messages, its expiry re-armed."""

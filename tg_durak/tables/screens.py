@@ -13,6 +13,7 @@ from typing import Protocol
 
 from tg_durak.i18n.translate import DEFAULT_LOCALE, Translator, translator
 from tg_durak.outbox.queue import Priority
+from tg_durak.play.inline import is_inline
 from tg_durak.play.rows import SeatRow, TableKind, TableRow
 from tg_durak.play.taps import Choosing
 from tg_durak.render.buttons import startapp_link
@@ -33,7 +34,7 @@ from tg_durak.tables.live import LiveLobby, LiveTable, MessageIds
 class ScreenOutbox(Protocol):
     """Where screens go (outbox.Publisher): the latest screen of each message key wins."""
 
-    def show(self, key: Hashable, chat_id: int, message_id: int | None, screen: Screen, *,
+    def show(self, key: Hashable, chat_id: int, message_id: int | str | None, screen: Screen, *,
              priority: Priority = Priority.PLAYER, thread_id: int | None = None) -> None: ...
 
     def has_spare_budget(self) -> bool: ...
@@ -190,5 +191,8 @@ class ChatScreens:
                          thread_id=row.thread_id)
 
     def notice(self, key: Hashable, row: TableRow, screen: Screen) -> None:
-        """A one-off message in the table's group (someone out of reach): never edited."""
+        """A one-off message in the table's group (someone out of reach): never edited. An
+        inline table's chat takes none (the bot may not post there): its table shows him away."""
+        if is_inline(row.chat_id):
+            return
         self.outbox.show(key, row.chat_id, None, screen, thread_id=row.thread_id)

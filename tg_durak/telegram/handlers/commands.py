@@ -11,6 +11,7 @@ from aiogram.types import Message
 
 from tg_durak.i18n.translate import Translator
 from tg_durak.outbox.publisher import Publisher
+from tg_durak.play.inline import SETUP_PAYLOAD
 from tg_durak.play.options import PlaySettings
 from tg_durak.play.rows import UserRow
 from tg_durak.render.menus import (
@@ -116,6 +117,8 @@ def router() -> Router:
     r.message.filter(MagicData(F.event.chat.type == ChatType.PRIVATE))   # no thread: see menus.py
     on = r.message.register
     # The group's "Open the bot" link says "group"; anything else after /start is an invite.
+    # Inline mode's "More options" and the record card's Play: the setup (play/inline.py).
+    on(play, CommandStart(deep_link=True, magic=F.args == SETUP_PAYLOAD))
     on(start_invited, CommandStart(deep_link=True, magic=F.args != GROUP_PAYLOAD))
     on(start, CommandStart())
     on(help_, Command("help"))

@@ -19,6 +19,7 @@ from aiogram.types import CallbackQuery, Message
 
 from tg_durak.i18n.translate import Translator
 from tg_durak.outbox.publisher import Publisher
+from tg_durak.play.inline import inline_chat
 from tg_durak.play.options import decode
 from tg_durak.play.rows import UserRow
 from tg_durak.render.callbacks import LobbyOption, LobbyTap, LobbyVerb
@@ -46,13 +47,28 @@ def in_its_chat(record: type[LobbyTap | LobbyOption]
     """Filter of `record`'s buttons: the button names a table of the chat it was pressed in."""
     async def of_this_chat(query: CallbackQuery, callback_data: CallbackData,
                            tables: TableService) -> bool:
-        chat_id = None if query.message is None else query.message.chat.id
-        return await tables.lobbies.in_its_chat(record_of(callback_data, record).table, chat_id)
+        return await tables.lobbies.in_its_chat(record_of(callback_data, record).table,
+                                                tapped_chat(query))
     return of_this_chat
 
 
+def tapped_chat(query: CallbackQuery) -> int | None:
+    """The chat a tap was made in: its message's, or for a message sent via the bot (inline
+    mode, no message) the key of its chat_instance (play/inline.py)."""
+    if query.message is not None:
+        return query.message.chat.id
+    return None if query.inline_message_id is None else inline_chat(query.chat_instance)
+
+
+async def _nobody() -> bool:
+    return False
+
+
 def _admin(query: CallbackQuery, bot: Bot) -> Admin:
-    assert query.message is not None   # in_its_chat let only a tap on a message through
+    """Whether the tapper administers the chat: in a chat the bot is not in (inline mode) it
+    cannot ask, and the host alone manages the table."""
+    if query.message is None:
+        return _nobody
     return chat_admin(bot, query.message.chat.id, query.from_user.id)
 
 
