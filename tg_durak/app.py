@@ -33,6 +33,7 @@ from tg_durak.i18n.translate import DEFAULT_LOCALE, LOCALES, translator
 from tg_durak.observe.counting import TelegramRequests, UpdateTimes
 from tg_durak.observe.metrics import StatsCollector, build_info, open_by_kind
 from tg_durak.observe.readiness import Check, Readiness, answers, schema_current
+from tg_durak.observe.recent import LastHour
 from tg_durak.observe.routes import HealthRoutes
 from tg_durak.observe.store import TransactionTimes
 from tg_durak.ops.gc_tuning import settle_after_start
@@ -48,13 +49,17 @@ from tg_durak.storage import (
     is_postgres,
     redacted,
 )
+from tg_durak.tables.broadcasts import Broadcasts
 from tg_durak.tables.computers import ComputerPlayers
 from tg_durak.tables.core import TableDisplay, unheard
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.lobby_notices import LobbyNotices
+from tg_durak.tables.moderation import Moderation
+from tg_durak.tables.processes import ProcessBeats
 from tg_durak.tables.quick_games import QuickGameEnds, QuickGames
 from tg_durak.tables.screens import ChatLinks
 from tg_durak.tables.service import TableService
+from tg_durak.telegram.bans import BanGate
 from tg_durak.telegram.handlers import (
     commands,
     failures,
@@ -63,10 +68,13 @@ from tg_durak.telegram.handlers import (
     guards,
     inline,
     lobby,
+    maintenance,
     menus,
     notify,
+    operators,
     quick,
 )
+from tg_durak.telegram.handlers.operators import OperatorDesk
 from tg_durak.telegram.last_menus import LastMenus
 from tg_durak.telegram.middlewares import PlayerLocaleMiddleware, make_i18n
 from tg_durak.telegram.response_models import hold_response_models
@@ -168,7 +176,10 @@ def used_update_types() -> list[str]:
 
 
 def build_dispatcher(store: Store, tables: TableService, publisher: Publisher,
-                     quick_games: QuickGames | None = None) -> Dispatcher:
+                     quick_games: QuickGames | None = None,
+                     desk: OperatorDesk | None = None) -> Dispatcher:
+    """`desk`: the operators' commands, bans and maintenance (None: a dispatcher without
+    them, for a test of the routing)."""
     dp = Dispatcher(disable_fsm=True)   # no handler keeps a state: no record per person
     dp["store"] = store
     dp["tables"] = tables
@@ -180,6 +191,14 @@ def build_dispatcher(store: Store, tables: TableService, publisher: Publisher,
     throttle = Throttle(tables.languages.of, tables.core.time_scale)
     dp.message.outer_middleware(throttle)
     dp.callback_query.outer_middleware(throttle)
+    if desk is not None:   # then a banned person's update goes no further
+        for name, value in desk.data().items():
+            dp[name] = value
+        gate = BanGate(desk.moderation, store, publisher, tables.languages.of)
+        dp.message.outer_middleware(gate)
+        dp.callback_query.outer_middleware(gate)
+        # Before the guards (a broadcast's text is long); then new games refused meanwhile.
+        dp.include_routers(operators.router(desk.operators), maintenance.router())
     locale = PlayerLocaleMiddleware(make_i18n(), store, tables.absences.mark_reachable)
     dp.message.outer_middleware(locale)
     dp.callback_query.outer_middleware(locale)
@@ -321,7 +340,9 @@ class BotApp:
         self.delivery = Delivery(self.store, offered_again=self.by_webhook)
         self.quick_games = QuickGames(self.tables.core, self.store, self.publisher,
                                       self.tables.languages)
-        self.dp = build_dispatcher(self.store, self.tables, self.publisher, self.quick_games)
+        self.desk = self._operator_desk()
+        self.dp = build_dispatcher(self.store, self.tables, self.publisher, self.quick_games,
+                                   self.desk)
         self.dp.update.outer_middleware(UpdateTimes(self.registry))   # first: times it all
         self.dp.update.outer_middleware(self.delivery)
         self.counted = {"tables": self.tables, "publisher": self.publisher,
@@ -335,6 +356,9 @@ class BotApp:
         await self.publisher.start()
         later.push_async_callback(self._flush_publisher)
         later.push_async_callback(self.tables.close)
+        # Before the publisher's flush: a broadcast's last batch goes out and is stored.
+        later.push_async_callback(self.desk.broadcasts.close, FLUSH_SECONDS)
+        later.push_async_callback(self._process_stopped)
         await self._serve_web(app_side)
         resumed = await self.tables.resume()
         log.info("resumed %d running tables", resumed)
@@ -342,6 +366,7 @@ class BotApp:
         later.push_async_callback(self.quick_games.close)
         report_on_signal(self.counted)
         self._tasks = [asyncio.create_task(self._heartbeat())]
+        self.desk.broadcasts.start()   # one under way when the last process stopped goes on
         if (webhook := self.webhook) is not None:
             webhook.accept()
             self.readiness.ready(lambda: webhook.accepting)
@@ -389,7 +414,7 @@ class BotApp:
         HealthRoutes(self.readiness, self.registry, settings.metrics_token).add_to(self.web.app)
         if app_side is not None and settings.webapp_url:
             self.web_app = MiniApp(self.tables, app_side.sockets, settings.token,
-                                   settings.webapp_url, self.registry)
+                                   settings.webapp_url, self.registry, self.desk.moderation)
             self.web_app.add_to(self.web.app)
             self.counted["mini_app"] = app_side.sockets
         if self.by_webhook:
@@ -429,9 +454,27 @@ class BotApp:
         if self.refused is not None:
             raise _telegram_failure(self.refused, self.settings)
 
+    def _operator_desk(self) -> OperatorDesk:
+        """The operators' side (DURAK_OPERATORS): bans and maintenance, broadcasts, the
+        processes' heartbeats, this process's last hour of metrics."""
+        processes = ProcessBeats(self.store)
+        moderation = Moderation(self.store, self.tables.core, self.tables.absences)
+        broadcasts = Broadcasts(self.store, self.publisher, self.tables.languages,
+                                processes.name)
+        return OperatorDesk(self.settings.operators, moderation, broadcasts, processes,
+                            LastHour(self.registry))
+
+    async def _process_stopped(self) -> None:
+        try:
+            await self.desk.processes.stopped()
+        except StoreUnavailable as exc:   # it is not counted alive a few seconds from now
+            log.warning("process not marked stopped: %s", exc)
+
     async def _heartbeat(self) -> None:
         while True:
             try:
+                self.desk.last_hour.sample()
+                await self.desk.processes.beat()
                 await self.tables.restart.heartbeat()
                 self.readiness.beat()
             except DatabaseDown:   # the store said so once; the next beat may get through

@@ -64,6 +64,15 @@ def database_of(env: dict[str, str]) -> str:
             or Settings.db_path)
 
 
+def operators_of(raw: str) -> frozenset[int]:
+    """DURAK_OPERATORS: Telegram user ids, separated by commas or spaces."""
+    ids = [part for part in re.split(r"[\s,]+", raw.strip()) if part]
+    if not all(part.isdigit() and 0 < int(part) < 2**63 for part in ids):
+        raise ConfigError("DURAK_OPERATORS must be Telegram user ids (numbers) separated by "
+                          f"commas or spaces, not {raw!r}")
+    return frozenset(int(part) for part in ids)
+
+
 def _number(env: dict[str, str], name: str, most: float, what: str,
             default: str = "1") -> float:
     raw = env.get(name, default)
@@ -102,6 +111,8 @@ class Settings:
     redis_url: str | None = None
     # What a scraper of /metrics must send (None: the route needs none).
     metrics_token: str | None = None
+    # The Telegram user ids whose private chat takes the operator commands (/ban, /broadcast..).
+    operators: frozenset[int] = frozenset()
 
     def secrets(self) -> list[str]:
         """What no message or log line may show: the token, the database's password, the
@@ -190,6 +201,7 @@ class Settings:
             webhook_url=webhook_url,
             webhook_secret=secret,
             redis_url=redis_url,
+            operators=operators_of(env.get("DURAK_OPERATORS", "")),
             metrics_token=env.get("DURAK_METRICS_TOKEN") or _contents(
                 "DURAK_METRICS_TOKEN_FILE", env.get("DURAK_METRICS_TOKEN_FILE")) or None,
         )

@@ -11,7 +11,7 @@ from tg_durak.outbox.budgets import Budget
 from tg_durak.outbox.queue import AGING, OneOff, Outbox, Priority, Request
 from tg_durak.render.screen import Screen
 
-MOVER, PLAYER, WATCHER, BAR = Priority
+MOVER, PLAYER, WATCHER, BAR, BULK = Priority
 
 
 def outbox(global_per_second: int = 1, private_interval: float = 0.01) -> Outbox:
@@ -131,6 +131,23 @@ def test_no_screen_waits_for_ever_behind_more_urgent_ones() -> None:
     assert all(len(sent_at[mover]) >= 9 for mover in range(1, 6)), "the movers kept going"
 
 
+def test_a_broadcast_goes_after_every_other_screen_however_long_it_waited() -> None:
+    """An operator's broadcast (BULK) never overtakes a game's screen by aging: games never
+    wait for it; it goes when nothing else waits, in the order it came."""
+    box = outbox(global_per_second=10)
+    for person in range(1, 4):
+        box.put_one_off(100 + person, Screen("news"), BULK, 0.0)
+    sent: list[tuple[float, object]] = []
+    for step in range(300):   # 3 s in hundredths; a watcher's screen every tenth of a second
+        now = step / 100
+        if step % 10 == 0 and now < 2.0:
+            box.put("watcher", -100, 7, Screen(f"table {step}"), WATCHER, now)
+        sent += [(now, r.slot.key) for r in run(box, now)]
+    news = [(at, key) for at, key in sent if isinstance(key, OneOff)]
+    assert [key.chat_id for _, key in news] == [101, 102, 103], "in the order they came"
+    assert min(at for at, _ in news) >= 1.9, "not before the game's screens stopped coming"
+
+
 def test_in_one_chat_screens_keep_their_turn_by_priority() -> None:
     box = outbox(global_per_second=100, private_interval=1.0)
     box.put("hand", 1, 7, Screen("a"), PLAYER, 0.0)
@@ -172,6 +189,23 @@ def test_a_one_off_message_is_sent_once_and_forgotten() -> None:
     assert third.slot.key == OneOff(1, 2) and third.screen.text == "hello", "never deduplicated"
     box.finished(third, 2.1)
     assert box.empty and box.counts["replies"] == 2
+
+
+def test_a_one_off_tells_once_whether_it_went() -> None:
+    box = outbox(global_per_second=100, private_interval=1.0)
+    told: list[tuple[str, bool]] = []
+    box.put_one_off(1, Screen("a"), BULK, 0.0, settled=lambda went: told.append(("a", went)))
+    box.put_one_off(2, Screen("b"), BULK, 0.0, settled=lambda went: told.append(("b", went)))
+    [first] = box.due(0.0)[0]
+    [second] = box.due(0.05)[0]
+    box.retry(first)   # a 429: not settled yet
+    box.finished(first, 0.1)
+    box.finished(second, 0.1)   # refused (a 403): no message id
+    assert told == [("b", False)]
+    [again] = box.due(1.1)[0]
+    again.slot.message_id = 900
+    box.finished(again, 1.2)
+    assert told == [("b", False), ("a", True)]
 
 
 def test_spare_budget_is_what_a_bar_needs() -> None:

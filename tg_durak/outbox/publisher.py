@@ -140,12 +140,14 @@ class Publisher:
         thread_id: int | None = None,
         priority: Priority = Priority.MOVER,
         sent: Callable[[int], None] | None = None,
+        settled: Callable[[bool], None] | None = None,
     ) -> None:
         """Send a new message once (a command's reply), in turn with every other; returns at
         once. It answers the message ``reply_to`` if given (and is sent anyway if that is gone);
-        ``sent`` hears its message id (a menu that may be redrawn later)."""
+        ``sent`` hears its message id (a menu that may be redrawn later), ``settled`` whether
+        it went at all (False: Telegram refused it) once that is known."""
         self._outbox.put_one_off(chat_id, screen, priority, self._clock(), thread_id, reply_to,
-                                 sent)
+                                 sent, settled)
         self._queued()
 
     def has_spare_budget(self) -> bool:

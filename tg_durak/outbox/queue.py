@@ -9,7 +9,9 @@
 - When the bot's budget is the limit, screens go by priority (:class:`Priority`): the mover's
   first, then other players', then watchers'; a screen waiting longer overtakes more urgent newer
   ones (``AGING`` seconds a class), so none waits for ever. Timer bars (``BAR``) use only spare
-  budget: sent when their chat and the bot are free that moment, dropped otherwise.
+  budget: sent when their chat and the bot are free that moment, dropped otherwise. A
+  broadcast's messages (``BULK``) go after everything else, however long they waited, and are
+  never dropped: games never wait for them.
 - A one-off message (a command's reply) waits in the same queue under a key of its own and is
   forgotten once sent.
 """
@@ -46,6 +48,7 @@ class Priority(IntEnum):
     PLAYER = 1  # a seated person who only watches the others for now
     WATCHER = 2  # a group's public message
     BAR = 3  # a timer bar's refresh: spare budget only, else dropped
+    BULK = 4  # an operator's broadcast: after every other screen, never overtaking by age
 
 
 @dataclass(eq=False, slots=True)
@@ -70,6 +73,9 @@ class Slot:
     one_off: bool = False  # a message sent once and never edited (a reply)
     reply_to: int | None = None  # the message a one-off answers
     sent: Callable[[int], None] | None = None  # told a one-off's message id once it is sent
+    # told whether a one-off went (True) or was given up (False: Telegram refused it) once no
+    # request for it remains
+    settled: Callable[[bool], None] | None = None
 
 
 class Request(NamedTuple):
@@ -129,11 +135,12 @@ class Outbox:
 
     def put_one_off(self, chat_id: int, screen: Screen, priority: Priority, now: float,
                     thread_id: int | None = None, reply_to: int | None = None,
-                    sent: Callable[[int], None] | None = None) -> None:
+                    sent: Callable[[int], None] | None = None,
+                    settled: Callable[[bool], None] | None = None) -> None:
         """A new message, sent once and never edited."""
         key = OneOff(chat_id, next(self._numbers))
         slot = Slot(key, chat_id, None, thread_id, owns_id=True, one_off=True, reply_to=reply_to,
-                    sent=sent)
+                    sent=sent, settled=settled)
         self._slots[key] = slot
         self.counts["replies"] += 1
         self._enqueue(slot, screen, priority, now)
@@ -191,6 +198,8 @@ class Outbox:
         slot.busy = False
         if slot.one_off and slot.pending is None:
             self.forget(slot)
+            if slot.settled is not None:
+                slot.settled(slot.message_id is not None)
 
     # -- after Telegram's answer ------------------------------------------------------------
 
@@ -304,6 +313,8 @@ class Outbox:
 
 
 def _rank(slot: Slot) -> float:
+    if slot.priority is Priority.BULK:
+        return math.inf   # last, in the order they came (the sort is stable)
     return slot.since + slot.priority * AGING
 
 

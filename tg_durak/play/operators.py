@@ -3,11 +3,27 @@ the bot's figures for /opstats. Plain values, as the store reads and writes them
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 
+from tg_durak.play.answers import Answer, refused
+
 # A broadcast goes to everyone who used the bot this many days back.
 AUDIENCE_DAYS = 90
+
+
+def minutes_of(seconds: float) -> int:
+    """Whole minutes, rounded up: "1 min" until the last second."""
+    return max(1, math.ceil(seconds / 60))
+
+
+def maintenance_refusal(left: float) -> Answer:
+    """What someone who wants a new game reads while maintenance is on (`left`: seconds,
+    math.inf: until an operator switches it off)."""
+    if left == math.inf:
+        return refused("maintenance.notice_open")
+    return refused("maintenance.notice", minutes=minutes_of(left))
 
 
 class OperatorAction(StrEnum):

@@ -238,9 +238,9 @@ class Operators:
                          done: dict[int, RecipientState], size: int) -> list[int] | None:
         """One step of sending, in one transaction: the outcome of the last batch stored,
         the lease renewed, and up to `size` waiting recipients marked 'sending' and returned
-        (empty: nobody waits, the broadcast is done). None: the lease was lost, or the
-        broadcast stopped; the outcomes are stored all the same (a row another process took
-        over is 'unknown' already and stays so)."""
+        (empty: nobody waits, the broadcast is done; `size` 0 only stores the outcome). None:
+        the lease was lost, or the broadcast stopped; the outcomes are stored all the same (a
+        row another process took over is 'unknown' already and stays so)."""
         async with self._connection.transaction() as db:
             renewed = await db.execute(
                 "UPDATE broadcasts SET lease_until = ? WHERE id = ? AND lease_owner = ?"
@@ -264,7 +264,7 @@ class Operators:
                 await db.execute(
                     "UPDATE broadcast_recipients SET state = 'sending' WHERE broadcast_id = ?"
                     f" AND user_id IN ({placeholders(ids)})", (broadcast_id, *ids))
-            else:
+            elif size:
                 await db.execute(
                     "UPDATE broadcasts SET status = 'done', lease_until = 0 WHERE id = ?",
                     (broadcast_id,))

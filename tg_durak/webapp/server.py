@@ -17,7 +17,8 @@ from aiohttp import WSMsgType, web
 from aiohttp.typedefs import Handler
 from prometheus_client import CollectorRegistry, Histogram
 
-from tg_durak.i18n.translate import DEFAULT_LOCALE, Translator, translator
+from tg_durak.i18n.translate import DEFAULT_LOCALE, Translator, pick_locale, translator
+from tg_durak.tables.moderation import Moderation
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.throttle import BURST, TAPS_PER_SECOND, TokenBuckets
 from tg_durak.webapp.frames import (
@@ -59,10 +60,11 @@ def origin_of(url: str) -> str:
 class MiniApp:
     """The web side of the bot: hands each socket's frames to the table service. `sockets`
     are the ones the table service shows its tables to (built before it, by the composition
-    root); `registry` hears how long each move took."""
+    root); `registry` hears how long each move took; `moderation` refuses a banned person's
+    launch and new games during maintenance."""
 
     def __init__(self, tables: TableService, sockets: AppSockets, token: str,
-                 public_url: str, registry: CollectorRegistry) -> None:
+                 public_url: str, registry: CollectorRegistry, moderation: Moderation) -> None:
         self.token = token
         self.move_seconds = Histogram(
             "durak_app_move_seconds",
@@ -70,7 +72,8 @@ class MiniApp:
             buckets=MOVE_BUCKETS, registry=registry)
         self.origin = origin_of(public_url)
         self.sockets = sockets
-        self.sessions = AppSessions(tables, sockets)
+        self.moderation = moderation
+        self.sessions = AppSessions(tables, sockets, moderation)
         self.buckets = TokenBuckets(rate=TAPS_PER_SECOND / tables.core.time_scale, burst=BURST)
 
     def add_to(self, app: web.Application) -> None:
@@ -127,6 +130,10 @@ class MiniApp:
         except (BadFrame, LaunchRefused) as exc:
             code = exc.code if isinstance(exc, LaunchRefused) else "launch_forged"
             await self._refuse(ws, t, code, CLOSE_REFUSED)
+            return
+        if await self.moderation.is_banned(launch.user_id):
+            await self._refuse(ws, translator(pick_locale(launch.language_code)), "banned",
+                               CLOSE_REFUSED)
             return
         user, t = await self.sessions.person(launch)
         viewer = Viewer(ws, user.id, t)

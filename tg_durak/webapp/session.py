@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from tg_durak.i18n.translate import Translator, pick_locale, translator
 from tg_durak.play.answers import Answer
+from tg_durak.play.operators import maintenance_refusal
 from tg_durak.play.options import PlaySettings
 from tg_durak.play.rows import TableKind, UserRow
 from tg_durak.tables.live import LiveLobby, LiveTable
+from tg_durak.tables.moderation import Moderation
 from tg_durak.tables.service import TableService
 from tg_durak.webapp.frames import Again, Join, MoveFrame, Start
 from tg_durak.webapp.launch import Launch
@@ -28,9 +30,18 @@ async def not_asked() -> bool:
 
 
 class AppSessions:
-    def __init__(self, tables: TableService, sockets: AppSockets) -> None:
+    def __init__(self, tables: TableService, sockets: AppSockets,
+                 moderation: Moderation) -> None:
         self.tables = tables
         self.sockets = sockets
+        self.moderation = moderation
+
+    async def _under_maintenance(self, viewer: Viewer, frame_id: int) -> bool:
+        """No new game starts meanwhile (Join, Start, Play again, Rematch): he is told so."""
+        left = await self.moderation.maintenance_left()
+        if left is not None:
+            self._answer(viewer, frame_id, maintenance_refusal(left))
+        return left is not None
 
     async def person(self, launch: Launch) -> tuple[UserRow, Translator]:
         """His stored row (made at his first launch, as at his first message) and language."""
@@ -83,6 +94,8 @@ class AppSessions:
         holder = None if viewer.table_id is None else await self.tables.core.find(viewer.table_id)
         if not isinstance(holder, LiveLobby):
             return self._answer(viewer, frame.id, Answer("lobby.invite_stale"))
+        if await self._under_maintenance(viewer, frame.id):   # the last seat starts the table
+            return None
         answer = await self.tables.lobbies.join(holder.id, user, user.name, in_app=True)
         self._answer(viewer, frame.id, answer)
 
@@ -91,6 +104,8 @@ class AppSessions:
         every app watching it is then shown."""
         if viewer.table_id is None:
             return self._answer(viewer, frame.id, Answer("tap.unknown_table"))
+        if await self._under_maintenance(viewer, frame.id):
+            return None
         answer = await self.tables.lobbies.start(viewer.table_id, viewer.user_id, not_asked)
         self._answer(viewer, frame.id, answer)
 
@@ -101,6 +116,8 @@ class AppSessions:
         row = None if viewer.table_id is None else await tables.store.tables.get(viewer.table_id)
         if row is None:
             return self._answer(viewer, frame.id, Answer("tap.unknown_table"))
+        if await self._under_maintenance(viewer, frame.id):
+            return None
         if row.kind == TableKind.GROUP:
             answer = await tables.lobbies.rematch(row.id, user, user.name)
             found = await tables.core.find_for(user.id)

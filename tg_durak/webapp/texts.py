@@ -23,7 +23,8 @@ EARLY_TEXTS = ("app.connecting", "app.reconnecting", "app.no_launch")
 # Why the server refused a frame or a launch: the error frame's code -> its text.
 ERROR_TEXTS = {"bad_frame": "app.bad_frame", "too_big": "app.bad_frame",
                "too_fast": "app.too_fast", "launch_forged": "app.launch_forged",
-               "launch_expired": "app.launch_expired", "no_table": "app.no_table"}
+               "launch_expired": "app.launch_expired", "no_table": "app.no_table",
+               "banned": "banned.line"}
 
 
 def welcome(viewer: Viewer, launch: Launch) -> dict:
