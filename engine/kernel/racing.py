@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,9 +24,15 @@ from engine.kernel.layout import action_code as code_of
 from engine.kernel.layout import encode, encode_rules
 from engine.kernel.search import STATUS_DEALS, STATUS_DONE
 from engine.kernel.search import race as race_chunk
+from engine.kernel.solver import CUT, NODES, best_move
 from engine.views import PlayerView
 
 FIRST_CHUNK = 2   # deals in the first call; later ones follow the measured time a deal
+# The solver reads no clock: it gets the nodes the time left allows at the rate it last ran at
+# (less a fifth for a machine that slows down meanwhile), starting from a cautious guess.
+FIRST_NODE_RATE = 100_000.0
+NODE_RATE_USED = 0.8
+_node_rate = [FIRST_NODE_RATE]
 
 
 @dataclass(frozen=True)
@@ -114,3 +120,27 @@ def race(view: PlayerView, deal: Game, weights: Sequence[Mapping[int, float]],
         return RaceOutcome(0, 0, left)
     best = max((i for i in range(m) if alive[i]), key=lambda i: (sums[i], -i))
     return RaceOutcome(best, deals, left)
+
+
+def solver_search(deal: Game, seat: int, cands: list[Action], max_nodes: int | None
+                  ) -> Callable[[int | None, float], tuple[Action | None, int, bool]]:
+    """`HardPlayer`'s search of a known deal (engine/ai/search.py's `Search`) in the kernel:
+    exactly (depth None) or to a depth, by a deadline, at most `max_nodes` nodes a search."""
+    g, rules = encode(deal), encode_rules(deal.rules)
+    codes = np.array([code_of(a) for a in cands], dtype=np.int64)
+    weights = np.array(load_weights(), dtype=np.float64)
+    ctl = np.zeros(6, dtype=np.int64)
+
+    def search(depth: int | None, deadline: float) -> tuple[Action | None, int, bool]:
+        began = time.perf_counter()
+        budget = int(_node_rate[0] * NODE_RATE_USED * max(0.0, deadline - began))
+        if max_nodes is not None:
+            budget = min(budget, max_nodes)
+        best, _ = best_move(g, rules, seat, codes, -1 if depth is None else depth, budget,
+                            weights, ctl)
+        took = time.perf_counter() - began
+        if took > 0.002:   # long enough to time
+            _node_rate[0] = max(FIRST_NODE_RATE, int(ctl[NODES]) / took)
+        return (None if best < 0 else cands[best]), int(ctl[NODES]), bool(ctl[CUT])
+
+    return search

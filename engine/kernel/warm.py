@@ -1,5 +1,5 @@
-"""The kernel's warm-up: one tiny race, which compiles (or loads from the cache) every function
-a decision calls, so the first real decision pays nothing."""
+"""The kernel's warm-up: one tiny race and one tiny endgame search, which compile (or load from
+the cache) every function a decision calls, so the first real decision pays nothing."""
 
 from __future__ import annotations
 
@@ -20,3 +20,6 @@ def warm_up(racing: ModuleType) -> None:
     deal = dealer(view)(rng)
     racing.race(view, deal, (), g.legal_actions(seat), rng, time.perf_counter() + 60.0,
                 drop_z=3.0, rounds=2, iterations=2)
+    ending = Game.from_deal(Rules(), [["7s", "8s"], ["9s", "10h"]], [], trump="h",
+                            first_attacker=0)
+    racing.solver_search(ending, 0, ending.legal_actions(0), 1_000)(None, time.perf_counter() + 60)

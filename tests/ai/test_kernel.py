@@ -1,5 +1,6 @@
-"""The kernel's search pieces against their Python originals, and `hard` with the kernel on and
-off (DURAK_KERNEL=off: the Python search, the fallback wherever numba is missing)."""
+"""The kernel's search pieces against their Python originals (playouts, deals, the endgame
+search), and `hard` with the kernel on and off (DURAK_KERNEL=off: the Python search, the
+fallback wherever numba is missing)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ import numpy as np
 import pytest
 
 from engine.ai import get_player
-from engine.ai.baseline import playout
+from engine.ai.baseline import OutOfTime, _ordered, playout
 from engine.ai.evaluation import load_weights
 from engine.ai.inference import read
-from engine.ai.search import _estimate_after
+from engine.ai.search import HorizonSolver, LeanSolver, _estimate_after, hides_nothing
 from engine.game import Game
 from engine.kernel import loader
 from engine.kernel.layout import HANDS, STOCK, STOCK_N, action_code, encode, encode_rules
@@ -21,6 +22,7 @@ from engine.kernel.play import MAX_ACTIONS
 from engine.kernel.racing import DealSpec
 from engine.kernel.search import deal
 from engine.kernel.search import playout as kernel_playout
+from engine.kernel.solver import CUT, NODES, OUT, best_move
 from engine.sampling import dealer
 from tests.helpers.positions import positions
 
@@ -152,3 +154,54 @@ def test_an_action_code_names_one_action() -> None:
     for g, seat in _decisions(30):
         for action in g.legal_actions(seat):
             assert seen.setdefault(action_code(action), action) == action
+
+
+def _endings(count: int) -> list[tuple[Game, int]]:
+    """Heads-up positions with nothing hidden (the stock empty or only the face-up trump)."""
+    found = [(g, seat) for g, seat in positions(seed=34, games=40, every=1)
+             if hides_nothing(g.view(seat))]
+    return found[::max(1, len(found) // count)][:count]
+
+
+@pytest.mark.parametrize("depth", [None, 2, 4])
+def test_the_kernels_endgame_search_is_the_python_one_node_for_node(depth: int | None) -> None:
+    """The same best move, value, nodes searched, depth cut, and running out at the same node
+    cap, as LeanSolver (exactly) and HorizonSolver (to a depth)."""
+    ctl = np.zeros(6, dtype=np.int64)
+    cases = _endings(15)
+    assert len(cases) == 15
+    ran_out = 0
+    for g, seat in cases:
+        cands = _ordered(g, seat, g.legal_actions(seat))
+        codes = np.array([action_code(a) for a in cands], dtype=np.int64)
+        best, value = best_move(encode(g), encode_rules(g.rules), seat, codes,
+                                -1 if depth is None else depth, 3_000, WEIGHTS, ctl)
+        solver = (LeanSolver(seat, float("inf"), 3_000) if depth is None
+                  else HorizonSolver(seat, float("inf"), depth, 3_000))
+        try:
+            action, python_value = solver.best(g, cands)
+        except OutOfTime:
+            assert ctl[OUT] and best < 0
+            ran_out += 1
+            continue
+        assert not ctl[OUT] and cands[best] == action
+        assert value == pytest.approx(python_value, abs=1e-12)
+        assert ctl[NODES] == solver.nodes
+        assert bool(ctl[CUT]) == (depth is not None and solver.cut)
+    assert ran_out < len(cases)
+
+
+def test_hard_solves_an_ending_in_the_kernel_as_in_python() -> None:
+    assert loader.load()
+    hard = get_player("hard", budget=60.0, iterations=6, nodes=3_000)
+    python = get_player("hard", budget=60.0, iterations=6, nodes=3_000, kernel=False)
+    solved = 0
+    for g, seat in _endings(10):
+        view, legal = g.view(seat), g.legal_actions(seat)
+        assert hard.choose(view, legal, random.Random(2)) == python.choose(view, legal,
+                                                                           random.Random(2))
+        if "nodes" in hard.last:
+            assert hard.last["kernel"] and not python.last["kernel"]
+            assert {**hard.last, "kernel": False} == python.last
+            solved += 1
+    assert solved
