@@ -95,6 +95,8 @@ async def test_an_inline_game_in_a_private_chat_survives_a_kill_and_rematches(
             assert not tg.messages(ALICE) and not tg.messages(BOB)   # never opened the bot
 
             await _join(tg, BOB, table, "Bob")   # the first tap opens the lobby
+            lobby = _buttons(tg.message(chat.id, table.message_id))
+            assert t("btn.start") in lobby and t("btn.notify") not in lobby   # not in the chat
             await _join(tg, ALICE, table, "Alice")
             answer = await tg.press(ALICE, tg.message(chat.id, table.message_id),
                                     t("btn.start"))

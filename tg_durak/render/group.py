@@ -47,6 +47,7 @@ class LobbyScreenInput:
     seated: tuple[SeatRow, ...]
     editing: bool = False           # the settings are open on the message
     app_link: str | None = None     # opens the table in the Mini App
+    in_chat: bool = True            # False: inline mode's, in a chat the bot is not in
 
 
 def _lobby_text(inp: LobbyScreenInput, t: Translator) -> str:
@@ -77,7 +78,8 @@ def _lobby_keyboard(inp: LobbyScreenInput, t: Translator) -> list[list[Button]]:
         [button(t("btn.setup"), _tap(inp, LobbyVerb.SETTINGS)),
          button(t("btn.start"), _tap(inp, LobbyVerb.START)),
          button(t("btn.cancel"), _tap(inp, LobbyVerb.CANCEL))],
-        [button(t("btn.notify"), NotifyTap(NotifyVerb.ON))],   # /notify: the next lobby here
+        # /notify: the next lobby here (none in a chat the bot is not in: it would hear nothing)
+        *([[button(t("btn.notify"), NotifyTap(NotifyVerb.ON))]] if inp.in_chat else []),
     ]
 
 

@@ -93,7 +93,7 @@ def lobby_input(live: LiveLobby, app_link: str | None = None) -> LobbyScreenInpu
     """An open lobby as its message (and the app) shows it."""
     row = live.row
     return LobbyScreenInput(row.id, live.host, live.lobby.settings, row.seats, live.editing,
-                            app_link)
+                            app_link, in_chat=not is_inline(row.chat_id))
 
 
 class ChatScreens:
