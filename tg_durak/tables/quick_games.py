@@ -72,6 +72,8 @@ class QuickGames:
         # overdrawn by a waiting screen read before it.
         self._lock = asyncio.Lock()
         self._ticking: asyncio.Task[None] | None = None
+        # What each waiting message was last drawn from: a tick redraws only what changed.
+        self._drawn: dict[int, tuple] = {}
 
     def _t(self, user_id: int) -> Translator:
         return translator(self.languages.of(user_id))
@@ -147,8 +149,12 @@ class QuickGames:
         """Once a tick: those the bot cannot reach leave the queue, the tables the queue
         allows open, and every waiting message shows the queue as it is."""
         async with self._lock:
-            await self.store.quick.drop_unreachable()
             queue = await self.store.quick.waiting()
+            people = await self.store.users.many(e.user_id for e in queue)
+            if any(user_id in people and not people[user_id].reachable
+                   for user_id in (e.user_id for e in queue)):
+                await self.store.quick.drop_unreachable()   # a write only when one is due
+                queue = await self.store.quick.waiting()
             opened = False
             for key, waiting in counts(queue).items():
                 game = QuickGame.of_key(key)
@@ -159,12 +165,18 @@ class QuickGames:
             self._show_waiting(queue)
 
     def _show_waiting(self, queue: list[QueueEntry]) -> None:
+        """Each waiting message whose count or offer changed since this process drew it."""
         now = self.core.clock()
         waiting = counts(queue)
+        drawn = {}
         for entry in queue:
-            screen = waiting_screen(entry.game, waiting[entry.game.key],
-                                    entry.wait_until <= now, self._t(entry.user_id))
-            self._show(entry, screen, Priority.WATCHER)
+            state = (entry.game, waiting[entry.game.key], entry.wait_until <= now,
+                     entry.message_id, self.languages.of(entry.user_id))
+            drawn[entry.user_id] = state
+            if self._drawn.get(entry.user_id) != state:
+                screen = waiting_screen(entry.game, state[1], state[2], self._t(entry.user_id))
+                self._show(entry, screen, Priority.WATCHER)
+        self._drawn = drawn
 
     def _show(self, entry: QueueEntry, screen: Screen,
               priority: Priority = Priority.PLAYER) -> None:
