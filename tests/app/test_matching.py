@@ -3,6 +3,7 @@ of a table from the queue (storage/quick_games.py) on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 
 import pytest
@@ -172,3 +173,24 @@ async def test_each_subscriber_hears_of_a_lobby_once(store: Store) -> None:
     assert not await store.quick.unsubscribe(chat, 2)
     assert await store.quick.to_tell(chat, 11) == [(1, "Cards!")]
     assert await store.quick.to_tell(-5, 12) == []
+
+
+async def test_processes_claiming_at_once_never_seat_one_person_twice(pg_url: str) -> None:
+    """Several webhook processes on one PostgreSQL database claim from the same queue at once:
+    each person sits at one table at most, and every table is full."""
+    game = QuickGame(Variant.TRANSFER, 2, 36)
+    stores = [await Store.open(pg_url, rate=rate) for _ in range(4)]
+    try:
+        await _people(stores[0], *range(1, 8))
+        for at, user_id in enumerate(range(1, 8)):
+            await stores[0].quick.join(_entry(user_id, game, at))
+        claims = await asyncio.gather(*(
+            s.quick.claim(game, lambda q, b: match(q, 2, b), snapshot={}, level="normal",
+                          language="en") for s in stores for _ in range(2)))
+        seated = [e.user_id for claim in claims if claim is not None for e in claim[1]]
+        assert sorted(seated) == list(range(1, 7))   # three tables of two; one waits on
+        assert all(len(claim[0].seats) == 2 for claim in claims if claim is not None)
+        assert [e.user_id for e in await stores[0].quick.waiting()] == [7]
+    finally:
+        for s in stores:
+            await s.close()
