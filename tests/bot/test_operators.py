@@ -11,8 +11,10 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
+import aiohttp
 import pytest
 
+from tests.bot.app_pages import open_page, serving_app
 from tests.bot.conftest import (
     ALICE,
     BOB,
@@ -150,6 +152,22 @@ async def test_maintenance_refuses_new_games_and_a_running_game_goes_on(
     assert "Maintenance: on, 30 min left" in stats, stats
     assert (await said(tg, OPERATOR, "/maintenance off")).startswith("✅")
     assert await said(tg, BOB, "/play") != notice   # the setup screen again
+
+
+async def test_the_mini_app_refuses_a_banned_persons_launch(
+        tg: FakeTelegram, db_path: str, http: aiohttp.ClientSession) -> None:
+    tg.add_user(OPERATOR, "Olga", language_code="en")
+    settings = replace(settings_for(tg, db_path), operators=frozenset({OPERATOR}))
+    async with serving_app(tg, settings) as app:
+        message = await quick_game(tg, ALICE)
+        launch = tg.open_web_app(ALICE, message, "🃏 Table")
+        await said(tg, OPERATOR, f"/ban {ALICE}")
+        page = await open_page(http, app.settings.webapp_url or "", launch)
+        refusal = await page.receive()
+        assert (refusal["type"], refusal["code"], refusal["text"]) == ("error", "banned", BANNED)
+        closing = await page.ws.receive()
+        assert closing.type == aiohttp.WSMsgType.CLOSE and page.ws.close_code == 4401
+        assert await app.tables.running_table_of(ALICE) is None, "his private game ended"
 
 
 # ---- the broadcast ---------------------------------------------------------------------------

@@ -18,9 +18,16 @@ from tg_durak.i18n.translate import Translator
 from tg_durak.outbox.publisher import Publisher
 from tg_durak.render.callbacks import LobbyVerb, MenuAction, SetupField
 from tg_durak.render.operators import maintenance_notice
+from tg_durak.render.quick_taps import QuickVerb
 from tg_durak.tables.moderation import Moderation
-from tg_durak.telegram.callbacks import LobbyTapCallback, MenuCallback, SetupCallback
+from tg_durak.telegram.callbacks import (
+    InlineOpenCallback,
+    LobbyTapCallback,
+    MenuCallback,
+    SetupCallback,
+)
 from tg_durak.telegram.handlers.commands import GROUP_PAYLOAD
+from tg_durak.telegram.handlers.quick import QuickTapCallback
 from tg_durak.telegram.handlers.replies import respond
 
 STARTING = frozenset({LobbyVerb.JOIN, LobbyVerb.COMPUTER, LobbyVerb.START, LobbyVerb.REMATCH})
@@ -54,4 +61,7 @@ def router() -> Router:
     on(refuse_tap, MenuCallback.filter(F.action.in_({MenuAction.QUICK, MenuAction.AGAIN})),
        under_maintenance)
     on(refuse_tap, LobbyTapCallback.filter(F.verb.in_(STARTING)), under_maintenance)
+    on(refuse_tap, InlineOpenCallback.filter(), under_maintenance)
+    on(refuse_tap, QuickTapCallback.filter(F.verb.in_({QuickVerb.FIND, QuickVerb.START})),
+       under_maintenance)
     return r
