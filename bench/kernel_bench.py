@@ -13,6 +13,10 @@ the kernel's (engine/kernel/search.py's `playouts`, all in one call, as a race p
 process's, so that other processes on a busy machine count less). The two give the same scores
 (tests/ai/test_kernel.py); the bench checks that too.
 
+Then `hard`'s exact endgame search over `--endings` heads-up endings (nothing hidden), each
+search in both capped at `--cap` nodes: nodes a second, CPU time (the two search the same nodes:
+tests/ai/test_kernel.py).
+
 Then `--decisions` positions a table are decided by `hard` at 0.3 s with the kernel and without
 it (the same positions, alternately): the median of each race's deals a second (wall clock; the
 Python search and the chunks the kernel is called in included).
@@ -23,6 +27,7 @@ It prints the machine's state (cores, load average, Python, numba) beside the fi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
 import random
@@ -34,15 +39,16 @@ import numba
 import numpy as np
 
 from engine.ai import HardPlayer
-from engine.ai.baseline import playout
+from engine.ai.baseline import OutOfTime, _ordered, playout
 from engine.ai.driver import seats_to_ask, step
 from engine.ai.evaluation import load_weights
 from engine.ai.policy import normal_action
-from engine.ai.search import _estimate_after, deals
+from engine.ai.search import LeanSolver, _estimate_after, deals, hides_nothing
 from engine.game import Game
 from engine.kernel import loader
-from engine.kernel.layout import encode, encode_rules
+from engine.kernel.layout import action_code, encode, encode_rules
 from engine.kernel.search import playouts
+from engine.kernel.solver import best_move
 from engine.rules import Rules, Variant
 
 TABLES = {
@@ -110,6 +116,41 @@ def kernel_rate(todo: list[tuple[Game, int]], rounds: int | None, repeat: int
     return repeat * len(todo) / (time.process_time() - start), list(scores)
 
 
+def endings(rules: Rules, count: int, seed: int) -> list[tuple[Game, int]]:
+    """Decisions where nothing is hidden (heads-up, the stock empty or only the trump card)."""
+    out = []
+    for g, seat in decisions(rules, seed + 2):
+        if hides_nothing(g.view(seat)):
+            out.append((g, seat))
+            if len(out) == count:
+                return out
+    return out
+
+
+def solver_rates(todo: list[tuple[Game, int]], cap: int) -> tuple[float, float]:
+    """Nodes a second of `hard`'s exact search (LeanSolver) in Python and in the kernel, each
+    search capped at `cap` nodes (CPU time)."""
+    weights = np.array(load_weights(), dtype=np.float64)
+    ctl = np.zeros(6, dtype=np.int64)
+    searched = {"Python": 0, "kernel": 0}
+    spent = {"Python": 0.0, "kernel": 0.0}
+    for g, seat in todo:
+        cands = _ordered(g, seat, g.legal_actions(seat))
+        solver = LeanSolver(seat, float("inf"), cap)
+        start = time.process_time()
+        with contextlib.suppress(OutOfTime):
+            solver.best(g, cands)
+        spent["Python"] += time.process_time() - start
+        searched["Python"] += solver.nodes
+        codes = np.array([action_code(a) for a in cands], dtype=np.int64)
+        state, rules = encode(g), encode_rules(g.rules)
+        start = time.process_time()
+        best_move(state, rules, seat, codes, -1, cap, weights, ctl)
+        spent["kernel"] += time.process_time() - start
+        searched["kernel"] += int(ctl[0])
+    return searched["Python"] / spent["Python"], searched["kernel"] / spent["kernel"]
+
+
 def deals_a_second(rules: Rules, count: int, seed: int) -> tuple[float, float]:
     """Median deals a second of `hard`'s races at 0.3 s, with the kernel and without it (a
     race that is decided early stops early: deals a decision would count that as slowness)."""
@@ -139,6 +180,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--positions", type=int, default=60, help="positions a table")
     p.add_argument("--repeat", type=int, default=20, help="kernel runs over the playouts")
     p.add_argument("--decisions", type=int, default=12, help="hard decisions a table (0: none)")
+    p.add_argument("--endings", type=int, default=20, help="endings a heads-up table")
+    p.add_argument("--cap", type=int, default=5_000, help="nodes an endgame search, at most")
     p.add_argument("--seed", type=int, default=1)
     a = p.parse_args(argv)
     began = time.perf_counter()
@@ -158,6 +201,13 @@ def main(argv: list[str] | None = None) -> None:
                 raise SystemExit(f"{name}, {label}: the kernel's scores differ from Python's")
             print(f"{name:<20} {label:<11} {len(todo):>8} {py_rate:>9,.0f} {k_rate:>10,.0f} "
                   f"{k_rate / py_rate:>6.0f}")
+    print(f"hard's exact endgame search, nodes a second ({a.endings} endings a table, at most "
+          f"{a.cap:,} nodes each):")
+    for name, rules in TABLES.items():
+        if rules.players == 2:
+            py_nodes, k_nodes = solver_rates(endings(rules, a.endings, a.seed), a.cap)
+            print(f"  {name:<20} Python {py_nodes:>8,.0f}   kernel {k_nodes:>10,.0f}   "
+                  f"x{k_nodes / py_nodes:.0f}")
     if a.decisions:
         print(f"hard at 0.3 s, median deals a second of its races ({a.decisions} decisions a "
               "table, wall clock):")

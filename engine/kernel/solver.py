@@ -98,8 +98,11 @@ def cards_first(g: np.ndarray, legal: np.ndarray, n: int, out: np.ndarray) -> No
 
 @compiled
 def value(g: np.ndarray, r: np.ndarray, ctl: np.ndarray, table: Dict, line: Dict,
-          weights: np.ndarray, alpha: float, beta: float) -> float:
-    """Solver.value (HorizonSolver's with a depth): `g`'s value for the searching seat."""
+          weights: np.ndarray, alpha: float, beta: float, states: np.ndarray,
+          moves: np.ndarray) -> float:
+    """Solver.value (HorizonSolver's with a depth): `g`'s value for the searching seat.
+    `states` and `moves` hold a row for each ply of the line (no allocation a node): this
+    node's children go in row len(line), its moves in two rows of `moves` there."""
     seat = ctl[SEAT]
     s = settle(g, r)
     if g[IS_OVER]:
@@ -123,19 +126,20 @@ def value(g: np.ndarray, r: np.ndarray, ctl: np.ndarray, table: Dict, line: Dict
     if not ctl[NODES] & CHECK_MASK and ctl[NODES] > ctl[MAX_NODES]:
         ctl[OUT] = 1
         return 0.5
+    ply = len(line)
     line[key] = True
-    legal = np.empty(MAX_ACTIONS, dtype=np.int64)
+    legal = moves[2 * ply]
+    ordered = moves[2 * ply + 1]
     n = legal_actions(g, r, s, legal)
-    ordered = np.empty(n, dtype=np.int64)
     cards_first(g, legal, n, ordered)
     mine = s == seat
     best = 0.0 if mine else 1.0
     window_lo, window_hi = alpha, beta   # the bounds stored are the window as it came in
-    child = np.empty_like(g)
+    child = states[ply]
     for i in range(n):
         child[:] = g
         apply(child, r, s, ordered[i])
-        v = value(child, r, ctl, table, line, weights, alpha, beta)
+        v = value(child, r, ctl, table, line, weights, alpha, beta, states, moves)
         if ctl[OUT]:
             line.pop(key)
             return 0.5
@@ -172,12 +176,15 @@ def best_move(g: np.ndarray, r: np.ndarray, seat: int, cands: np.ndarray, depth:
     ctl[SEAT] = seat
     table = Dict.empty(key_type=KEY, value_type=BOUNDS)
     line = Dict.empty(key_type=KEY, value_type=types.boolean)
+    plies = MAX_LINE + 3   # a line holds at most MAX_LINE + 1 positions; the root's row too
+    states = np.empty((plies, len(g)), dtype=np.int64)
+    moves = np.empty((2 * plies, MAX_ACTIONS), dtype=np.int64)
     best_i, best_v = 0, -1.0
-    child = np.empty_like(g)
+    child = states[plies - 1]
     for i in range(len(cands)):
         child[:] = g
         apply(child, r, seat, cands[i])
-        v = value(child, r, ctl, table, line, weights, max(best_v, 0.0), 1.0)
+        v = value(child, r, ctl, table, line, weights, max(best_v, 0.0), 1.0, states, moves)
         if ctl[OUT]:
             return -1, 0.0
         if v > best_v:
