@@ -3,7 +3,9 @@
 The real bot runs against the Bot API emulator on 127.0.0.1, its Mini App server beside it, and
 the emulator's web client (tg_durak/emulator/client_web.py) stands in for the people's phones:
 four people (Alice, Bob, Carol, Dave), each with his private chat with the bot, and a group
-"Friends" where all four and the bot are. A browser tab per person makes a group game.
+"Friends" where all four and the bot are. A browser tab per person makes a group game. Alice
+and Bob also have their own private chat, without the bot: typing @bot there (inline mode, on
+as BotFather's /setinline turns it on) starts a game in it.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ def populate(tg: FakeTelegram, language: str) -> None:
         tg.add_user(user_id, name, language_code=language)
     tg.add_group(FRIENDS, "Friends", members=[user_id for _, user_id in PEOPLE],
                  creator=PEOPLE[0][1])
+    tg.set_inline()
+    tg.add_dialog(PEOPLE[0][1], PEOPLE[1][1])
 
 
 @contextlib.asynccontextmanager

@@ -242,3 +242,30 @@ def test_the_command_prints_one_address_and_stops_on_ctrl_c(tmp_path: Path) -> N
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+async def test_alice_starts_a_game_in_her_chat_with_bob_by_typing_the_bots_name(
+    web: Running, session: aiohttp.ClientSession
+) -> None:
+    alice, bob = Page(session, web.url, "alice"), Page(session, web.url, "bob")
+    state = await alice.state()
+    ours = next(c for c in state["chats"] if c["title"] == "Bob")   # no bot in it
+    assert ours["inline"] and ours["commands"] == [] and ours["started"]
+    status, offered = await alice.post("inline", chat_id=ours["id"],
+                                       query=f"@{web.tg.state.bot.username}")
+    assert status == 200, offered
+    titles = [r["title"] for r in offered["results"]]
+    assert titles == ["🃏 New table: Throw-in", "🃏 New table: Transfer", "📊 My record"]
+    assert offered["button"] == "⚙ More options"
+    status, answer = await alice.post("inline/choose", query_id=offered["id"],
+                                      result=offered["results"][0]["id"])
+    assert (status, answer) == (200, {}), answer
+    posted = await bob.until(lambda s: next(
+        (m for m in chat(s, ours["id"])["messages"] if m.get("via")), None))
+    assert posted["from"]["name"] == "Alice" and posted["via"] == web.tg.state.bot.username
+    answer = await bob.tap(ours["id"], posted, "Join")   # the deep link opens his bot chat
+    assert answer == {"chat": BOB}
+    await bob.until(lambda s: ". Bob" in next(
+        m for m in chat(s, ours["id"])["messages"] if m["id"] == posted["id"])["text"])
+    status, answer = await alice.post("inline/choose", query_id=offered["id"], button=True)
+    assert (status, answer) == (200, {"chat": ALICE})   # More options: the setup, privately

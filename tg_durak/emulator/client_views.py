@@ -23,13 +23,16 @@ def person_json(user: User) -> dict[str, Any]:
 
 
 def chats_of(world: World, user_id: int) -> list[Chat]:
-    """The person's chats as his app lists them: the one with the bot, then his groups."""
+    """The person's chats as his app lists them: the one with the bot, his private chats with
+    other people (where only inline mode brings the bot), then his groups."""
+    dialogs = [chat for chat in world.chats.values() if chat.dialog and user_id in chat.members]
     groups = [
         chat for chat in world.chats.values()
         if not chat.is_private and user_id in chat.members and user_id not in chat.banned
         and chat.migrated_to is None
     ]
-    return [world.chat(user_id), *sorted(groups, key=lambda chat: chat.title or "")]
+    return [world.chat(user_id), *sorted(dialogs, key=lambda chat: chat.id),
+            *sorted(groups, key=lambda chat: chat.title or "")]
 
 
 def button_json(button: InlineButton) -> dict[str, Any]:
@@ -63,6 +66,8 @@ def message_json(world: World, message: Message, user_id: int) -> dict[str, Any]
         "edited": message.edit_count > 0,
         "revision": message.edit_count,
     }
+    if message.inline_id is not None:   # sent by a person, "via @bot"
+        data["via"] = world.bot.username
     if message.service is not None:
         text = _service_text(world, message)
         return None if text is None else {**data, "service": text}
@@ -77,7 +82,10 @@ def message_json(world: World, message: Message, user_id: int) -> dict[str, Any]
 
 def chat_json(world: World, chat: Chat, user_id: int, stamp: int) -> dict[str, Any]:
     """One chat as the person sees it; `stamp` changes whenever something in it does."""
-    if chat.is_private:
+    if chat.dialog:
+        other = next((m for m in sorted(chat.members) if m != user_id), user_id)
+        title, subtitle = display_name(world.user(other)), f"type @{world.bot.username} to play"
+    elif chat.is_private:
         title, subtitle = world.bot.first_name, "bot"
     else:
         count = len(chat.members) + (0 if chat.bot_kicked else 1)
@@ -93,10 +101,12 @@ def chat_json(world: World, chat: Chat, user_id: int, stamp: int) -> dict[str, A
         "type": chat.type,
         "title": title,
         "subtitle": subtitle,
-        "avatar": world.bot.id if chat.is_private else chat.id,   # whose picture it shows
+        "avatar": chat.id if chat.dialog else world.bot.id if chat.is_private else chat.id,
         "stamp": stamp,
         # A private chat nobody has written in yet shows Telegram's START button.
         "started": not chat.is_private or chat.opened,
-        "commands": [c._asdict() for c in world.visible_commands(user_id, chat.id)],
+        "commands": [] if chat.dialog else [
+            c._asdict() for c in world.visible_commands(user_id, chat.id)],
+        "inline": world.inline.enabled,   # typing @bot there asks the bot
         "messages": shown,
     }

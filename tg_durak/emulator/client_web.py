@@ -71,6 +71,8 @@ class ClientWeb:
         app.router.add_get("/api/state", self._state)
         app.router.add_post("/api/send", self._send)
         app.router.add_post("/api/tap", self._tap)
+        app.router.add_post("/api/inline", self._inline)
+        app.router.add_post("/api/inline/choose", self._inline_choose)
         # handler_cancellation: a long poll whose tab was closed ends with it.
         self._runner = web.AppRunner(app, handler_cancellation=True, access_log=None,
                                      shutdown_timeout=1.0)
@@ -171,6 +173,38 @@ class ClientWeb:
             return {}
 
         return await self._act(request, send)
+
+    async def _inline(self, request: web.Request) -> web.Response:
+        async def ask(user: User, body: dict[str, Any]) -> dict[str, Any]:
+            try:
+                asked = await self.tg.inline_query(user.id, str(body.get("query") or ""),
+                                                   self._chat_id(body), timeout=PRESS_TIMEOUT)
+            except TimeoutError:
+                raise ClientError("The bot did not answer") from None
+            assert asked.answer is not None
+            return {"id": asked.id, "button": asked.answer.button_text, "results": [
+                {"id": r.id, "title": r.title, "description": r.description}
+                for r in asked.answer.results]}
+
+        return await self._act(request, ask)
+
+    async def _inline_choose(self, request: web.Request) -> web.Response:
+        async def choose(user: User, body: dict[str, Any]) -> dict[str, Any]:
+            inline = self.tg.state.inline
+            asked = inline.queries.get(str(body.get("query_id")))
+            if asked is None or asked.user_id != user.id or asked.answer is None:
+                raise ClientError("which inline query?")
+            if body.get("button"):   # the button above the results: the bot's private chat
+                start = asked.answer.start_parameter
+                if start is None:
+                    return {"open": asked.answer.web_app}
+                await self.tg.follow_url(user.id,
+                                         f"https://t.me/{self.tg.state.bot.username}?start={start}")
+                return {"chat": user.id}
+            inline.choose(asked, str(body.get("result")))
+            return {}
+
+        return await self._act(request, choose)
 
     async def _tap(self, request: web.Request) -> web.Response:
         return await self._act(request, self.tap)

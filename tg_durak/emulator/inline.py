@@ -104,7 +104,7 @@ class InlineMode:
         for user_id in (first, second):
             world.user(user_id)
         chat = Chat(id=next(self._dialog_ids), type=ChatType.PRIVATE.value,
-                    members={first, second}, opened=True)
+                    members={first, second}, opened=True, dialog=True)
         world.chats[chat.id] = chat
         return chat
 

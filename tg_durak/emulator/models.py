@@ -202,6 +202,7 @@ class Chat:
     topics: dict[int, str] = field(default_factory=dict)  # thread id -> name
     migrated_to: int | None = None  # a basic group upgraded to this supergroup
     migrated_from: int | None = None  # the basic group this supergroup replaced
+    dialog: bool = False  # a private chat between two people: the bot is not in it
 
     @property
     def is_private(self) -> bool:

@@ -8,7 +8,6 @@ import re
 from typing import Any
 
 from tg_durak.emulator.commands import ScopeKey
-from tg_durak.emulator.inline import DIALOG_IDS_FROM
 from tg_durak.emulator.links import is_web_app_url, start_link_payload
 from tg_durak.emulator.markup import Entity, EntityParseError, parse_html, sort_entities, trim
 from tg_durak.emulator.models import (
@@ -74,7 +73,7 @@ def chat_param(world: World, params: dict[str, Any], sending: bool = False) -> C
     if chat_id is None or chat_id == "":
         raise bad_request("chat_id is empty")
     chat = world.chats.get(chat_id) if isinstance(chat_id, int) else None
-    if chat is None or chat.id >= DIALOG_IDS_FROM:   # the bot is in no chat between people
+    if chat is None or chat.dialog:   # the bot is in no chat between two people
         raise bad_request("chat not found")
     if chat.migrated_to is not None:
         raise ApiError(400, f"Bad Request: {UPGRADED}", migrate_to_chat_id=chat.migrated_to)

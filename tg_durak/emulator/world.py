@@ -249,7 +249,10 @@ class World:
         and makes the user a group member."""
         if chat.migrated_to is not None:
             raise ValueError(f"group {chat.id} was upgraded to the supergroup {chat.migrated_to}")
-        if chat.is_private:
+        if chat.dialog:
+            if user_id not in chat.members:
+                raise ValueError(f"user {user_id} cannot write in the private chat {chat.id}")
+        elif chat.is_private:
             if chat.id != user_id:
                 raise ValueError(f"user {user_id} cannot write in the private chat {chat.id}")
             self.block_bot(user_id, blocked=False)  # a client's "Restart" unblocks
@@ -294,6 +297,8 @@ class World:
         raise LookupError(f"the bot has answered no tap of user {user_id}")
 
     def _bot_sees(self, chat: Chat, message: Message) -> bool:
+        if chat.dialog:
+            return False   # two people's own chat: the bot is not in it
         if chat.is_private:
             return True
         if chat.bot_kicked:

@@ -2,7 +2,9 @@
 // long-polling api/state. What he taps or types goes to the emulator as a Telegram app's would.
 
 import { getJSON, postJSON } from "./api.js";
-import { avatar, chatHead, chatItem, commandMenu, el, messageItem, picker } from "./render.js";
+import {
+  avatar, chatHead, chatItem, commandMenu, el, inlineResults, messageItem, picker,
+} from "./render.js";
 
 const who = (new URLSearchParams(location.search).get("as") ?? "").toLowerCase();
 const root = document.getElementById("app");
@@ -199,12 +201,34 @@ async function send(text) {
   text = text.trim();
   if (!text) return;
   const chat = activeChat();
+  const mention = `@${view.bot.username}`.toLowerCase();
+  if (chat.inline && text.toLowerCase().startsWith(mention)) {
+    askInline(chat, text.slice(mention.length).trim());
+    return;
+  }
   refs.input.value = "";
   const answer = await postJSON("api/send", { as: who, chat_id: chat.id, text });
   if (answer.error) {
     refs.input.value = text;
     toast(answer.error);
   }
+}
+
+// Inline mode: "@bot query" asks the bot; the result picked is sent into the chat by the person.
+async function askInline(chat, query) {
+  const answer = await postJSON("api/inline", { as: who, chat_id: chat.id, query });
+  if (answer.error) {
+    toast(answer.error);
+    return;
+  }
+  refs.input.value = "";
+  refs.commands.replaceChildren(inlineResults(answer, async (picked) => {
+    refs.commands.hidden = true;
+    const done = await postJSON("api/inline/choose", { as: who, query_id: answer.id, ...picked });
+    if (done.error) toast(done.error);
+    if (done.chat) select(done.chat);
+  }));
+  refs.commands.hidden = false;
 }
 
 // A Mini App or a web link opens in a tab of its own, as Telegram opens it beside the chat.

@@ -78,6 +78,7 @@ export function messageItem(message, chat, byId) {
   const replied = message.reply_to ? byId.get(message.reply_to) : null;
   const bubble = el("div", "bubble",
     group && !message.mine ? el("span", "sender", message.from.name) : null,
+    message.via ? el("span", "via", `via @${message.via}`) : null,
     replied ? el("span", "quote", el("b", null, replied.from.name),
       el("span", null, (replied.text ?? "").split("\n")[0])) : null,
     el("div", "text", renderText(message.text, message.entities)),
@@ -96,6 +97,24 @@ export function chatHead(chat) {
   return [avatar(chat.title, chat.avatar),
     el("span", "chat-head-text", el("span", "chat-head-title", chat.title),
       el("span", "chat-head-subtitle", chat.subtitle))];
+}
+
+// What typing @bot offers (inline mode): the bot's button above its results, then each result.
+export function inlineResults(answer, onPick) {
+  const items = answer.results.map((result) => {
+    const item = el("button", "command-item", el("b", null, result.title),
+      result.description ? el("span", null, result.description) : null);
+    item.type = "button";
+    item.addEventListener("click", () => onPick({ result: result.id }));
+    return el("li", null, item);
+  });
+  if (answer.button) {
+    const item = el("button", "command-item", el("b", null, answer.button));
+    item.type = "button";
+    item.addEventListener("click", () => onPick({ button: true }));
+    items.unshift(el("li", null, item));
+  }
+  return el("ul", "commands", ...items);
 }
 
 export function commandMenu(commands, onPick) {
