@@ -182,3 +182,16 @@ async def test_the_queue_outlives_a_killed_bot(tg: FakeTelegram, db_path: str) -
         assert await store.quick.waiting() == []
     finally:
         await store.close()
+
+
+async def test_one_who_sits_down_elsewhere_leaves_the_queue(
+        tg: FakeTelegram, bot: BotApp, store: Store) -> None:
+    waiting = await queue_up(tg, BOB, 3)
+    await tg.send_text(BOB, "/start")
+    await tg.wait_for(lambda: tg.last_message(BOB).message_id != waiting.message_id
+                      and _has(tg.last_message(BOB), "▶ Play"), timeout=60)
+    await tg.press(BOB, tg.last_message(BOB), "▶ Play")   # a game against computers
+    await tg.wait_for(lambda: game_message(tg, BOB) is not None, timeout=60)
+    await tg.wait_for(lambda: "out of the queue" in tg.message(BOB, waiting.message_id).text,
+                      timeout=60, what="his waiting message letting him go")
+    assert await store.quick.waiting() == []

@@ -28,13 +28,13 @@ from tg_durak.storage.errors import CorruptRow
 # Chooses who sits down: the queue's user ids in order and the pairs who must not meet.
 Pick = Callable[[Sequence[int], frozenset[Pair]], tuple[int, ...] | None]
 _COLUMNS = "user_id, game, name, chat_id, message_id, joined_at, wait_until"
-# Waiting, still reachable, not banned by an operator (storage/operators.py's bans), and not
-# seated at an open table meanwhile (a group's lobby, say).
-_FREE = ("EXISTS (SELECT 1 FROM users u WHERE u.id = q.user_id AND u.reachable = 1)"
-         " AND NOT EXISTS (SELECT 1 FROM bans b WHERE b.user_id = q.user_id)"
-         " AND NOT EXISTS (SELECT 1 FROM seats s JOIN tables t ON t.id = s.table_id"
-         "  WHERE s.user_id = q.user_id AND s.status = 'playing'"
-         "  AND t.status IN ('lobby', 'running'))")
+# Waiting, still reachable and not seated at an open table meanwhile (a group's lobby, say) ...
+_PLAYABLE = ("EXISTS (SELECT 1 FROM users u WHERE u.id = q.user_id AND u.reachable = 1)"
+             " AND NOT EXISTS (SELECT 1 FROM seats s JOIN tables t ON t.id = s.table_id"
+             "  WHERE s.user_id = q.user_id AND s.status = 'playing'"
+             "  AND t.status IN ('lobby', 'running'))")
+# ... and not banned by an operator (storage/operators.py's bans): who may be seated now.
+_FREE = f"{_PLAYABLE} AND NOT EXISTS (SELECT 1 FROM bans b WHERE b.user_id = q.user_id)"
 
 
 def _entry(row: Sequence) -> QueueEntry:
@@ -93,13 +93,14 @@ class QuickQueue:
                 continue
         return found
 
-    async def drop_unreachable(self) -> list[int]:
-        """Those waiting whom the bot may no longer write to (they blocked it) leave the queue:
-        they would not hear of their table."""
-        async with self._connection.transaction() as db:
+    async def unplayable(self) -> list[int]:
+        """Those waiting who cannot be seated now: the bot may no longer write to them (they
+        blocked it), or they sit at another open table meanwhile (a group's lobby, a private
+        game). They are let go of the queue (tables/quick_games.py)."""
+        async with self._connection.reading() as db:
             rows = await db.fetchall(
-                "DELETE FROM quick_queue WHERE user_id IN (SELECT id FROM users"
-                " WHERE reachable = 0) RETURNING user_id")
+                f"SELECT q.user_id FROM quick_queue q WHERE NOT ({_PLAYABLE})"
+                " ORDER BY q.user_id")
         return [user_id for (user_id,) in rows]
 
     async def claim(self, game: QuickGame, pick: Pick, *, snapshot: dict, level: str,

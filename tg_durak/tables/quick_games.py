@@ -9,7 +9,7 @@ does, from each person's private message, with the absent rules of every table; 
 message (its chat is the quick games' scope, `QUICK_CHAT`). A ticker keeps each waiting message
 up to date (how many wait for his game; Start with computers once his wait is over), looks for
 tables the queue allows (a match a report blocked may become possible as people come), and lets
-go of those the bot can no longer write to.
+go of those the bot can no longer write to and of those who sat down at another table.
 """
 
 from __future__ import annotations
@@ -146,15 +146,16 @@ class QuickGames:
         return True
 
     async def tick(self) -> None:
-        """Once a tick: those the bot cannot reach leave the queue, the tables the queue
-        allows open, and every waiting message shows the queue as it is."""
+        """Once a tick: those the bot cannot reach and those now playing elsewhere leave the
+        queue, the tables the queue allows open, and every waiting message shows the queue as
+        it is."""
         async with self._lock:
+            for user_id in await self.store.quick.unplayable():
+                entry = await self.store.quick.leave(user_id)
+                person = await self.store.users.get(user_id)
+                if entry is not None and person is not None and person.reachable:
+                    self._show(entry, left_screen(self._t(user_id)))   # playing elsewhere
             queue = await self.store.quick.waiting()
-            people = await self.store.users.many(e.user_id for e in queue)
-            if any(user_id in people and not people[user_id].reachable
-                   for user_id in (e.user_id for e in queue)):
-                await self.store.quick.drop_unreachable()   # a write only when one is due
-                queue = await self.store.quick.waiting()
             opened = False
             for key, waiting in counts(queue).items():
                 game = QuickGame.of_key(key)
