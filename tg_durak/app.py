@@ -197,6 +197,7 @@ def build_dispatcher(store: Store, tables: TableService, publisher: Publisher,
         gate = BanGate(desk.moderation, store, publisher, tables.languages.of)
         dp.message.outer_middleware(gate)
         dp.callback_query.outer_middleware(gate)
+        dp.inline_query.outer_middleware(gate)
         # Before the guards (a broadcast's text is long); then new games refused meanwhile.
         dp.include_routers(operators.router(desk.operators), maintenance.router())
     locale = PlayerLocaleMiddleware(make_i18n(), store, tables.absences.mark_reachable)

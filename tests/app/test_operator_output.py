@@ -63,6 +63,7 @@ def test_the_operator_tools_never_show_the_password(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("env", "said"), [
     ({"LOG_LEVEL": "VERBOSE"}, "LOG_LEVEL must be one of"),
     ({"DURAK_LOG_FORMAT": "xml"}, "DURAK_LOG_FORMAT must be text or json"),
+    ({"DURAK_OPERATORS": "@olga"}, "DURAK_OPERATORS must be Telegram user ids"),
     ({"DURAK_DB_FILE": "/nonexistent/db"}, "DURAK_DB_FILE: cannot read /nonexistent/db"),
     ({"BOT_TOKEN": "", "BOT_TOKEN_FILE": "/nonexistent/token"}, "BOT_TOKEN_FILE: cannot read"),
 ])

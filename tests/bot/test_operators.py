@@ -84,6 +84,31 @@ async def test_a_non_operators_ban_is_an_unknown_command(tg: FakeTelegram, bot: 
         await store.close()
 
 
+async def test_an_operators_mistakes_get_a_clear_answer_and_change_nothing(
+        tg: FakeTelegram, bot: BotApp, db_path: str) -> None:
+    answers = {
+        "/ban": EN("op.ban.usage"),
+        "/ban @nobody": EN("op.not_found", who="@nobody"),
+        f"/ban {OPERATOR}": EN("op.ban.operator", user=f"Olga ({OPERATOR})"),
+        "/unban 12345": EN("op.unban.none", user="12345"),
+        "/maintenance sideways": EN("op.maintenance.usage", most=7 * 24 * 60),
+        "/maintenance on 0": EN("op.maintenance.usage", most=7 * 24 * 60),
+        "/broadcast": EN("op.broadcast.usage"),
+        "/broadcast stop": EN("op.broadcast.none"),
+        "/broadcast " + "<&>" * 1000: EN("op.broadcast.too_long", most=3500),
+    }
+    for command, answer in answers.items():
+        assert await said(tg, OPERATOR, command) == answer, command
+    store = await Store.open(db_path)
+    try:
+        assert await store.operators.banned() == frozenset()
+        assert await store.operators.maintenance_until() is None
+        assert [action.value for _, action, _, _ in await store.operators.logged()] == [
+            "unban"]   # tried, and recorded
+    finally:
+        await store.close()
+
+
 async def test_a_banned_persons_taps_change_nothing_and_a_computer_plays_his_seat(
         tg: FakeTelegram, bot: BotApp, db_path: str) -> None:
     tg.add_group(GROUP, "Club", members=[ALICE, BOB], creator=ALICE)

@@ -1,6 +1,7 @@
-"""Who comes to the bot: a banned person's updates are answered with one line and go no further
-(no store, table or screen sees them); everyone else's visit is noted (when he was last seen, his
-@username), at most once an hour, for /ban @username and a broadcast's audience."""
+"""Who comes to the bot: a banned person's updates are answered with one line (an inline query
+with nothing) and go no further (no store, table or screen sees them); everyone else's visit is
+noted (when he was last seen, his @username), at most once an hour, for /ban @username and a
+broadcast's audience."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 from aiogram import BaseMiddleware
 from aiogram.enums import ChatType
-from aiogram.types import CallbackQuery, Message, TelegramObject, User
+from aiogram.types import CallbackQuery, InlineQuery, Message, TelegramObject, User
 
 from tg_durak.i18n.translate import translator
 from tg_durak.outbox.publisher import Publisher
@@ -51,6 +52,8 @@ class BanGate(BaseMiddleware):
         line = translator(self.language_of(user.id))("banned.line")
         if isinstance(event, CallbackQuery):
             await event.answer(line, show_alert=True)
+        elif isinstance(event, InlineQuery):   # no game of his to send anywhere
+            await event.answer([], cache_time=0, is_personal=True)
         elif isinstance(event, Message) and event.chat.type == ChatType.PRIVATE:
             now = self.clock()
             if now - self._answered.get(user.id, -ANSWER_SECONDS) >= ANSWER_SECONDS:

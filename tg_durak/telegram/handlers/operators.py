@@ -29,6 +29,7 @@ from tg_durak.telegram.handlers.replies import respond, tapped_message
 
 BroadcastCallback = factory(Broadcast)
 MAX_MINUTES = 7 * 24 * 60
+MAX_BROADCAST = 3500   # characters as sent (HTML's & < > escaped); Telegram takes 4096
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,8 @@ async def broadcast(message: Message, command: CommandObject, t: Translator,
         stopped = await broadcasts.stop(message.from_user.id)
         return respond(publisher, message,
                        t("op.broadcast.stopping") if stopped else t("op.broadcast.none"))
+    if len(escape(text)) > MAX_BROADCAST:   # the preview's header must fit beside it
+        return respond(publisher, message, t("op.broadcast.too_long", most=MAX_BROADCAST))
     row, audience = await broadcasts.draft(message.from_user.id, text)
     respond(publisher, message, preview_screen(row, audience, t))
 
