@@ -37,6 +37,7 @@ from tg_durak.observe.recent import LastHour
 from tg_durak.observe.routes import HealthRoutes
 from tg_durak.observe.store import TransactionTimes
 from tg_durak.ops.gc_tuning import settle_after_start
+from tg_durak.ops.pruning import prune_daily
 from tg_durak.ops.stats import final_report, keep_writing, report_on_signal
 from tg_durak.outbox.publisher import Publisher
 from tg_durak.outbox.reports import OutboxReports
@@ -72,6 +73,7 @@ from tg_durak.telegram.handlers import (
     menus,
     notify,
     operators,
+    privacy,
     quick,
 )
 from tg_durak.telegram.handlers.operators import OperatorDesk
@@ -90,7 +92,7 @@ if TYPE_CHECKING:   # the Mini App's modules are imported only where it is serve
 
 log = logging.getLogger(__name__)
 
-COMMANDS = ("play", "quit", "stats", "top", "rules", "lang", "help", "start")
+COMMANDS = ("play", "quit", "stats", "top", "rules", "lang", "privacy", "help", "start")
 GROUP_COMMANDS = ("new", "stats", "top", "leave", "kick", "notify", "help")
 HEARTBEAT_SECONDS = 5.0
 # A stop's steps, bounded so that a SIGTERM is done within 5 s (a supervisor's patience).
@@ -162,7 +164,8 @@ def build_bot(settings: Settings) -> Bot:
 
 
 def _routers() -> list[Router]:
-    return [guards.router(), quick.router(), notify.router(), commands.router(), group.router(),
+    return [guards.router(), quick.router(), notify.router(), privacy.router(),
+            commands.router(), group.router(),
             lobby.router(), inline.router(), commands.group_router(), menus.router(),
             game.router(),
             failures.router()]   # the last, errors only: whatever any handler met
@@ -177,13 +180,15 @@ def used_update_types() -> list[str]:
 
 def build_dispatcher(store: Store, tables: TableService, publisher: Publisher,
                      quick_games: QuickGames | None = None,
-                     desk: OperatorDesk | None = None) -> Dispatcher:
+                     desk: OperatorDesk | None = None,
+                     keep_days: int | None = None) -> Dispatcher:
     """`desk`: the operators' commands, bans and maintenance (None: a dispatcher without
     them, for a test of the routing)."""
     dp = Dispatcher(disable_fsm=True)   # no handler keeps a state: no record per person
     dp["store"] = store
     dp["tables"] = tables
     dp["publisher"] = publisher
+    dp["keep_days"] = keep_days   # what /privacy says of the finished games' logs
     if quick_games is not None:
         dp["quick"] = quick_games
     dp["menus"] = LastMenus()
@@ -343,7 +348,7 @@ class BotApp:
                                       self.tables.languages)
         self.desk = self._operator_desk()
         self.dp = build_dispatcher(self.store, self.tables, self.publisher, self.quick_games,
-                                   self.desk)
+                                   self.desk, self.settings.keep_days)
         self.dp.update.outer_middleware(UpdateTimes(self.registry))   # first: times it all
         self.dp.update.outer_middleware(self.delivery)
         self.counted = {"tables": self.tables, "publisher": self.publisher,
@@ -367,6 +372,9 @@ class BotApp:
         later.push_async_callback(self.quick_games.close)
         report_on_signal(self.counted)
         self._tasks = [asyncio.create_task(self._heartbeat())]
+        if self.settings.keep_days is not None:
+            self._tasks.append(asyncio.create_task(
+                prune_daily(self.store, self.settings.keep_days)))
         self.desk.broadcasts.start()   # one under way when the last process stopped goes on
         if (webhook := self.webhook) is not None:
             webhook.accept()

@@ -73,6 +73,16 @@ def operators_of(raw: str) -> frozenset[int]:
     return frozenset(int(part) for part in ids)
 
 
+def keep_days_of(raw: str | None) -> int | None:
+    """DURAK_KEEP_DAYS: whole days the finished tables' logs are kept (None: unset, for ever)."""
+    if raw is None or not raw.strip():
+        return None
+    days = raw.strip()
+    if not (days.isdigit() and 0 < int(days) <= 100_000):
+        raise ConfigError(f"DURAK_KEEP_DAYS must be a whole number of days above 0, not {raw!r}")
+    return int(days)
+
+
 def _number(env: dict[str, str], name: str, most: float, what: str,
             default: str = "1") -> float:
     raw = env.get(name, default)
@@ -111,6 +121,9 @@ class Settings:
     redis_url: str | None = None
     # What a scraper of /metrics must send (None: the route needs none).
     metrics_token: str | None = None
+    # Days the finished tables' action logs are kept before a daily job deletes them (None:
+    # for ever); their results and ratings stay.
+    keep_days: int | None = None
     # The Telegram user ids whose private chat takes the operator commands (/ban, /broadcast..).
     operators: frozenset[int] = frozenset()
 
@@ -201,6 +214,7 @@ class Settings:
             webhook_url=webhook_url,
             webhook_secret=secret,
             redis_url=redis_url,
+            keep_days=keep_days_of(env.get("DURAK_KEEP_DAYS")),
             operators=operators_of(env.get("DURAK_OPERATORS", "")),
             metrics_token=env.get("DURAK_METRICS_TOKEN") or _contents(
                 "DURAK_METRICS_TOKEN_FILE", env.get("DURAK_METRICS_TOKEN_FILE")) or None,

@@ -12,6 +12,7 @@ import pytest
 from engine import Game, Rules
 from tests.store.helpers import integrity_error, raw, table_names
 from tg_durak.ops.check import check
+from tg_durak.ops.pruning import DAY, prune_today
 from tg_durak.play.ratings import rate
 from tg_durak.play.rows import SeatRow, TableChange
 from tg_durak.storage import Store
@@ -191,6 +192,28 @@ async def test_one_process_a_day_claims_the_pruning(db_path: str) -> None:
         assert not await first.privacy.claim_pruning(20_000)
         assert await second.privacy.claim_pruning(20_001)
         assert not await first.privacy.claim_pruning(20_000)
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_the_daily_job_prunes_once_a_day_whichever_process_asks_first(
+        db_path: str) -> None:
+    first, second = await Store.open(db_path), await Store.open(db_path)
+    try:
+        old = await played(first, [ANN, BOB], seed=6)
+        recent = await played(first, [CID, DAN], seed=7)
+        now = START + 40 * DAY
+        raw(db_path, "UPDATE tables SET finished_at = ? WHERE id = ?", (now - 31 * DAY, old))
+        raw(db_path, "UPDATE tables SET finished_at = ? WHERE id = ?", (now - 29 * DAY, recent))
+
+        assert await prune_today(first, 30, now) == 1
+        assert await prune_today(second, 30, now + 3600) is None   # the day is taken
+        assert await first.privacy.pruned() == {old}
+        # The next day, the other process may have it: the recent table is old enough then.
+        assert await prune_today(second, 30, now + 2 * DAY) == 1
+        assert await first.privacy.pruned() == {old, recent}
+        assert (await check(first)).problems == []
     finally:
         await first.close()
         await second.close()

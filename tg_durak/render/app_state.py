@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from html import escape, unescape
+from html import unescape
 from typing import Protocol
 
 from engine import Action, ActionKind, Card, Rules
@@ -36,6 +36,7 @@ from tg_durak.render.game import (
 )
 from tg_durak.render.group import GroupScreenInput, LobbyScreenInput, group_turn
 from tg_durak.render.options import options_summary
+from tg_durak.render.privacy import person_name
 
 _TAG = re.compile(r"<[^<>]*>")
 LAST_EVENTS = 5
@@ -77,7 +78,7 @@ def short_namer(seats: Sequence[SeatInfo], t: Translator, me: int | None = None)
             return t("seat.you")
         if info.is_bot:
             return t("app.computer_short", n=sum(s.is_bot for s in seats[:seat + 1]))
-        return escape(info.name if people.count(firsts[seat]) > 1 else firsts[seat])
+        return person_name(info.name if people.count(firsts[seat]) > 1 else firsts[seat], t)
     return name
 
 

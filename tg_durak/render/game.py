@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from html import escape
 from typing import Protocol
 
 from engine import Action, ActionKind, Card, EventKind, Phase, PlayerView
@@ -13,6 +12,7 @@ from tg_durak.i18n.translate import Translator
 from tg_durak.play.history import Told
 from tg_durak.render.callbacks import Menu, MenuAction, Move, Verb
 from tg_durak.render.cards import card_label, in_hand_order, suit_label
+from tg_durak.render.privacy import person_name
 from tg_durak.render.screen import Button, Keyboard, Screen
 
 BAR_CELLS = 8
@@ -26,7 +26,7 @@ TARGET_ROW = 3   # "7♠️ ← A♥️" buttons a phone shows side by side
 
 @dataclass(frozen=True)
 class SeatInfo:
-    name: str            # a person's name; empty for a computer player
+    name: str            # a person's name; empty for a computer player and a forgotten person
     is_bot: bool
     level: str | None = None
     left: bool = False   # the person left or was removed: a computer plays the seat on
@@ -116,7 +116,7 @@ def seat_name(seats: Sequence[SeatInfo], seat: int, t: Translator, me: int | Non
     info = seats[seat]
     if info.is_bot:
         return computer_name(sum(s.is_bot for s in seats[:seat + 1]), info.level, t)
-    return escape(info.name)
+    return person_name(info.name, t)
 
 
 def _namer(inp: GameScreenInput, t: Translator) -> Namer:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from html import escape
-
 from babel.numbers import format_percent
 
 from tg_durak.i18n.translate import Translator
 from tg_durak.play.rows import PlayerRecord, Standing
 from tg_durak.render.menus import play_buttons
+from tg_durak.render.privacy import person_name
 from tg_durak.render.screen import Screen
 
 OWN_LINE_MARK = "▸"
@@ -47,7 +46,8 @@ def leaderboard_screen(standings: list[Standing], asker: int, t: Translator) -> 
     for previous, row in zip([None, *standings], standings, strict=False):
         if previous is not None and row.position > previous.position + 1:
             lines.append("…")
-        line = t("top.line", position=row.position, name=escape(row.name), rating=row.rating,
-                 games=_games(row.games, t), rate=_durak_rate(row.durak, row.games, t))
+        line = t("top.line", position=row.position, name=person_name(row.name, t),
+                 rating=row.rating, games=_games(row.games, t),
+                 rate=_durak_rate(row.durak, row.games, t))
         lines.append(f"{OWN_LINE_MARK} {line}" if row.user_id == asker else line)
     return Screen("\n".join(lines))

@@ -2,7 +2,8 @@
 (DURAK_KEEP_DAYS).
 
 A forgotten person's rows about himself go (his `users` row: name, language, settings; his
-`visits` row: his @username; his messages' ids). What other people's records stand on stays, under
+`visits` row: his @username; his place in the quick games' queue, his /notify subscriptions, his
+messages' ids). What other people's records stand on stays, under
 a tombstone id instead of his: his seats (their name emptied: the screens call him "a former
 player"), his results and the ratings that moved with them. A tombstone is below -2**53, where no
 Telegram id is (they have at most 52 significant bits), one per forgotten person and never reused,
@@ -26,6 +27,9 @@ _PRUNED_DAY = "pruned_day"   # meta: the last day (days since the epoch) whose p
 _PRUNE_LOCK = "tg_durak prune"
 _ENDED = (TableStatus.FINISHED, TableStatus.ABORTED)
 PRUNE_BATCH = 500   # tables whose logs one transaction deletes
+# Rows about the person alone, deleted with him: when he last came and his @username, his place
+# in the quick games' queue (with his name), the groups whose lobbies he asked to be told of.
+_HIS_OWN = ("visits", "quick_queue", "lobby_subscribers")
 
 
 def is_tombstone(user_id: int) -> bool:
@@ -51,7 +55,8 @@ class Privacy:
                 tombstone = await _next_tombstone(db)
                 await _rekey(db, user_id, tombstone)
             await db.execute("DELETE FROM messages WHERE viewer = ?", (user_id,))
-            await db.execute("DELETE FROM visits WHERE user_id = ?", (user_id,))
+            for table in _HIS_OWN:
+                await db.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
             await db.execute("DELETE FROM users WHERE id = ?", (user_id,))
         self._users.drop(user_id)
         return tombstone

@@ -9,6 +9,7 @@ Handlers and the scheduler reach a table only through these parts, each given wh
 - `absences`: away, out of reach, leaving, removed, resigning;
 - `chats`: what the outbox and Telegram report about chats (sent messages, 403, migration);
 - `restart`: resuming after a start, the postponement and the heartbeat;
+- `forgetting`: /forgetme, a person erased once his seat is given up;
 - `screens`: the chat's messages of every table; `displays` hands each change to them and to
   whatever else shows tables (the Mini App's sockets and the other processes' relay, handed to
   the constructor by the composition root).
@@ -36,6 +37,7 @@ from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.live import LiveLobby, LiveTable, snapshot
 from tg_durak.tables.lobbies import GroupLobbies
 from tg_durak.tables.moves import Computers, Moves
+from tg_durak.tables.privacy import Forgetting
 from tg_durak.tables.restart import Restart
 from tg_durak.tables.scheduler import Scheduler
 from tg_durak.tables.screens import NO_LINKS, ChatLinks, ChatScreens, ScreenOutbox
@@ -77,6 +79,7 @@ class TableService:
         self.moves = Moves(self.core, store, computers, self.absences)
         self.chats = ChatLifecycle(self.core, self.screens, store, self.lobbies, self.absences)
         self.restart = Restart(self.core, store, self.languages, self.lobbies)
+        self.forgetting = Forgetting(self.core, store, self.absences, self.lobbies)
         # Several processes on one database: the due tables nobody acted on, claimed from it.
         self.wake_claims = WakeClaims(store, self.wake_claimed, clock) if store.shared else None
         self.reports = reports
