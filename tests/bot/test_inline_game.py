@@ -16,6 +16,7 @@ import pytest
 
 from tests.bot.conftest import ALICE, BOB, choose_button, game_message, is_over, started_bot
 from tests.bot.groups import BOT, play_all
+from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram, RateLimits
 from tg_durak.emulator.models import Message
 from tg_durak.i18n.translate import Translator, translator
@@ -149,3 +150,37 @@ async def test_an_inline_game_in_a_private_chat_survives_a_kill_and_rematches(
         assert all(r.people.games == 1 and r.rating is not None for r in records)   # rated
     finally:
         await store.close()
+
+
+async def test_two_inline_tables_at_once_in_one_chat_and_a_tap_from_another_chat(
+        tg: FakeTelegram, bot: BotApp) -> None:
+    """Alice and Bob each post a game into their chat: two lobbies, then two tables, at once in
+    one chat. A button of Alice's table pressed on a message in another chat changes nothing."""
+    t = translator("en")
+    carol = 503
+    tg.set_inline()
+    tg.add_user(carol, "Carol", language_code="en")
+    chat, elsewhere = tg.add_dialog(ALICE, BOB), tg.add_dialog(ALICE, carol)
+    for person in (ALICE, BOB):
+        await tg.send_text(person, "/start")   # the bot may write to them: seated at once
+    game = t("inline.game", game=t("variant.transfer"))
+    tables = [await tg.choose_inline(host, game, chat_id=chat.id) for host in (ALICE, BOB)]
+    for host, table in zip((ALICE, BOB), tables, strict=True):
+        answer = await tg.press(host, table, t("btn.lobby.join"))   # opens it, him seated
+        assert answer.text == t("lobby.joined") and not answer.show_alert
+        await tg.wait_for(lambda m=table: t("btn.start") in _buttons(
+            tg.message(chat.id, m.message_id)))
+    start = tg.message(chat.id, tables[0].message_id).button(t("btn.start"))
+    other = await tg.choose_inline(carol, game, chat_id=elsewhere.id)
+    forged = await tg.press(carol, other, start)   # Alice's Start, pressed in Carol's chat
+    assert forged.text == t("tap.unknown") and forged.show_alert
+    for host, table in zip((ALICE, BOB), tables, strict=True):
+        lobby = tg.message(chat.id, table.message_id)
+        await tg.press(host, lobby, f"+🤖 {t('level.easy')}")
+        await tg.wait_for(lambda m=table: "2 of" in tg.message(chat.id, m.message_id).text)
+        answer = await tg.press(host, tg.message(chat.id, table.message_id), t("btn.start"))
+        assert not answer.show_alert, answer.text
+    trump = t("game.header", trump="", stock="", discard="").split(" ")[0]
+    await tg.wait_for(lambda: all(tg.message(chat.id, m.message_id).text.startswith(trump)
+                                  for m in tables), timeout=60, what="both public tables")
+    assert all(game_message(tg, p) is not None for p in (ALICE, BOB))

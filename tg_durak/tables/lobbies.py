@@ -411,22 +411,23 @@ class GroupLobbies:
     # ---- inline mode ------------------------------------------------------------------------
 
     async def open_inline(self, inline_id: str, chat_id: int, host: UserRow,
-                          options: TableOptions) -> int:
+                          options: TableOptions) -> tuple[int, bool]:
         """The lobby of a message a person sent via the bot, opened by the first tap on it (the
         bot learns of the message no sooner), in the chat `chat_id` (play/inline.py): hosted by
         him, with `options` (his last settings, the game he chose), seated if the bot can write
-        to him. Many may be open in one chat. Returns the table the message shows."""
+        to him. Many may be open in one chat. Returns the table the message shows, and whether
+        this call opened it."""
         async with self.core.lock(("inline", inline_id)):
             shown = await self.store.messages.of_inline(inline_id)
             if shown is not None:
-                return shown
+                return shown, False
             live = await self._new(chat_id, host, LobbySettings(options), None)
             await self._show_in(live, inline_id)
         async with self.core.lock(live.id):
             if host.reachable and await self._elsewhere(host.id) is None:
                 await self._seat(live, host.id, host.name)
             self.core.display.show_lobby(live)
-        return live.id
+        return live.id, True
 
     async def _show_in(self, live: LiveLobby, inline_id: str) -> None:
         """The lobby shows in this inline message (and the table it becomes)."""

@@ -22,7 +22,7 @@ from aiogram.types import (
 from engine import Variant
 from tg_durak.i18n.translate import Translator
 from tg_durak.outbox.publisher import inline_markup
-from tg_durak.play.answers import refused
+from tg_durak.play.answers import Answer, refused
 from tg_durak.play.inline import SETUP_PAYLOAD, inline_chat, signature
 from tg_durak.play.options import PlaySettings
 from tg_durak.play.rows import UserRow
@@ -68,9 +68,11 @@ async def opened(query: CallbackQuery, callback_data: CallbackData, t: Translato
         await answer_query(query, refused("tap.unknown"), t, bot)
         return
     options = variant_options(PlaySettings.from_dict(host.settings).options, data.variant)
-    table_id = await tables.lobbies.open_inline(
+    table_id, opened = await tables.lobbies.open_inline(
         query.inline_message_id, inline_chat(query.chat_instance), host, options)
     answer = await tables.lobbies.join(table_id, user, query.from_user.full_name)
+    if opened and user.id == host.id and answer.key == "lobby.already_in":
+        answer = Answer("lobby.joined")   # his tap opened his table, with him seated
     await answer_query(query, answer, t, bot)
 
 
