@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
+from types import SimpleNamespace
 
 import pytest
 from aiogram.filters import CommandObject
@@ -19,7 +20,7 @@ from tg_durak.config import ConfigError, Settings
 from tg_durak.observe.recent import EVERY, HOUR, LastHour, percentile
 from tg_durak.play.operators import maintenance_refusal
 from tg_durak.play.rows import SeatStatus
-from tg_durak.storage import Store
+from tg_durak.storage import Store, StoreUnavailable
 from tg_durak.tables.moderation import REFRESH_SECONDS, Moderation
 from tg_durak.telegram.handlers import maintenance, operators
 from tg_durak.telegram.handlers.operators import target_of
@@ -153,3 +154,31 @@ def test_a_percentile_of_bucket_counts() -> None:
 def test_the_operators_routers_run_nothing_in_a_thread() -> None:
     assert run_in_threads(operators.router({OPERATOR})) == []
     assert run_in_threads(maintenance.router()) == []
+
+
+class RefusingOperators:
+    """The store's operators' rows, read once, then refused (the database went away)."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    async def banned(self) -> frozenset[int]:
+        self.reads += 1
+        if self.reads > 1:
+            raise StoreUnavailable("disk I/O error")
+        return frozenset({BOB})
+
+    async def maintenance_until(self) -> float | None:
+        return None
+
+
+async def test_what_was_known_holds_while_the_database_refuses(
+        caplog: pytest.LogCaptureFixture) -> None:
+    clock = FakeClock(START)
+    store = SimpleNamespace(operators=RefusingOperators())
+    moderation = Moderation(store, None, None, clock)  # type: ignore[arg-type]
+    assert await moderation.is_banned(BOB)
+    clock.now += REFRESH_SECONDS
+    assert await moderation.is_banned(BOB), "still banned: the last read holds"
+    assert await moderation.is_banned(BOB) and store.operators.reads == 2, "tried once a while"
+    assert "not read again" in caplog.text

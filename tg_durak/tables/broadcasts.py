@@ -32,7 +32,7 @@ from tg_durak.play.operators import (
 )
 from tg_durak.render.operators import progress_screen
 from tg_durak.render.screen import Screen
-from tg_durak.storage import Store, StoreUnavailable
+from tg_durak.storage import DatabaseDown, Store, StoreUnavailable
 from tg_durak.tables.languages import PlayerLanguages
 
 log = logging.getLogger(__name__)
@@ -144,7 +144,8 @@ class Broadcasts:
                                                              LEASE_SECONDS):
                         await self._send(row)
             except StoreUnavailable as exc:   # the next look may get through
-                log.warning("broadcasts: %s", exc)
+                if not isinstance(exc, DatabaseDown):   # which the store logs itself
+                    log.warning("broadcasts: %s", exc)
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), LOOK_SECONDS)

@@ -11,17 +11,20 @@ go on.
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tg_durak.play.operators import BotFigures, minutes_of
-from tg_durak.storage import Store
+from tg_durak.storage import DatabaseDown, Store, StoreUnavailable
 from tg_durak.storage.operators import FOREVER
 from tg_durak.tables.absences import Absences
 from tg_durak.tables.core import TableCore
 from tg_durak.tables.live import LiveLobby, LiveTable
+
+log = logging.getLogger(__name__)
 
 REFRESH_SECONDS = 2.0
 DAY = 86400.0
@@ -52,7 +55,12 @@ class Moderation:
             return self._known
         async with self._reading:   # one read for all the updates that found it old
             if self.clock() - self._known.read_at >= REFRESH_SECONDS:
-                await self.refresh()
+                try:
+                    await self.refresh()
+                except StoreUnavailable as exc:   # what was known holds until the next read
+                    if not isinstance(exc, DatabaseDown):   # which the store logs itself
+                        log.warning("bans and maintenance not read again: %s", exc)
+                    self._known = replace(self._known, read_at=self.clock())
         return self._known
 
     async def refresh(self) -> None:

@@ -16,7 +16,7 @@ from aiogram.types import CallbackQuery, InlineQuery, Message, TelegramObject, U
 
 from tg_durak.i18n.translate import translator
 from tg_durak.outbox.publisher import Publisher
-from tg_durak.storage import Store
+from tg_durak.storage import Store, StoreUnavailable
 from tg_durak.tables.moderation import Moderation
 from tg_durak.telegram.handlers.replies import respond
 
@@ -66,8 +66,11 @@ class BanGate(BaseMiddleware):
         last = self._visits.get(user.id)
         if last is not None and now - last[0] < VISIT_SECONDS and last[1] == user.username:
             return
+        try:
+            await self.store.operators.seen(user.id, user.username, now)
+        except StoreUnavailable:   # noted at his next update; his update goes on meanwhile
+            return
         _remember(self._visits, user.id, (now, user.username))
-        await self.store.operators.seen(user.id, user.username, now)
 
 
 def _remember(kept: OrderedDict, key: int, value: Any) -> None:
