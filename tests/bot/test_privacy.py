@@ -74,8 +74,9 @@ async def test_a_person_forgets_himself_mid_game_and_nobody_elses_record_changes
     tg.add_user(BEN, "Ben", language_code="en", username="ben_b")
     tg.add_user(CAT, "Cat", language_code="ru")
     tg.add_group(GROUP, "Durak club", members=[ANN, BEN, CAT], creator=ANN)
-    for person in (ANN, BEN, CAT):
+    for person in (ANN, BEN, CAT):   # greeted: the bot may write to each (a host is seated)
         await tg.send_text(person, "/start")
+        await tg.wait_for(lambda p=person: tg.last_message(p))
     # A first game to its end: everyone has a rating that Ann's played against.
     first = await a_group_game(tg, ANN, [BEN, CAT])
     await play_all(tg, [ANN, BEN, CAT], seed=2, languages={CAT: "ru"})

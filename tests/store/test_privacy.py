@@ -11,10 +11,12 @@ import pytest
 
 from engine import Game, Rules
 from tests.store.helpers import integrity_error, raw, table_names
+from tg_durak.i18n.translate import translator
 from tg_durak.ops.check import check
 from tg_durak.ops.pruning import DAY, prune_today
 from tg_durak.play.ratings import rate
 from tg_durak.play.rows import SeatRow, TableChange
+from tg_durak.render.standings import leaderboard_screen
 from tg_durak.storage import Store
 from tg_durak.storage.privacy import TOMBSTONES_FROM, is_tombstone
 
@@ -121,6 +123,11 @@ async def test_a_forgotten_person_leaves_no_name_and_everyone_else_keeps_his_rec
     assert {user: await store.results.player_record(user) for user in others} == stats_before
     assert (await check(store)).problems == []
     assert await ratings_of(store, others) == before
+    # The chat's table of players keeps his line, as "a former player".
+    standings = await store.results.leaderboard(GROUP, BOB)
+    assert {row.user_id for row in standings} == {tombstone, BOB, CID, DAN}
+    top = leaderboard_screen(standings, BOB, translator("en")).text
+    assert "a former player" in top and "Annabel" not in top
 
     await store.results.rebuild_ratings()
     assert await ratings_of(store, others) == before
