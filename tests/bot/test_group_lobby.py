@@ -36,7 +36,7 @@ def _buttons(tg: FakeTelegram, message) -> list[str]:
 
 async def test_the_group_command_menu(group: FakeTelegram, bot: BotApp) -> None:
     menu = [c.command for c in group.commands("all_group_chats")]
-    assert menu == ["new", "stats", "top", "leave", "kick", "help"]
+    assert menu == ["new", "stats", "top", "leave", "kick", "notify", "help"]
     assert group.commands("all_group_chats", "ru")[0].description == "Открыть стол в этом чате"
 
 

@@ -70,7 +70,7 @@ GROUPS = {
     OWN_CHAT: ((MAL,), MAL),
     CLOSED_CHAT: ((EVE, CAT), EVE),
 }
-GROUP_BUTTONS = ("g:", "go:", "k:")   # what a group's message may carry (and url buttons)
+GROUP_BUTTONS = ("g:", "go:", "k:", "nf:")   # what a group's message may carry (and urls)
 PRIVATE_ONLY = frozenset({MenuAction.QUICK, MenuAction.AGAIN, MenuAction.RESIGN,
                           MenuAction.KEEP, MenuAction.LEAVE_SURE})
 HOST_CHANGES = frozenset({LobbyVerb.START, LobbyVerb.CANCEL, LobbyVerb.SETTINGS,

@@ -28,7 +28,7 @@ def _urls(message) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("locale", ["en", "ru"])
-@pytest.mark.parametrize("command", ["new", "top"])
+@pytest.mark.parametrize("command", ["new", "kick"])   # /top is the quick games' in private
 async def test_a_groups_command_in_the_private_chat_says_where_it_works(
         tg: FakeTelegram, bot: BotApp, locale: str, command: str) -> None:
     tg.add_user(CAT, "Cat", language_code=locale)
@@ -46,14 +46,16 @@ async def test_a_groups_command_in_the_private_chat_says_where_it_works(
 async def test_lang_redraws_the_last_menu_too(tg: FakeTelegram, bot: BotApp) -> None:
     await tg.send_text(ALICE, "/start")
     menu = await tg.wait_for(lambda: tg.last_message(ALICE))
-    assert [b.text for row in menu.buttons for b in row] == ["▶ Play", "⚙ Settings"]
+    assert [b.text for row in menu.buttons for b in row] == ["▶ Play", "⚙ Settings",
+                                                             "👥 Quick game"]
     await tg.send_text(ALICE, "/lang")
     chooser = await tg.wait_for(lambda: (m := tg.last_message(ALICE)).message_id
                                 > menu.message_id and m)
     await tg.press(ALICE, chooser, "Русский")
     redrawn = await tg.wait_for(lambda: (m := tg.message(ALICE, menu.message_id)).edit_count
                                 and m, what="the greeting drawn again")
-    assert [b.text for row in redrawn.buttons for b in row] == ["▶ Играть", "⚙ Настройки"]
+    assert [b.text for row in redrawn.buttons for b in row] == ["▶ Играть", "⚙ Настройки",
+                                                                "👥 Быстрая игра"]
     assert "Привет" in redrawn.text
 
 

@@ -31,7 +31,7 @@ from tg_durak.telegram.handlers.replies import respond, say, show_menu, username
 from tg_durak.telegram.last_menus import LastMenus
 
 GROUP_PAYLOAD = "group"
-GROUP_ONLY = ("new", "top", "leave", "kick")   # commands of a group's table
+GROUP_ONLY = ("new", "leave", "kick")   # commands of a group's table (/top: handlers/quick.py)
 
 
 async def in_group(message: Message, t: Translator, bot: Bot, publisher: Publisher) -> None:
