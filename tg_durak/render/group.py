@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from html import escape
 
 from engine import Card, Phase, PlayerView, Rules
 from tg_durak.i18n.translate import Translator
@@ -31,6 +30,7 @@ from tg_durak.render.game import (
     told_line,
 )
 from tg_durak.render.options import options_rows, options_summary
+from tg_durak.render.privacy import person_name
 from tg_durak.render.quick_taps import NotifyTap, NotifyVerb
 from tg_durak.render.screen import Button, Screen
 
@@ -42,7 +42,7 @@ BAR_CELLS = 4
 @dataclass(frozen=True)
 class LobbyScreenInput:
     table_id: int
-    host: str                       # the host's name
+    host: str                       # the host's name ("": forgotten, or his row is gone)
     settings: LobbySettings
     seated: tuple[SeatRow, ...]
     editing: bool = False           # the settings are open on the message
@@ -52,7 +52,7 @@ class LobbyScreenInput:
 
 def _lobby_text(inp: LobbyScreenInput, t: Translator) -> str:
     s = inp.settings
-    lines = [t("lobby.title", host=escape(inp.host)), options_summary(s.options, t), "",
+    lines = [t("lobby.title", host=person_name(inp.host, t)), options_summary(s.options, t), "",
              t("lobby.seats", n=len(inp.seated), seats=s.seats)]
     # Named as the game will name them: the seats keep their order at the start.
     infos = [SeatInfo(seat.name, seat.user_id is None, seat.level) for seat in inp.seated]
