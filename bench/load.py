@@ -4,6 +4,7 @@
     python bench/load.py --restart-tables N
     python bench/load.py --workers N --db postgresql://... --steps 20,40,80 --seconds S
     python bench/load.py --workers 3 --db postgresql://... --tables M --seconds S --kill-after K
+    python bench/load.py --workers 1,2,3 --db postgresql://... --tables M --seconds S
 
 A load run starts `python -m tg_durak` (a temporary database, real timers: DURAK_TIME_SCALE=1)
 against the emulator, which runs in this process and enforces Telegram's limits (1 message a
@@ -15,6 +16,10 @@ again after a private game ends, Rematch after a group game. Once every table ru
 the next S seconds are measured: tap -> answer and tap -> newer screen, Bot API requests by
 method, 429s, the bot's CPU (from /proc) and memory, and the bot's own counters (publisher,
 computer players, table service; read with SIGUSR1, see tg_durak/ops/stats.py).
+With --inline the G tables are inline ones instead: two people in their own private chat, which
+the bot is not in, one types @bot and picks the throw-in game, the other's Join opens its lobby,
+two computers fill it; the public table lives in that message, edited by its inline_message_id
+within the emulator's inline budget (20 edits a minute per chat): `inline_busiest_minute`.
 
 With --workers N the bot runs as N `python -m tg_durak webhook` processes behind a round-robin
 balancer that the emulator posts to (bench/fleet_bot.py, on tests/helpers/fleet.py), on a fresh
@@ -26,6 +31,13 @@ the taps do): the result is the step with the most taps a second that kept it, e
 tables' versions from the database until every table whose time came within 5 s of the kill
 has moved: `failover`. The database's backends', Redis's and the whole machine's CPU are
 measured too.
+
+With --workers 1,2,3 (a list) the same load runs once per count, each on a fresh database: the
+capacity figures. For each, the bot's own CPU seconds (user + system, read from /proc for every
+bot process, not wall time) per tap, its computer players' per decision, and the database's and
+Redis's per tap; then each count's CPU per tap over one worker's (`cpu_per_tap_vs_one`: what
+spreading the same tables over more processes costs) and the tables one core carries at the
+run's pace (`tables_per_core`). The JSON line's keys are the first count's, with `capacity`.
 
 A restart run writes N running private tables into a fresh database through the store (each with
 its game message in the emulator), starts the bot on it after a few seconds of "downtime" and
@@ -55,7 +67,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fleet_bot import (
@@ -71,7 +83,7 @@ from fleet_bot import (
     unique_token,
 )
 
-from engine import Game, Rules
+from engine import Game, Rules, Variant
 from tg_durak.emulator import (
     DEFAULT_TOKEN,
     Change,
@@ -87,7 +99,8 @@ from tg_durak.play.rows import SeatRow, TableChange
 from tg_durak.storage import Store
 from tg_durak.tables.restart import HEARTBEAT_KEY
 
-TELEGRAM = RateLimits(private_per_second=1, group_per_minute=20, global_per_second=30)
+TELEGRAM = RateLimits(private_per_second=1, group_per_minute=20, global_per_second=30,
+                      inline_per_minute=20)
 BOT_USERNAME = "durak_test_bot"
 TAP_EVERY = (1.0, 2.0)         # seconds between a person's taps: 1.5 ± 0.5
 ARRIVALS_PER_S = 10.0          # people opening the bot, per second, before the measured window
@@ -97,6 +110,7 @@ EDIT_GRACE = 10.0              # after the window: how long taps may still wait 
 FIRST_USER = 100_000
 FIRST_GROUP = -1_001_000_000_000
 GROUP_PEOPLE = 3
+INLINE_PEOPLE, INLINE_SEATS = 2, 4   # an inline table: two people and two computers
 CARD_SHARE = 0.8               # a person plays a card rather than Take/Pass this often
 MOVE_VERBS = frozenset("ctxXkps")   # callbacks.Verb values that make or prepare a move
 CARD_VERBS = frozenset("cX")        # a card from the hand: legal only when marked •
@@ -285,6 +299,7 @@ class GroupTable:
     chat_id: int
     people: list[Person]
     message_id: int | None = None       # the lobby, then the public table
+    inline: bool = False                # in its people's own chat, through inline mode
 
 
 class Crowd:
@@ -298,6 +313,7 @@ class Crowd:
         self.taps: list[Tap] = []
         self.setup_failures: Counter[str] = Counter()
         self.level = "normal"   # the computers' strength at new tables (--level)
+        self.inline = False     # new group tables are inline ones (--inline)
 
     def add(self, person: Person) -> None:
         self.tg.add_user(person.user_id, person.name, language_code="en")
@@ -411,6 +427,9 @@ class Crowd:
         opened = await asyncio.gather(*(self.open_bot(p) for p in group.people))
         if not all(opened):
             return
+        if group.inline:
+            await self._start_inline(group)
+            return
         host, *guests = group.people
         await self.tg.send_text(host.user_id, f"/new@{BOT_USERNAME}", chat_id=group.chat_id)
         if not await self._lobby_shown(group):
@@ -420,12 +439,48 @@ class Crowd:
         await self._lobby_tap(group, host, "c", self.level)
         await self._all_playing(group)
 
+    async def _start_inline(self, group: GroupTable) -> None:
+        """The host types @bot in their chat and picks the throw-in game; the guest's Join opens
+        its lobby (with the host seated: the bot can write to him), the host adds computers
+        until the last seat starts the table."""
+        host, guest = group.people
+        try:
+            asked = await self.tg.inline_query(host.user_id, "", group.chat_id,
+                                               timeout=SETUP_TIMEOUT)
+        except TimeoutError:
+            self.setup_failures["no inline results"] += 1
+            return
+        message = self.tg.state.inline.choose(asked, str(Variant.THROW_IN))
+        group.message_id = message.message_id
+        await self.press(guest, group.chat_id, message, _flat(message)[0], game=False)
+        for _ in range(INLINE_SEATS - len(group.people)):
+            if not await self._lobby_drawn(group, "c") \
+                    or not await self._lobby_tap(group, host, "c", self.level):
+                return
+        await self._all_playing(group)
+
     async def rematch(self, group: GroupTable) -> None:
-        """The host taps Rematch on the finished table: everyone is seated again at once."""
+        """The host taps Rematch on the finished table: everyone is seated again at once (an
+        inline table's rematch is a lobby in the same message, which the host starts)."""
         for person in group.people:
             person.playing.clear()
         if await self._lobby_tap(group, group.people[0], "r"):
+            if group.inline and await self._lobby_drawn(group, "go"):
+                await self._lobby_tap(group, group.people[0], "go")
             await self._all_playing(group)
+
+    async def _lobby_drawn(self, group: GroupTable, verb: str) -> bool:
+        """Whether the lobby message shows the button `verb` (within the setup's time)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SETUP_TIMEOUT
+        while loop.time() < deadline:
+            message = self.tg.message(group.chat_id, group.message_id or 0)
+            if any(b.callback_data.startswith("g:") and b.callback_data.split(":")[2] == verb
+                   for b in _flat(message)):
+                return True
+            await asyncio.sleep(0.1)
+        self.setup_failures[f"no lobby button {verb}"] += 1
+        return False
 
     async def _lobby_shown(self, group: GroupTable) -> bool:
         loop = asyncio.get_running_loop()
@@ -584,16 +639,20 @@ def _cast(crowd: Crowd, private: int, groups: int, seed: int) -> list[Person | G
     for _ in range(groups):
         g = len(crowd.groups)
         people = []
-        for _ in range(GROUP_PEOPLE):
+        for _ in range(INLINE_PEOPLE if crowd.inline else GROUP_PEOPLE):
             people.append(Person(user_id, random.Random(seed * 1_000_003 + user_id)))
             crowd.add(people[-1])
             user_id += 1
-        group = GroupTable(FIRST_GROUP - g, people)
+        if crowd.inline:   # their own chat, without the bot
+            chat_id = crowd.tg.add_dialog(people[0].user_id, people[1].user_id).id
+        else:
+            chat_id = FIRST_GROUP - g
+            crowd.tg.add_group(chat_id, f"Table {g + 1}", members=[p.user_id for p in people],
+                               creator=people[0].user_id)
+        group = GroupTable(chat_id, people, inline=crowd.inline)
         for person in people:
             person.group = group
         crowd.groups[group.chat_id] = group
-        crowd.tg.add_group(group.chat_id, f"Table {g + 1}", members=[p.user_id for p in people],
-                           creator=people[0].user_id)
         tables.append(group)
     # Arrivals interleave private and group tables, so both kinds meet the same load.
     random.Random(seed + first).shuffle(tables)
@@ -656,9 +715,12 @@ def _bot(tg: FakeTelegram, db: str, workdir: str, deployment: Deployment
 async def load_run(private: int, groups: int, seconds: float, seed: int,
                    keep: str | None = None, profile: str | None = None,
                    deployment: Deployment | None = None,
-                   steps: list[tuple[int, int]] | None = None, level: str = "normal") -> dict:
+                   steps: list[tuple[int, int]] | None = None, level: str = "normal",
+                   idle: float = 0.0, inline: bool = False) -> dict:
     """One run: every table of `steps` (default: just `private` and `groups`) in turn, a window
-    of `seconds` measured at each; the computers at `level`."""
+    of `seconds` measured at each; the computers at `level`. `idle`: first a window that long
+    with no table, the bot's CPU share then (`idle_bot_cpu_share`: what its processes cost
+    with nothing to do). `inline`: the group tables are inline ones."""
     deployment = deployment or Deployment()
     # Telegram's budgets in Redis are named by the bot's id: a token of the run's own.
     token = unique_token() if deployment.workers is not None else DEFAULT_TOKEN
@@ -668,7 +730,7 @@ async def load_run(private: int, groups: int, seconds: float, seed: int,
             bot.start()
             try:
                 return await _drive(tg, bot, steps or [(private, groups)], seconds, seed,
-                                    profile, deployment, db, level)
+                                    profile, deployment, db, level, idle, inline)
             finally:
                 await bot.stop()
                 if isinstance(bot, FleetBot) and bot.fleet.redis_url is not None:
@@ -677,14 +739,19 @@ async def load_run(private: int, groups: int, seconds: float, seed: int,
 
 async def _drive(tg: FakeTelegram, bot: BotProcess | FleetBot, steps: list[tuple[int, int]],
                  seconds: float, seed: int, profile: str | None, deployment: Deployment,
-                 db: str, level: str = "normal") -> dict:
+                 db: str, level: str = "normal", idle: float = 0.0,
+                 inline: bool = False) -> dict:
     crowd = Crowd(tg)
     crowd.level = level
+    crowd.inline = inline
+    if inline:
+        tg.set_inline()   # BotFather's /setinline
     background = [asyncio.create_task(crowd.watch())]
     players: list[asyncio.Task] = []
     try:
         ready_s = await bot.ready(START_TIMEOUT)
         rss_idle = bot.rss_kb()
+        idle_figures = await _idle_cpu(bot, idle) if idle else {}
         results = []
         for index, (private, groups) in enumerate(steps):
             had = len(crowd.people)
@@ -712,10 +779,19 @@ async def _drive(tg: FakeTelegram, bot: BotProcess | FleetBot, steps: list[tuple
                     task.cancel()
                 break
         # A stepped run reports its steps even when the first one saturated the bot.
-        return _stepped(results) if len(steps) > 1 else results[0]
+        return {**(_stepped(results) if len(steps) > 1 else results[0]), **idle_figures}
     finally:
         for task in background + players:
             task.cancel()
+
+
+async def _idle_cpu(bot: BotProcess | FleetBot, seconds: float) -> dict:
+    """The bot processes' CPU share over `seconds` with no table: their timers, the wake polls,
+    the heartbeat, the relay's subscription."""
+    before, start = bot.cpu()[0], time.monotonic()
+    await asyncio.sleep(seconds)
+    return {"idle_bot_cpu_share": round((bot.cpu()[0] - before) / (time.monotonic() - start), 4),
+            "idle_seconds": seconds}
 
 
 async def _window(tg: FakeTelegram, bot: BotProcess | FleetBot, crowd: Crowd, seconds: float,
@@ -765,14 +841,16 @@ async def _window(tg: FakeTelegram, bot: BotProcess | FleetBot, crowd: Crowd, se
         "own_cpu": own_after - own_before, "stats": (stats_before, stats_after),
         "lag": lag.lags,
     })
-    shares = {f"{name}_cpu_share": round((system_after[name] - system_before[name])
-                                         / (end - start), 2) for name in system_after}
+    used = {name: system_after[name] - system_before[name] for name in system_after}
+    shares = {f"{name}_cpu_share": round(seconds_used / (end - start), 2)
+              for name, seconds_used in used.items()}
     ours = sum(result[key] for key in ("bot_cpu_share", "computer_cpu_share", "load_cpu_share"))
     ours += shares.get("database_cpu_share", 0) + shares.get("redis_cpu_share", 0)
     # What the machine's other processes took meanwhile: on a shared machine, the cores the
     # run did not have.
     shares["others_cpu_share"] = round(max(0.0, shares["machine_cpu_share"] - ours), 2)
-    return {**result, **shares, **_deployed(run["deployment"]),
+    return {**result, **shares, **{f"{name}_cpu_s": round(s, 3) for name, s in used.items()},
+            **_deployed(run["deployment"]),
             **({} if failed_over is None else {"failover": failed_over})}
 
 
@@ -901,6 +979,7 @@ def _report(tg: FakeTelegram, bot: BotProcess, crowd: Crowd, window: list[Tap], 
     lags = run["lag"]
     taps = len(game_taps)
     stats_before, stats_after = run["stats"]
+    decisions = _decisions(stats_before, stats_after)
     return {
         "tables": tables,
         "private_tables": run["private"],
@@ -925,6 +1004,8 @@ def _report(tg: FakeTelegram, bot: BotProcess, crowd: Crowd, window: list[Tap], 
         "errors_429": total_429,
         "errors_429_window": window_429,
         "bot_cpu_ms_per_tap": round((bot_after - bot_before) / taps * 1000, 2) if taps else None,
+        "computer_cpu_ms_per_decision": _per(workers_after - workers_before, decisions),
+        "computer_decisions": decisions,
         "bot_cpu_share": round((bot_after - bot_before) / seconds, 2),
         "computer_cpu_share": round((workers_after - workers_before) / seconds, 2),
         "load_cpu_share": round(run["own_cpu"] / seconds, 2),
@@ -936,11 +1017,24 @@ def _report(tg: FakeTelegram, bot: BotProcess, crowd: Crowd, window: list[Tap], 
         "machine_load": round(os.getloadavg()[0], 2),   # other processes competing for the cores
         **_bot_figures(_delta(stats_before, stats_after), stats_after),
         "setup_failures": dict(crowd.setup_failures),
+        # The most edits of any inline table's chat in 60 s (the emulator allows 20).
+        "inline_busiest_minute": max((crowd.tg.busiest_minute(g.chat_id)
+                                      for g in crowd.groups.values() if g.inline), default=None),
         "bot_log": dict(bot.problems()),
 
         "bot": _delta(stats_before, stats_after),
         "bot_now": stats_after,
     }
+
+
+def _per(cpu_s: float, count: float) -> float | None:
+    """Milliseconds of CPU per one of `count`."""
+    return round(cpu_s / count * 1000, 2) if count else None
+
+
+def _decisions(before: dict, after: dict) -> int:
+    """The computer players' decisions in the window (every process's, from their counters)."""
+    return int(_delta(before, after).get("computers", {}).get("decisions", 0))
 
 
 def _bot_figures(delta: dict, now: dict) -> dict:
@@ -958,6 +1052,80 @@ def _bot_figures(delta: dict, now: dict) -> dict:
         "computer_queue_wait_p99_ms": computers.get("queue_wait_p99_ms"),
         "computer_mean_budget_s": computers.get("mean_budget_s"),
     }
+
+
+# ---- the capacity run -------------------------------------------------------------------------
+
+IDLE_SECONDS = 15.0   # a capacity run's window with no table, before the tables arrive
+CAPACITY_KEYS = ("workers", "tables", "seconds", "taps", "taps_per_s", "p99_answer_ms",
+                 "computer_decisions", "bot_cpu_ms_per_tap", "computer_cpu_ms_per_decision",
+                 "bot_cpu_share", "computer_cpu_share", "database_cpu_share", "redis_cpu_share",
+                 "machine_cpu_share", "others_cpu_share", "machine_load", "errors_429",
+                 "idle_bot_cpu_share")
+
+
+async def capacity_run(counts: list[int], private: int, groups: int, seconds: float, seed: int,
+                       keep: str | None, deployment: Deployment, level: str) -> dict:
+    """The same load on `counts` webhook processes in turn, each on a fresh database."""
+    runs = []
+    for count in counts:
+        kept = None if keep is None else str(Path(keep) / f"workers-{count}")
+        runs.append(await load_run(private, groups, seconds, seed, kept,
+                                   deployment=replace(deployment, workers=count), level=level,
+                                   idle=IDLE_SECONDS))
+    return _capacity(runs)
+
+
+def _capacity(runs: list[dict]) -> dict:
+    """Each run's CPU per tap and per decision (the database's and Redis's per tap too), each
+    count's CPU per tap over the first's, and the tables a core carries at the run's pace."""
+    rows = []
+    for run in runs:
+        row = {key: run.get(key) for key in CAPACITY_KEYS}
+        for part in ("database", "redis"):
+            row[f"{part}_cpu_ms_per_tap"] = _per(run.get(f"{part}_cpu_s", 0.0), run["taps"])
+        # A table's CPU a second, in all: its process, its computers, the database and Redis.
+        load = (run["bot_cpu_share"] + run["computer_cpu_share"]
+                + run.get("database_cpu_share", 0) + run.get("redis_cpu_share", 0))
+        row["tables_per_core"] = round(run["tables"] / load, 1) if load else None
+        # Tables another process had changed, read again under the lock: round robin's cost.
+        # The taps' own CPU: the window's less what the processes cost idle meanwhile.
+        busy = run["bot_cpu_ms_per_tap"] * run["taps"] / 1000
+        row["bot_cpu_ms_per_tap_beyond_idle"] = _per(
+            busy - run.get("idle_bot_cpu_share", 0.0) * run["seconds"], run["taps"])
+        rereads = run.get("bot", {}).get("tables", {}).get("reread", 0)
+        row["rereads_per_tap"] = round(rereads / run["taps"], 3) if run["taps"] else None
+        row["route"] = run.get("route")
+        rows.append(row)
+    return {**runs[0], "capacity": rows,
+            "cpu_per_tap_vs_one": _versus_first(rows, "bot_cpu_ms_per_tap"),
+            "cpu_per_tap_beyond_idle_vs_one": _versus_first(rows, "bot_cpu_ms_per_tap_beyond_idle")}
+
+
+def _versus_first(rows: list[dict], key: str) -> dict[str, float]:
+    """Each row's `key` over the first row's, by its worker count."""
+    one = rows[0][key]
+    return {str(row["workers"]): round(row[key] / one, 3)
+            for row in rows if one and row[key] is not None}
+
+
+def _capacity_summary(result: dict) -> str:
+    lines = []
+    for row in result["capacity"]:
+        lines.append(
+            f"{row['workers']} worker(s): {row['taps']} taps in {row['seconds']} s "
+            f"({row['taps_per_s']}/s, answer p99 {row['p99_answer_ms']} ms), bot CPU "
+            f"{row['bot_cpu_ms_per_tap']} ms a tap "
+            f"(x{result['cpu_per_tap_vs_one'].get(str(row['workers']))} of one worker's; "
+            f"beyond idle {row['bot_cpu_ms_per_tap_beyond_idle']} ms, "
+            f"x{result['cpu_per_tap_beyond_idle_vs_one'].get(str(row['workers']))}; idle "
+            f"{row['idle_bot_cpu_share']} of a core), "
+            f"computers {row['computer_cpu_ms_per_decision']} ms a decision "
+            f"({row['computer_decisions']}), PostgreSQL {row['database_cpu_ms_per_tap']} ms and "
+            f"Redis {row['redis_cpu_ms_per_tap']} ms a tap; {row['rereads_per_tap']} re-reads "
+            f"a tap; {row['tables_per_core']} tables a core; machine load "
+            f"{row['machine_load']}, others {row['others_cpu_share']} of a core")
+    return "\n".join(lines)
 
 
 # ---- the restart run --------------------------------------------------------------------------
@@ -1082,8 +1250,22 @@ def report(result: dict, summary: str, keep: str | None) -> None:
     print(line)
 
 
-def _deployment(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Deployment:
-    deployment = Deployment(args.workers, args.db, args.redis, args.kill_after,
+def _worker_counts(parser: argparse.ArgumentParser, text: str | None) -> list[int]:
+    """--workers N, or N1,N2,... for a capacity run (empty: one polling process)."""
+    if text is None:
+        return []
+    try:
+        counts = [int(x) for x in text.split(",")]
+    except ValueError:
+        parser.error(f"--workers: a number or rising numbers, e.g. 1,2,3, not {text!r}")
+    if counts != sorted(set(counts)) or counts[0] < 1:
+        parser.error("--workers: 1 or more, several rising, e.g. 1,2,3")
+    return counts
+
+
+def _deployment(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                workers: int | None) -> Deployment:
+    deployment = Deployment(workers, args.db, args.redis, args.kill_after,
                             args.kill_process, args.route)
     if deployment.workers is not None and deployment.workers < 1:
         parser.error("--workers: 1 or more")
@@ -1102,6 +1284,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", type=int, default=0, help="private tables (one person each)")
     parser.add_argument("--group-tables", type=int, default=0,
                         help="group tables (three people and a computer each)")
+    parser.add_argument("--inline", action="store_true",
+                        help="the group tables are inline ones: two people and two computers in "
+                             "the people's own chat, through inline mode")
     parser.add_argument("--seconds", type=float, default=30.0, help="the measured window")
     parser.add_argument("--restart-tables", type=int, default=None,
                         help="instead: N running tables in a database, and the time to resume")
@@ -1112,9 +1297,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", metavar="DIR",
                         help="keep the database, the bot's log (bot.log), every tap of the window "
                              "(taps.csv) and the result in DIR")
-    parser.add_argument("--workers", type=int, metavar="N",
+    parser.add_argument("--workers", metavar="N",
                         help="N webhook processes behind a round-robin balancer (the emulator "
-                             "posts to it) instead of one polling process")
+                             "posts to it) instead of one polling process; N1,N2,...: the same "
+                             "load on each count in turn, the CPU per tap and per decision of "
+                             "each (capacity)")
     parser.add_argument("--db", metavar="URL",
                         help="postgresql://...: a fresh database on that server for the run "
                              "(dropped after unless --keep), Telegram's budgets in --redis; or "
@@ -1138,7 +1325,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kill-process", type=int, default=0, metavar="I",
                         help="which process --kill-after kills (0-based)")
     args = parser.parse_args(argv)
-    deployment = _deployment(parser, args)
+    counts = _worker_counts(parser, args.workers)
+    deployment = _deployment(parser, args, counts[0] if counts else None)
+    if len(counts) > 1:
+        if not deployment.postgres:
+            parser.error("a capacity run compares processes on one PostgreSQL: give --db")
+        if args.steps or args.kill_after is not None or args.restart_tables is not None:
+            parser.error("--workers N1,N2,...: one load (--tables, --group-tables) each, no "
+                         "--steps, --kill-after or --restart-tables")
+        if args.tables + args.group_tables == 0:
+            parser.error("give --tables and/or --group-tables")
+        result = asyncio.run(capacity_run(counts, args.tables, args.group_tables, args.seconds,
+                                          args.seed, args.keep, deployment, args.level))
+        report(result, _capacity_summary(result), args.keep)
+        return 0
     steps = None
     if args.steps is not None:
         counts = [int(x) for x in args.steps.split(",")]
@@ -1151,7 +1351,8 @@ def main(argv: list[str] | None = None) -> int:
         result = asyncio.run(restart_run(args.restart_tables, args.seed, args.keep))
     elif steps is not None or args.tables + args.group_tables > 0:
         result = asyncio.run(load_run(args.tables, args.group_tables, args.seconds, args.seed,
-                                      args.keep, args.profile, deployment, steps, args.level))
+                                      args.keep, args.profile, deployment, steps, args.level,
+                                      inline=args.inline))
     else:
         parser.error("give --tables and/or --group-tables, --steps, or --restart-tables")
     report(result, _summary(result), args.keep)

@@ -75,3 +75,18 @@ def test_a_stepped_run_of_two_webhook_processes_with_a_kill_prints_the_contract(
         failover = result["failover"]
         assert failover["killed_process"] == 1 and failover["running_tables"] >= 1
         assert failover["tables_never_moved"] == 0
+
+
+@pytest.mark.skipif(not POSTGRES_WANTED, reason="DURAK_TEST_NO_POSTGRES=1: no PostgreSQL server")
+def test_a_capacity_run_reports_cpu_per_tap_and_decision_for_each_worker_count() -> None:
+    """--workers 1,2: the same load on one process, then on two, each on a database of its own;
+    each count's CPU per tap (read from /proc) and per computer decision, and the ratio to one's."""
+    result = last_line_json("--workers", "1,2", "--db", POSTGRES, "--redis", REDIS,
+                            "--tables", "2", "--seconds", "5")
+    rows = result["capacity"]
+    assert [row["workers"] for row in rows] == [1, 2]
+    assert all(row["taps"] > 0 and row["bot_cpu_ms_per_tap"] > 0 for row in rows), rows
+    assert all(row["tables_per_core"] > 0 for row in rows), rows
+    assert set(result["cpu_per_tap_vs_one"]) == {"1", "2"}
+    assert result["cpu_per_tap_vs_one"]["1"] == 1.0
+    assert result["workers"] == 1 and result["errors_429"] == 0
