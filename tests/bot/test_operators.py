@@ -10,6 +10,7 @@ import signal
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from pathlib import Path
 
 import aiohttp
 import pytest
@@ -26,6 +27,8 @@ from tests.bot.conftest import (
 )
 from tests.bot.faults import exit_code, quick_game
 from tests.bot.groups import BOT, GROUP, add_computer, join, open_lobby, start
+from tests.helpers.fleet import Fleet
+from tests.store.conftest import pg_database, pg_url  # noqa: F401  (fixtures)
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram, RateLimits
 from tg_durak.emulator.models import Message
@@ -34,6 +37,7 @@ from tg_durak.play.operators import BroadcastStatus, RecipientState
 from tg_durak.play.rows import SeatStatus
 from tg_durak.storage import Store
 from tg_durak.tables.broadcasts import BATCH
+from tg_durak.tables.moderation import REFRESH_SECONDS
 
 OPERATOR = 900
 EN = translator("en")
@@ -277,3 +281,44 @@ async def test_a_broadcast_killed_half_way_resumes_and_nobody_gets_two(
     sent = sum(state == RecipientState.SENT for state in states.values())
     progress = tg.message(OPERATOR, preview.message_id).text
     assert f"sent {sent} of 301, refused 0" in progress, progress
+
+
+# ---- several processes -----------------------------------------------------------------------
+
+async def test_maintenance_and_bans_hold_in_every_process_of_a_fleet(
+        tg: FakeTelegram, pg_url: str, tmp_path: Path) -> None:  # noqa: F811
+    """Two webhook processes on one PostgreSQL, the updates dealt round-robin: what the
+    operator set through one process holds in the other within its refresh."""
+    tg.add_user(OPERATOR, "Olga", language_code="en")
+    async with Fleet(tg, pg_url, size=2, workdir=tmp_path / "fleet",
+                     env={"DURAK_OPERATORS": str(OPERATOR)}) as fleet:
+        try:
+            for person in (OPERATOR, ALICE, BOB):
+                await said(tg, person, "/start")
+            assert (await said(tg, OPERATOR, "/maintenance on")).startswith("🛠")
+            await asyncio.sleep(REFRESH_SECONDS)
+            notice = EN("maintenance.notice_open")
+            for _ in range(4):   # whichever process takes it
+                assert await said(tg, ALICE, "/play") == notice
+
+            assert (await said(tg, OPERATOR, f"/ban {BOB}")).startswith("⛔")
+            await asyncio.sleep(REFRESH_SECONDS)
+            before = len(bot_texts(tg, BOB))
+            for _ in range(4):
+                await tg.send_text(BOB, "/rules")
+            await tg.wait_for(lambda: len(bot_texts(tg, BOB)) > before, timeout=60,
+                              what="an answer to Bob")
+            await asyncio.sleep(1.0)   # another on its way, if any
+            answers = bot_texts(tg, BOB)[before:]
+            assert answers and set(answers) == {BANNED}, answers
+            assert len(answers) <= fleet.size, "once a minute in each process at most"
+
+            assert (await said(tg, OPERATOR, "/maintenance off")).startswith("✅")
+            await asyncio.sleep(REFRESH_SECONDS)
+            for _ in range(4):
+                assert await said(tg, ALICE, "/play") != notice
+            for i in range(fleet.size):
+                await fleet.stop(i)
+        except BaseException:
+            print(fleet.logs())
+            raise
