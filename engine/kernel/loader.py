@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from contextlib import suppress
 from types import ModuleType
 
@@ -54,18 +55,21 @@ def load() -> bool:
         return True
 
 
-def load_in_background() -> threading.Thread | None:
-    """Start `load()` in a daemon thread at the lowest priority: a worker keeps deciding, in
-    Python, meanwhile, and a compile (a minute of CPU on a cold cache) takes only idle time."""
+def load_in_background(after: float = 0.0) -> threading.Thread | None:
+    """Start `load()` in a daemon thread at the lowest priority, `after` seconds from now: a
+    worker keeps deciding, in Python, meanwhile, and a compile (a minute of CPU on a cold cache)
+    takes only idle time."""
     if not enabled() or _ready.is_set():
         return None
-    thread = threading.Thread(target=_load_quietly, name="kernel-warm-up", daemon=True)
+    thread = threading.Thread(target=_load_quietly, args=(after,), name="kernel-warm-up",
+                              daemon=True)
     thread.start()
     return thread
 
 
-def _load_quietly() -> None:
+def _load_quietly(after: float) -> None:
     # On Linux a thread is a task of its own: this lowers the warm-up's priority alone.
     with suppress(AttributeError, OSError):
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    time.sleep(after)
     load()

@@ -6,9 +6,9 @@ is free, less the more decisions wait (its budget divided by one plus the queue)
 budget to what is left of `ANSWER_WITHIN` since the decision was asked for, so no computer misses
 its reaction window (R10.3's pause is up to 3 s; the table's loop needs some of it too).
 
-Each worker loads `hard`'s compiled search kernel as it starts (from the cache, or compiling it,
-in a background thread at low priority: engine/kernel/); until it is warm, `hard` plays its
-Python search, within the same budgets. DURAK_KERNEL=off keeps the kernel out.
+Each worker loads `hard`'s compiled search kernel soon after it starts (from the cache, or
+compiling it, in a background thread at low priority: engine/kernel/); until it is warm, `hard`
+plays its Python search, within the same budgets. DURAK_KERNEL=off keeps the kernel out.
 """
 
 from __future__ import annotations
@@ -42,6 +42,9 @@ SEARCHING = "hard"   # the one level whose time is a budget to shed
 MIN_HARD_BUDGET = 0.02   # seconds; a search this short is no better than `normal`
 ANSWER_WITHIN = 1.0   # seconds from asking to the answer, queue included
 WAITS_KEPT = 2_000   # recent queue waits behind the p99
+# Seconds a fresh worker waits before it loads the search kernel: the decision that started it
+# (asked while it spawned, its answer window half gone) comes first, without the import's load.
+KERNEL_AFTER = 2.0
 
 
 def shed_budget(waiting: int) -> float | None:
@@ -80,7 +83,7 @@ def _start_worker() -> None:
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_exit_with, args=(parent.sentinel,), daemon=True).start()
-    kernel.load_in_background()
+    kernel.load_in_background(after=KERNEL_AFTER)
 
 
 def _exit_with(parent_sentinel: int) -> None:
