@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 
 from tg_durak.i18n.translate import translator
 from tg_durak.outbox.queue import Priority
@@ -18,6 +19,7 @@ from tg_durak.render.quick import lobby_notice_screen
 from tg_durak.storage import Store
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.live import LiveLobby, LiveTable
+from tg_durak.tables.quick_games import KEPT
 from tg_durak.tables.screens import ChatLinks, ScreenOutbox
 
 log = logging.getLogger(__name__)
@@ -30,7 +32,7 @@ class LobbyNotices:
         self.outbox = outbox
         self.languages = languages
         self.links = links
-        self._seen: set[int] = set()   # the lobbies this process has told of
+        self._seen: deque[int] = deque(maxlen=KEPT)   # the last lobbies this process told of
         self._telling: set[asyncio.Task[None]] = set()
 
     def show(self, live: LiveTable, only: int | None = None, bar: bool = False) -> None:
@@ -40,7 +42,7 @@ class LobbyNotices:
         row = live.row
         if row.kind != TableKind.GROUP or row.invite is None or live.id in self._seen:
             return
-        self._seen.add(live.id)
+        self._seen.append(live.id)
         task = asyncio.create_task(self._tell(live))
         self._telling.add(task)
         task.add_done_callback(self._telling.discard)

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections import deque
 from collections.abc import Sequence
 from html import escape
 
@@ -53,6 +54,9 @@ log = logging.getLogger(__name__)
 TICK_SECONDS = 1.0   # how often the queue is looked at (scaled with the game's timers)
 MIN_TICK_SECONDS = 0.05
 COMPUTER_LEVEL = "normal"
+# The last tables (lobbies) a display acted on, remembered so that it acts once on each: a table
+# is shown again only around its end (a lobby's notices are marked in the store anyway).
+KEPT = 1024
 
 
 def waiting_key(user_id: int) -> tuple[str, str, int]:
@@ -227,12 +231,13 @@ class QuickGameEnds:
     def __init__(self, outbox: ScreenOutbox, languages: PlayerLanguages) -> None:
         self.outbox = outbox
         self.languages = languages
-        self._offered: set[int] = set()
+        # The tables whose report was offered: the last few (a table ends once, and is let go).
+        self._offered: deque[int] = deque(maxlen=KEPT)
 
     def show(self, live: LiveTable, only: int | None = None, bar: bool = False) -> None:
         if live.row.chat_id != QUICK_CHAT or not live.finished or live.id in self._offered:
             return
-        self._offered.add(live.id)
+        self._offered.append(live.id)
         humans = live.humans
         for seat in humans:
             others = [s for s in humans if s.user_id != seat.user_id]
