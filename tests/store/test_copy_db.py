@@ -18,6 +18,8 @@ from tg_durak.storage import Store
 ANN, BOB, CID = 7, 8, 2**40   # a Telegram id past 32 bits
 TABLES = {"users", "tables", "seats", "messages", "actions", "results", "ratings",
           "rating_history", "handled_updates", "meta", "schema_migrations"}
+# The operators' (issue 38).
+TABLES |= {"bans", "operator_log", "visits", "broadcasts", "broadcast_recipients", "processes"}
 
 
 async def rated_group_game(store: Store, seed: int, people: tuple[int, int]) -> int:
@@ -59,6 +61,12 @@ async def a_bots_database(path: str) -> None:
         for update_id in (10, 11, 12):
             await store.updates.claim(update_id)
         await store.meta.set("heartbeat", 1_700_000_123.25)
+        ops = store.operators
+        await ops.seen(CID, "cid", START)
+        await ops.ban(ANN, CID, START)
+        draft = await ops.draft(CID, "Hello, 'everyone' 100%", START)
+        await ops.confirm(draft.id, CID, START - 1, START)
+        await ops.beat("host:1:abc", "host", 1, START, START)
     finally:
         await store.close()
 

@@ -120,3 +120,10 @@ async def test_processes_alive_by_their_heartbeat(store: Store) -> None:
     assert await ops.alive(NOW - 15) == 2
     await ops.stopped("a")
     assert await ops.alive(NOW - 15) == 1
+
+
+async def test_a_look_at_the_figures_is_recorded_too(store: Store) -> None:
+    await store.operators.record(OPERATOR, OperatorAction.OPSTATS, NOW)
+    assert await store.operators.logged() == [(OPERATOR, OperatorAction.OPSTATS, {}, NOW)]
+    assert await store.operators.players_since(NOW) == 0
+    assert await store.operators.tables_by_status() == {}

@@ -37,6 +37,7 @@ class OperatorAction(StrEnum):
     BROADCAST_SEND = "broadcast_send"
     BROADCAST_CANCEL = "broadcast_cancel"
     BROADCAST_STOP = "broadcast_stop"
+    OPSTATS = "opstats"
 
 
 class BroadcastStatus(StrEnum):

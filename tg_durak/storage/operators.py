@@ -33,6 +33,13 @@ class Operators:
 
     # ---- the log ---------------------------------------------------------------------------
 
+    async def record(self, operator: int, action: OperatorAction, at: float) -> None:
+        """What an operator did that changed nothing (he looked at /opstats)."""
+        async with self._connection.statement() as db:
+            await db.execute(
+                "INSERT INTO operator_log (operator, action, at) VALUES (?, ?, ?)",
+                (operator, action.value, at))
+
     async def logged(self, limit: int = 100) -> list[tuple[int, OperatorAction, dict, float]]:
         """The latest entries, the newest first: (operator, action, detail, at)."""
         async with self._connection.reading() as db:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from tg_durak.play.operators import BotFigures, minutes_of
+from tg_durak.play.operators import BotFigures, OperatorAction, minutes_of
 from tg_durak.storage import DatabaseDown, Store, StoreUnavailable
 from tg_durak.storage.operators import FOREVER
 from tg_durak.tables.absences import Absences
@@ -106,11 +106,13 @@ class Moderation:
         await self.store.operators.set_maintenance(until, by, now)
         await self.refresh()
 
-    async def figures(self, processes_alive: int, errors_429: int,
+    async def figures(self, operator: int, processes_alive: int, errors_429: int,
                       answer_p99: float | None) -> BotFigures:
-        """/opstats: the shared database's figures beside this process's (given)."""
+        """/opstats for `operator` (recorded): the shared database's figures beside this
+        process's (given)."""
         ops = self.store.operators
         now = self.clock()
+        await ops.record(operator, OperatorAction.OPSTATS, now)
         open_tables = await ops.tables_by_status()
         left = await self.maintenance_left()
         return BotFigures(

@@ -158,8 +158,10 @@ async def broadcast_chosen(query: CallbackQuery, callback_data: CallbackData, t:
 
 async def opstats(message: Message, t: Translator, moderation: Moderation,
                   processes: ProcessBeats, last_hour: LastHour, publisher: Publisher) -> None:
+    assert message.from_user is not None
     errors, p99 = last_hour.figures()
-    figures = await moderation.figures(await processes.alive(), errors, p99)
+    figures = await moderation.figures(message.from_user.id, await processes.alive(), errors,
+                                       p99)
     respond(publisher, message, opstats_screen(figures, t))
 
 
