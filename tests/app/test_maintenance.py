@@ -139,7 +139,8 @@ async def test_each_kind_of_damage_is_one_line(db_path: str) -> None:
 
     raw(db_path, "UPDATE tables SET version = version + 1 WHERE id = ?", (finished,))
     raw(db_path, "UPDATE results SET outcome = 'durak' WHERE table_id = ?", (finished,))
-    raw(db_path, "INSERT INTO results VALUES (?, ?, 'safe', 1)", (running, BOB))
+    raw(db_path, "INSERT INTO results (table_id, user_id, outcome, place)"
+                 " VALUES (?, ?, 'safe', 1)", (running, BOB))
     raw(db_path, "INSERT INTO seats (table_id, seat, user_id, name) VALUES (?, 2, ?, 'Bob')",
         (lobby, BOB))
     found = await problems(db_path)

@@ -37,10 +37,12 @@ class Results:
         the first time the table ends, move the ratings (read here, so a concurrent game or a
         rebuild cannot be overwritten)."""
         await db.executemany(
-            "INSERT INTO results (table_id, user_id, outcome, place) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (table_id, user_id) DO UPDATE"
-            " SET outcome = excluded.outcome, place = excluded.place",
-            [(table_id, user_id, outcome, place) for user_id, outcome, place in results],
+            "INSERT INTO results (table_id, user_id, outcome, place, rating_order)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_id, user_id) DO UPDATE"
+            " SET outcome = excluded.outcome, place = excluded.place,"
+            " rating_order = excluded.rating_order",
+            [(table_id, user_id, outcome, place, order)
+             for order, (user_id, outcome, place) in enumerate(sorted(results))],
         )
         if self._rate is None or not results:
             return
@@ -107,7 +109,8 @@ class Results:
         """Recompute every rating from the stored results, replacing the old ones at once.
 
         Tables are replayed in the order they closed (then by id), as they were rated one by
-        one, so the result equals what the games wrote as they finished.
+        one, each table's people in the order they were rated in, so the result equals what the
+        games wrote as they finished.
         """
         if self._rate is None:
             raise ValueError("the store was opened without a rating function")
@@ -116,21 +119,35 @@ class Results:
             rows = await db.fetchall(
                 "SELECT r.table_id, t.finished_at, r.user_id, r.outcome, r.place"
                 " FROM results r JOIN tables t ON t.id = r.table_id"
-                " ORDER BY t.finished_at, t.id, r.user_id"
+                " ORDER BY t.finished_at, t.id, r.rating_order"
             )
             await db.execute("DELETE FROM rating_history")
             await db.execute("DELETE FROM ratings")
             current: dict[int, Rating] = {}
             tables = 0
             for (table_id, finished_at), group in itertools.groupby(rows, lambda r: r[:2]):
-                new = self._rate([(user_id, _outcome(table_id, user_id, outcome), place)
-                                  for *_, user_id, outcome, place in group], current)
+                new = _rated_in_order(self._rate, [
+                    (user_id, _outcome(table_id, user_id, outcome), place)
+                    for *_, user_id, outcome, place in group], current)
                 if new:
                     tables += 1
                     current.update(new)
                     await _write_history(db, table_id, new)
                     await _write_ratings(db, new, finished_at)
         return Rebuilt(people=len(current), tables=tables)
+
+
+def _rated_in_order(rate: RateTable, results: list[Result],
+                    current: Mapping[int, Rating]) -> Mapping[int, Rating]:
+    """`rate` for a table's `results` in the order it was first rated in (its `rating_order`):
+    `rate` takes people in user id order, so each is rated under his position as his id (a
+    forgotten person's tombstone sorts elsewhere than his id did)."""
+    ids = [user_id for user_id, _, _ in results]
+    new = rate([(position, outcome, place) for position, (_, outcome, place)
+                in enumerate(results)],
+               {position: current[user_id] for position, user_id in enumerate(ids)
+                if user_id in current})
+    return {ids[position]: rating for position, rating in new.items()}
 
 
 async def _stats(db: Session, user_id: int, where: str = "") -> Stats:
