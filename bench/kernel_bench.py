@@ -46,6 +46,7 @@ from engine.ai.policy import normal_action
 from engine.ai.search import LeanSolver, _estimate_after, deals, hides_nothing
 from engine.game import Game
 from engine.kernel import loader
+from engine.kernel.clock import NO_DEADLINE
 from engine.kernel.layout import action_code, encode, encode_rules
 from engine.kernel.search import playouts
 from engine.kernel.solver import best_move
@@ -131,7 +132,7 @@ def solver_rates(todo: list[tuple[Game, int]], cap: int) -> tuple[float, float]:
     """Nodes a second of `hard`'s exact search (LeanSolver) in Python and in the kernel, each
     search capped at `cap` nodes (CPU time)."""
     weights = np.array(load_weights(), dtype=np.float64)
-    ctl = np.zeros(6, dtype=np.int64)
+    ctl = np.zeros(7, dtype=np.int64)
     searched = {"Python": 0, "kernel": 0}
     spent = {"Python": 0.0, "kernel": 0.0}
     for g, seat in todo:
@@ -145,7 +146,7 @@ def solver_rates(todo: list[tuple[Game, int]], cap: int) -> tuple[float, float]:
         codes = np.array([action_code(a) for a in cands], dtype=np.int64)
         state, rules = encode(g), encode_rules(g.rules)
         start = time.process_time()
-        best_move(state, rules, seat, codes, -1, cap, weights, ctl)
+        best_move(state, rules, seat, codes, -1, cap, NO_DEADLINE, weights, ctl)
         spent["kernel"] += time.process_time() - start
         searched["kernel"] += int(ctl[0])
     return searched["Python"] / spent["Python"], searched["kernel"] / spent["kernel"]

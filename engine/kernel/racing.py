@@ -1,10 +1,10 @@
 """One decision's race in the kernel: the view read once into arrays, then `search.race` called
 on chunks of deals until the race is decided or the time is up.
 
-The kernel cannot read a clock, so the deals come in chunks sized from the time the last chunk
-took (a quarter of what is left at most): a decision ends within a fraction of a deal's time of
-its deadline. The deals are one stream seeded once, so with a deal cap and time to spare a
-decision is repeatable whatever the chunks were.
+The deals come in chunks sized from the time the last chunk took (a quarter of what is left at
+most), and where the kernel reads a clock (clock.py) no deal starts past the deadline: a decision
+ends within about a deal's time of its deadline. The deals are one stream seeded once, so with a
+deal cap and time to spare a decision is repeatable whatever the chunks were.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from engine.actions import Action
 from engine.ai.evaluation import load_weights
 from engine.cards import mask_of
 from engine.game import Game
+from engine.kernel.clock import NO_DEADLINE, deadline_in_cycles
 from engine.kernel.layout import action_code as code_of
 from engine.kernel.layout import encode, encode_rules
 from engine.kernel.search import STATUS_DEALS, STATUS_DONE
@@ -28,10 +29,12 @@ from engine.kernel.solver import CUT, NODES, best_move
 from engine.views import PlayerView
 
 FIRST_CHUNK = 2   # deals in the first call; later ones follow the measured time a deal
-# The solver reads no clock: it gets the nodes the time left allows at the rate it last ran at
-# (less a fifth for a machine that slows down meanwhile), starting from a cautious guess.
+# Where the kernel reads no clock (clock.py), the solver gets the nodes the time left allows at
+# the rate it last ran at (less a fifth for a machine that slows down meanwhile), starting from a
+# cautious guess; where it reads one, the deadline bounds it and the nodes only by `max_nodes`.
 FIRST_NODE_RATE = 100_000.0
 NODE_RATE_USED = 0.8
+UNBOUNDED = 1 << 62
 _node_rate = [FIRST_NODE_RATE]
 
 
@@ -109,7 +112,8 @@ def race(view: PlayerView, deal: Game, weights: Sequence[Mapping[int, float]],
         race_chunk(template, rules, seat, codes, alive, sums, pair_sum, pair_squares, differ,
                    status, chunk, spec.base, spec.needs, spec.weighted, spec.weights,
                    spec.hidden, spec.bottom,
-                   -1 if rounds is None else rounds, estimate_weights, drop_z, seed)
+                   -1 if rounds is None else rounds, estimate_weights, drop_z, seed,
+                   deadline_in_cycles(deadline))
         seed = -1   # one stream of deals: the kernel's generator goes on where it stopped
         ended = time.perf_counter()
         per_deal = (ended - began) / max(1, int(status[STATUS_DEALS]) - played)
@@ -129,14 +133,16 @@ def solver_search(deal: Game, seat: int, cands: list[Action], max_nodes: int | N
     g, rules = encode(deal), encode_rules(deal.rules)
     codes = np.array([code_of(a) for a in cands], dtype=np.int64)
     weights = np.array(load_weights(), dtype=np.float64)
-    ctl = np.zeros(6, dtype=np.int64)
+    ctl = np.zeros(7, dtype=np.int64)
 
     def search(depth: int | None, deadline: float) -> tuple[Action | None, int, bool]:
         began = time.perf_counter()
-        budget = int(_node_rate[0] * NODE_RATE_USED * max(0.0, deadline - began))
+        by = deadline_in_cycles(deadline)
+        budget = (UNBOUNDED if by != NO_DEADLINE
+                  else int(_node_rate[0] * NODE_RATE_USED * max(0.0, deadline - began)))
         if max_nodes is not None:
             budget = min(budget, max_nodes)
-        best, _ = best_move(g, rules, seat, codes, -1 if depth is None else depth, budget,
+        best, _ = best_move(g, rules, seat, codes, -1 if depth is None else depth, budget, by,
                             weights, ctl)
         took = time.perf_counter() - began
         if took > 0.002:   # long enough to time

@@ -15,6 +15,7 @@ import numpy as np
 
 from engine.ai.baseline import MIN_DEALS_TO_DROP, PLAYOUT_STEPS, SAME_AFTER
 from engine.cards import DECK_LOWEST_RANK
+from engine.kernel.clock import past
 from engine.kernel.jit import compiled
 from engine.kernel.layout import (
     ACTIVE,
@@ -185,13 +186,14 @@ def race(template: np.ndarray, r: np.ndarray, seat: int, cands: np.ndarray,
          differ: np.ndarray, status: np.ndarray, max_deals: int, base: np.ndarray,
          needs: np.ndarray, weighted: np.ndarray, weights: np.ndarray, hidden: np.ndarray,
          bottom: int, rounds: int, estimate_weights: np.ndarray, drop_z: float,
-         seed: int) -> None:
+         seed: int, deadline: int) -> None:
     """Up to `max_deals` more deals of BaselinePlayer._race: every move still alive played out
     on the same deal, then a move trailing the leader by `drop_z` standard errors of the paired
     difference dropped (after MIN_DEALS_TO_DROP deals). The race's state lives in the arrays
     the caller keeps between calls; status[STATUS_DONE] is set once one move is left or
     SAME_AFTER deals showed no difference. `seed` seeds the deals (-1: go on where the last
-    call stopped)."""
+    call stopped). No deal starts past `deadline` (clock.py's cycle counter; NO_DEADLINE:
+    none)."""
     if seed >= 0:
         np.random.seed(seed)
     m = len(cands)
@@ -200,6 +202,8 @@ def race(template: np.ndarray, r: np.ndarray, seat: int, cands: np.ndarray,
     legal = np.empty(MAX_ACTIONS, dtype=np.int64)
     results = np.zeros(m)
     for _ in range(max_deals):
+        if past(deadline):
+            return
         left = 0
         for i in range(m):
             left += alive[i]

@@ -4,9 +4,8 @@
 Alpha-beta over the driver's turn order with a transposition table of value bounds, the moves
 below the root cards first (plain, then trump, then a take or a pass: `cards_first`), a position
 met again on the line scored as a draw. With a depth, a round that starts that deep is the
-learned estimate's (and `CUT` says one was). The kernel reads no clock: the caller gives a node
-budget (from the time left and the nodes a second it measured), checked every 64 nodes as the
-Python solver checks its clock and its node cap.
+learned estimate's (and `CUT` says one was). The clock (clock.py's cycle counter, where it is
+read) and the node cap are checked every 64 nodes, as the Python solver checks them.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from numba import types
 from numba.typed import Dict
 
 from engine.ai.baseline import MAX_LINE
+from engine.kernel.clock import past
 from engine.kernel.jit import compiled
 from engine.kernel.layout import (
     ACTION_PASS,
@@ -48,7 +48,7 @@ from engine.kernel.play import (
 from engine.kernel.search import estimate
 
 # Slots of the control array a search shares with its caller.
-NODES, MAX_NODES, OUT, CUT, DEPTH, SEAT = range(6)
+NODES, MAX_NODES, OUT, CUT, DEPTH, SEAT, DEADLINE = range(7)
 CHECK_MASK = 63
 KEY = types.UniTuple(types.int64, 9)
 BOUNDS = types.UniTuple(types.float64, 2)
@@ -123,7 +123,7 @@ def value(g: np.ndarray, r: np.ndarray, ctl: np.ndarray, table: Dict, line: Dict
         return hi
     alpha, beta = max(alpha, lo), min(beta, hi)
     ctl[NODES] += 1
-    if not ctl[NODES] & CHECK_MASK and ctl[NODES] > ctl[MAX_NODES]:
+    if not ctl[NODES] & CHECK_MASK and (ctl[NODES] > ctl[MAX_NODES] or past(ctl[DEADLINE])):
         ctl[OUT] = 1
         return 0.5
     ply = len(line)
@@ -164,10 +164,13 @@ def value(g: np.ndarray, r: np.ndarray, ctl: np.ndarray, table: Dict, line: Dict
 
 @compiled
 def best_move(g: np.ndarray, r: np.ndarray, seat: int, cands: np.ndarray, depth: int,
-              max_nodes: int, weights: np.ndarray, ctl: np.ndarray) -> tuple[int, float]:
+              max_nodes: int, deadline: int, weights: np.ndarray, ctl: np.ndarray
+              ) -> tuple[int, float]:
     """Solver.best over `cands` (in their order: `normal`'s first): the index of the best and
-    its value. `ctl` tells the nodes searched, and whether the budget ran out (OUT: no answer)
-    or the depth cut a line (CUT)."""
+    its value. The search runs out after `max_nodes` nodes or at `deadline` (clock.py's cycle
+    counter; NO_DEADLINE: none), read every 64 nodes. `ctl` tells the nodes searched, and
+    whether the search ran out (OUT: no answer) or the depth cut a line (CUT)."""
+    ctl[DEADLINE] = deadline
     ctl[NODES] = 0
     ctl[MAX_NODES] = max_nodes
     ctl[OUT] = 0

@@ -8,11 +8,13 @@ import time
 from types import ModuleType
 
 from engine.game import Game
+from engine.kernel import clock
 from engine.rules import Rules, Variant
 from engine.sampling import dealer
 
 
 def warm_up(racing: ModuleType) -> None:
+    clock.measure()
     g = Game.new(Rules(variant=Variant.TRANSFER), seed=0)
     seat = g.attacker
     view = g.view(seat)

@@ -17,6 +17,7 @@ from engine.ai.inference import read
 from engine.ai.search import HorizonSolver, LeanSolver, _estimate_after, hides_nothing
 from engine.game import Game
 from engine.kernel import loader
+from engine.kernel.clock import NO_DEADLINE
 from engine.kernel.layout import HANDS, STOCK, STOCK_N, action_code, encode, encode_rules
 from engine.kernel.play import MAX_ACTIONS
 from engine.kernel.racing import DealSpec
@@ -167,7 +168,7 @@ def _endings(count: int) -> list[tuple[Game, int]]:
 def test_the_kernels_endgame_search_is_the_python_one_node_for_node(depth: int | None) -> None:
     """The same best move, value, nodes searched, depth cut, and running out at the same node
     cap, as LeanSolver (exactly) and HorizonSolver (to a depth)."""
-    ctl = np.zeros(6, dtype=np.int64)
+    ctl = np.zeros(7, dtype=np.int64)
     cases = _endings(15)
     assert len(cases) == 15
     ran_out = 0
@@ -175,7 +176,7 @@ def test_the_kernels_endgame_search_is_the_python_one_node_for_node(depth: int |
         cands = _ordered(g, seat, g.legal_actions(seat))
         codes = np.array([action_code(a) for a in cands], dtype=np.int64)
         best, value = best_move(encode(g), encode_rules(g.rules), seat, codes,
-                                -1 if depth is None else depth, 3_000, WEIGHTS, ctl)
+                                -1 if depth is None else depth, 3_000, NO_DEADLINE, WEIGHTS, ctl)
         solver = (LeanSolver(seat, float("inf"), 3_000) if depth is None
                   else HorizonSolver(seat, float("inf"), depth, 3_000))
         try:
