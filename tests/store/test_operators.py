@@ -64,7 +64,8 @@ async def test_the_audience_is_reachable_recent_and_not_banned(store: Store) -> 
     draft = await store.operators.draft(OPERATOR, "Hello", NOW)
     assert draft.status == BroadcastStatus.DRAFT
     assert await store.operators.confirm(draft.id, OPERATOR + 1, since, NOW) is None
-    assert await store.operators.confirm(draft.id, OPERATOR, since, NOW) == 9
+    assert await store.operators.confirm(draft.id, OPERATOR, since, NOW, 55) == 9
+    assert (await store.operators.broadcast(draft.id)).message_id == 55   # shows its progress
     assert await store.operators.confirm(draft.id, OPERATOR, since, NOW) is None   # twice
     assert set(await store.operators.recipients(draft.id)) == set(range(10, 20)) - {11}
 

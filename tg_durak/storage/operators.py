@@ -166,14 +166,15 @@ class Operators:
                 f"SELECT {_BROADCAST_COLUMNS} FROM broadcasts WHERE id = ?", (broadcast_id,))
         return None if row is None else _broadcast(row)
 
-    async def confirm(self, broadcast_id: int, operator: int, since: float,
-                      at: float) -> int | None:
+    async def confirm(self, broadcast_id: int, operator: int, since: float, at: float,
+                      message_id: int | None = None) -> int | None:
         """The draft goes out: its recipients are everyone reachable seen since `since` and
-        not banned, taken now. Their number; None if it was no draft of this operator's."""
+        not banned, taken now; its progress shows in the operator's message `message_id`. Their
+        number; None if it was no draft of this operator's."""
         async with self._connection.transaction() as db:
             changed = await db.execute(
-                "UPDATE broadcasts SET status = 'sending' WHERE id = ? AND operator = ?"
-                " AND status = 'draft'", (broadcast_id, operator))
+                "UPDATE broadcasts SET status = 'sending', message_id = ? WHERE id = ?"
+                " AND operator = ? AND status = 'draft'", (message_id, broadcast_id, operator))
             if not changed:
                 return None
             count = await db.execute(
@@ -206,12 +207,6 @@ class Operators:
                 f"SELECT {_BROADCAST_COLUMNS} FROM broadcasts WHERE status = 'sending'"
                 " ORDER BY id")
         return [_broadcast(row) for row in rows]
-
-    async def set_message(self, broadcast_id: int, message_id: int) -> None:
-        """The operator's progress message, edited from now on."""
-        async with self._connection.statement() as db:
-            await db.execute("UPDATE broadcasts SET message_id = ? WHERE id = ?",
-                             (message_id, broadcast_id))
 
     async def take_lease(self, broadcast_id: int, owner: str, now: float,
                          seconds: float) -> bool:

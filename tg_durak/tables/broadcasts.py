@@ -50,7 +50,6 @@ class BulkOutbox(Protocol):
 
     def send(self, chat_id: int, screen: Screen, *, reply_to: int | None = None,
              thread_id: int | None = None, priority: Priority = Priority.MOVER,
-             sent: Callable[[int], None] | None = None,
              settled: Callable[[bool], None] | None = None) -> None: ...
 
     def show(self, key: Hashable, chat_id: int, message_id: int | str | None, screen: Screen, *,
@@ -66,8 +65,6 @@ class Broadcasts:
         self.process = process
         self.clock = clock
         self._pace = TokenBucket(RATE)
-        # broadcast -> its progress message sent from here: its id once Telegram gave it
-        self._messages: dict[int, int | None] = {}
         self._drawn_at: dict[int, float] = {}
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -87,9 +84,8 @@ class Broadcasts:
         """It goes out (its recipients taken now), its preview message (`preview`) showing
         its progress from now on; how many it goes to; None: no draft of his."""
         count = await self.store.operators.confirm(broadcast_id, operator,
-                                                   self.audience_since(), self.clock())
+                                                   self.audience_since(), self.clock(), preview)
         if count is not None:
-            await self.store.operators.set_message(broadcast_id, preview)
             await self._draw(broadcast_id)
             self._wake.set()
         return count
@@ -198,20 +194,11 @@ class Broadcasts:
         progress = await self.store.operators.progress(broadcast_id)
         if progress is None:
             return
-        message_id = progress.broadcast.message_id
-        if message_id is None and broadcast_id in self._messages:
-            message_id = self._messages[broadcast_id]
-            if message_id is None:
-                return   # sent from here, its id not known yet: the next step edits it
-            await self.store.operators.set_message(broadcast_id, message_id)
         row = progress.broadcast
+        if row.message_id is None:
+            return   # none to show it in (a confirmation stores its preview's)
         screen = progress_screen(progress, translator(self.languages.of(row.operator)))
-        if message_id is None:
-            self._messages[broadcast_id] = None
-            self.outbox.send(row.operator, screen,
-                             sent=lambda sent_id: self._messages.__setitem__(row.id, sent_id))
-        else:
-            self.outbox.show(_progress_key(row.id), row.operator, message_id, screen)
+        self.outbox.show(_progress_key(row.id), row.operator, row.message_id, screen)
 
 
 def _progress_key(broadcast_id: int) -> tuple[str, int, str]:
