@@ -5,6 +5,7 @@ fallback wherever numba is missing)."""
 from __future__ import annotations
 
 import random
+import time
 from itertools import islice
 
 import numpy as np
@@ -16,7 +17,7 @@ from engine.ai.evaluation import load_weights
 from engine.ai.inference import read
 from engine.ai.search import HorizonSolver, LeanSolver, _estimate_after, hides_nothing
 from engine.game import Game
-from engine.kernel import loader
+from engine.kernel import clock, loader
 from engine.kernel.clock import NO_DEADLINE
 from engine.kernel.layout import HANDS, STOCK, STOCK_N, action_code, encode, encode_rules
 from engine.kernel.play import MAX_ACTIONS
@@ -206,3 +207,35 @@ def test_hard_solves_an_ending_in_the_kernel_as_in_python() -> None:
             assert {**hard.last, "kernel": False} == python.last
             solved += 1
     assert solved
+
+
+def test_the_kernels_clock_tells_a_deadline() -> None:
+    assert loader.load()
+    if not clock.steady():
+        assert clock.deadline_in_cycles(time.perf_counter() + 1.0) == clock.NO_DEADLINE
+        return
+    assert not clock.past(clock.deadline_in_cycles(time.perf_counter() + 5.0))
+    passed = clock.deadline_in_cycles(time.perf_counter())
+    time.sleep(0.01)
+    assert clock.past(passed)
+    assert not clock.past(clock.NO_DEADLINE)
+
+
+def test_the_kernels_endgame_search_stops_at_its_deadline() -> None:
+    """A search that needs more than 64 nodes, given a deadline already past and no node cap,
+    runs out at its first look at the clock."""
+    assert loader.load()
+    if not clock.steady():
+        pytest.skip("no cycle counter the kernel reads on this machine")
+    ctl = np.zeros(7, dtype=np.int64)
+    for g, seat in _endings(15):
+        codes = np.array([action_code(a) for a in _ordered(g, seat, g.legal_actions(seat))],
+                         dtype=np.int64)
+        args = (encode(g), encode_rules(g.rules), seat, codes, -1, 1 << 62)
+        best_move(*args, clock.NO_DEADLINE, WEIGHTS, ctl)
+        if ctl[NODES] <= 128:
+            continue
+        best, _ = best_move(*args, clock.deadline_in_cycles(time.perf_counter()), WEIGHTS, ctl)
+        assert best < 0 and ctl[OUT] and ctl[NODES] == 64
+        return
+    pytest.fail("no ending needs more than 128 nodes")
