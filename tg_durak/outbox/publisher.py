@@ -251,15 +251,18 @@ class Publisher:
             if message_id is None:
                 await self._send(request)
             else:
-                inline_id = message_id if isinstance(message_id, str) else None
-                await self._bot.edit_message_text(
-                    text=screen.text,
-                    chat_id=None if inline_id else slot.chat_id,
-                    message_id=None if isinstance(message_id, str) else message_id,
-                    inline_message_id=inline_id,
-                    reply_markup=inline_markup(screen),
-                    parse_mode=self._parse_mode,
-                )
+                if isinstance(message_id, str):   # an inline message: its id alone
+                    await self._bot.edit_message_text(
+                        text=screen.text, inline_message_id=message_id,
+                        reply_markup=inline_markup(screen), parse_mode=self._parse_mode)
+                else:
+                    await self._bot.edit_message_text(
+                        text=screen.text,
+                        chat_id=slot.chat_id,
+                        message_id=message_id,
+                        reply_markup=inline_markup(screen),
+                        parse_mode=self._parse_mode,
+                    )
                 slot.shown = screen
             slot.failures = 0
         except TelegramRetryAfter as exc:
