@@ -141,8 +141,15 @@ class Moves:
             reaction = await self._catch_up(live)
         while reaction is not None:
             action = await self._think(live, reaction)
-            async with core.lock(live.id):
-                reaction = await self._react(live, reaction, action)
+            seat = reaction.seat
+            try:
+                async with core.lock(live.id):
+                    reaction = await self._react(live, reaction, action)
+            except BaseException:
+                # Not played (the store refused the lock, a stop): the seat thinks again at
+                # the table's next wake, instead of waiting for a decision that never comes.
+                live.thinking.discard(seat)
+                raise
 
     async def _catch_up(self, live: LiveTable) -> Reaction | None:
         """Apply the deadlines that have passed; claim a computer's reaction if one is due."""

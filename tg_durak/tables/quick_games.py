@@ -43,7 +43,7 @@ from tg_durak.render.quick import (
     waiting_screen,
 )
 from tg_durak.render.screen import Screen
-from tg_durak.storage import Store
+from tg_durak.storage import DatabaseDown, Store, StoreUnavailable
 from tg_durak.tables.core import TableCore
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.live import LiveLobby, LiveTable, snapshot
@@ -196,7 +196,11 @@ class QuickGames:
         while True:
             try:
                 await self.tick()
-            except Exception:   # the store refused, say: the next tick may get through
+            except DatabaseDown:   # the store said so once; the next tick may get through
+                pass
+            except StoreUnavailable as exc:   # the next tick may get through
+                log.warning("the quick games' queue could not be looked at: %s", exc)
+            except Exception:
                 log.exception("the quick games' queue could not be looked at")
             await asyncio.sleep(pause)
 

@@ -27,7 +27,7 @@ from engine import Game
 from tg_durak.outbox.reports import OutboxReport, OutboxReports
 from tg_durak.play.options import PlaySettings
 from tg_durak.play.rows import SeatRow, TableKind, TableStatus
-from tg_durak.storage import Store
+from tg_durak.storage import DatabaseDown, Store, StoreUnavailable
 from tg_durak.tables.absences import Absences
 from tg_durak.tables.apps import NO_APPS, OpenApps
 from tg_durak.tables.chats import ChatLifecycle
@@ -98,7 +98,11 @@ class TableService:
     async def _act_on(self, report: OutboxReport) -> None:
         try:
             await self.chats.heard(report)
-        except Exception:   # the store refused, say: the next report may get through
+        except StoreUnavailable as exc:   # the next report may get through
+            # A database that does not answer the store logged once.
+            log.log(logging.INFO if isinstance(exc, DatabaseDown) else logging.WARNING,
+                    "acting on %s failed: %s", report, exc)
+        except Exception:
             log.exception("acting on %s failed", report)
 
     async def stop_reading_reports(self) -> None:

@@ -44,7 +44,7 @@ from aiogram.dispatcher.event.bases import UNHANDLED
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import TelegramObject, Update
 
-from tg_durak.storage import Store, StoreUnavailable
+from tg_durak.storage import DatabaseDown, Store, StoreUnavailable
 from tg_durak.tables.claims import AlreadyHandled, handling
 
 log = logging.getLogger(__name__)
@@ -132,6 +132,8 @@ class Delivery(BaseMiddleware):
             return
         try:
             await self._store.updates.claim(update_id)
+        except DatabaseDown:   # the store said so once; as below
+            pass
         except StoreUnavailable:   # handled all the same; only a rare second offer repeats it
             log.warning("update %s: handled, but its claim was not stored", update_id)
 
