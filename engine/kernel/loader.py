@@ -7,7 +7,6 @@ import logging
 import os
 import threading
 import time
-from contextlib import suppress
 from types import ModuleType
 
 log = logging.getLogger(__name__)
@@ -56,9 +55,9 @@ def load() -> bool:
 
 
 def load_in_background(after: float = 0.0) -> threading.Thread | None:
-    """Start `load()` in a daemon thread at the lowest priority, `after` seconds from now: a
-    worker keeps deciding, in Python, meanwhile, and a compile (a minute of CPU on a cold cache)
-    takes only idle time."""
+    """Start `load()` in a daemon thread, `after` seconds from now: a worker keeps deciding, in
+    Python, meanwhile. The thread keeps the process's priority: one at the lowest could hold
+    the interpreter's lock while it waits for a core, and stall the decisions with it."""
     if not enabled() or _ready.is_set():
         return None
     thread = threading.Thread(target=_load_quietly, args=(after,), name="kernel-warm-up",
@@ -68,8 +67,5 @@ def load_in_background(after: float = 0.0) -> threading.Thread | None:
 
 
 def _load_quietly(after: float) -> None:
-    # On Linux a thread is a task of its own: this lowers the warm-up's priority alone.
-    with suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
     time.sleep(after)
     load()

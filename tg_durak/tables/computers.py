@@ -7,8 +7,8 @@ budget to what is left of `ANSWER_WITHIN` since the decision was asked for, so n
 its reaction window (R10.3's pause is up to 3 s; the table's loop needs some of it too).
 
 Each worker loads `hard`'s compiled search kernel soon after it starts (from the cache, or
-compiling it, in a background thread at low priority: engine/kernel/); until it is warm, `hard`
-plays its Python search, within the same budgets. DURAK_KERNEL=off keeps the kernel out.
+compiling it, in a background thread: engine/kernel/); until it is warm, `hard` plays its Python
+search, within the same budgets. DURAK_KERNEL=off keeps the kernel out.
 """
 
 from __future__ import annotations
