@@ -12,8 +12,9 @@ import asyncio
 import subprocess
 import sys
 import time
+from dataclasses import replace
 
-from tests.bot.conftest import game_message
+from tests.bot.conftest import game_message, settings_for
 from tests.bot.groups import (
     GROUP,
     join,
@@ -23,8 +24,11 @@ from tests.bot.groups import (
     start,
 )
 from tests.store.helpers import raw, table_names
+from tests.store.test_privacy import played
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
+from tg_durak.ops.pruning import DAY
+from tg_durak.play.ratings import rate
 from tg_durak.render.privacy import ForgetVerb
 from tg_durak.storage import Store
 from tg_durak.storage.privacy import is_tombstone
@@ -173,3 +177,27 @@ async def test_a_stale_forged_or_cancelled_answer_erases_nothing(
     await tg.wait_for(lambda: tg.message(ANN, question.message_id).text == "Nothing was erased.")
     assert (await store.users.get(ANN)).name == ANN_NAME
     assert game_message(tg, ANN) is None
+
+
+async def test_the_bot_prunes_old_logs_when_it_starts_with_keep_days(
+        tg: FakeTelegram, db_path: str) -> None:
+    store = await Store.open(db_path, rate=rate)
+    try:
+        old = await played(store, [ANN, BEN], seed=6)
+        recent = await played(store, [CAT], seed=7, computers=1)
+        raw(db_path, "UPDATE tables SET finished_at = ? WHERE id = ?",
+            (time.time() - 31 * DAY, old))
+        app = BotApp(replace(settings_for(tg, db_path), keep_days=30))
+        await app.start()
+        try:
+            await tg.wait_for(lambda: raw(db_path, "SELECT pruned_at FROM tables WHERE id = ?",
+                                          (old,)) != [(None,)], what="the old table pruned")
+        finally:
+            await app.stop()
+        assert await store.tables.log(old) == []
+        assert len(await store.tables.log(recent)) == (await store.tables.get(recent)).version
+        checked = await tool("check", "--db", db_path)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert raw(db_path, "SELECT COUNT(*) FROM results WHERE table_id = ?", (old,)) == [(2,)]
+    finally:
+        await store.close()

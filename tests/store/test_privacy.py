@@ -39,7 +39,7 @@ async def played(store: Store, people: list[int], seed: int, *, computers: int =
     """A table of `people` (a private one for one person) and `computers`, played at random
     as the bot stores it: one transaction per change, the results at the end."""
     game = Game.new(Rules(players=len(people) + computers), seed, START)
-    seats = [SeatRow(i, user, NAMES[user]) for i, user in enumerate(people)]
+    seats = [SeatRow(i, user, NAMES.get(user, f"Person {user}")) for i, user in enumerate(people)]
     seats += [SeatRow(len(people) + i, None, "", "normal") for i in range(computers)]
     private = len(people) == 1
     row = await store.tables.create(people[0] if private else GROUP,
