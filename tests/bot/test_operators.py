@@ -44,6 +44,7 @@ EN = translator("en")
 BANNED = EN("banned.line")
 UNKNOWN = EN("unknown.command")
 CROWD = range(20_001, 20_301)   # 300 people who used the bot lately
+BLOCKED = {20_100, 20_200, 20_300}   # block the bot once the broadcast is under way
 # Telegram's flood limits, a private chat's scaled as the bot's edit interval is (as
 # tests/bot/test_scale_out.py): a 429 would be the bot's fault.
 TELEGRAM = RateLimits(private_per_second=20, group_per_minute=20, global_per_second=30)
@@ -244,6 +245,8 @@ async def test_a_broadcast_killed_half_way_resumes_and_nobody_gets_two(
         send = next(b for row in preview.buttons for b in row if b.text.startswith("📤"))
         assert send.text == "📤 Send (301)"   # the operator used the bot too
         await tg.press(OPERATOR, preview, send)
+        for user_id in BLOCKED:   # after its recipients were taken
+            tg.block_bot(user_id)
         await tg.wait_for(lambda: len(got(tg, text)) >= len(CROWD) // 2, timeout=120,
                           what="half of the crowd reached")
         first.send_signal(signal.SIGKILL)
@@ -275,12 +278,14 @@ async def test_a_broadcast_killed_half_way_resumes_and_nobody_gets_two(
     assert len(unknown) <= BATCH, "at most one batch was in flight at the kill"
     # Everyone else got it once; those in flight at the kill may have, or not (at most once).
     missed = set(CROWD) - set(final)
-    assert missed <= unknown
+    assert missed <= unknown | BLOCKED and not BLOCKED & set(final)
     assert {u for u in CROWD if states[u] == RecipientState.SENT} == set(final) - unknown
+    refused = {u for u, state in states.items() if state == RecipientState.FAILED}
+    assert refused == BLOCKED - unknown, "Telegram's 403: refused, not sent again"
     assert [str(c) for c in tg.calls if c.error_code == 429] == [], "no 429 from Telegram"
     sent = sum(state == RecipientState.SENT for state in states.values())
     progress = tg.message(OPERATOR, preview.message_id).text
-    assert f"sent {sent} of 301, refused 0" in progress, progress
+    assert f"sent {sent} of 301, refused {len(refused)}" in progress, progress
 
 
 # ---- several processes -----------------------------------------------------------------------
