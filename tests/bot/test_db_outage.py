@@ -30,7 +30,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot.crowd import HANG, Crowd, Tap
+from tests.bot.conftest import ALICE
+from tests.bot.crowd import HANG, TEXTS, Crowd, Tap
+from tests.bot.faults import quick_game, shown_version
 from tests.bot.test_scale_out import (
     GROUPS,
     PEOPLE,
@@ -41,7 +43,14 @@ from tests.bot.test_scale_out import (
     set_up_tables,
     versions,
 )
+from tests.bot.test_store_failures import (
+    current_move,
+    locked_by_another_process,
+    stored_version,
+)
+from tests.bot.test_webhook import hook_bot, posts_of, unregistered_bot  # noqa: F401 (fixtures)
 from tests.helpers.fleet import Fleet, free_port, unique_token
+from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
 from tg_durak.i18n.translate import translator
 from tg_durak.storage import DatabaseDown, Store
@@ -188,7 +197,7 @@ async def redis(tmp_path: Path) -> AsyncIterator[OwnRedis]:
 
 
 @pytest.fixture
-async def tg() -> AsyncIterator[FakeTelegram]:
+async def fleet_tg() -> AsyncIterator[FakeTelegram]:
     """The emulator with Telegram's own 15 s for a tap's answer and its flood limits."""
     async with FakeTelegram(unique_token(), callback_ttl=QUERY_SECONDS) as fake:
         for user_id in [*PEOPLE, NEWCOMER]:
@@ -198,16 +207,17 @@ async def tg() -> AsyncIterator[FakeTelegram]:
 
 
 @pytest.fixture
-async def fleet(tg: FakeTelegram, postgres: OwnPostgres, redis: OwnRedis,
+async def fleet(fleet_tg: FakeTelegram, postgres: OwnPostgres, redis: OwnRedis,
                 tmp_path: Path) -> AsyncIterator[Fleet]:
-    async with Fleet(tg, postgres.url, redis_url=redis.url, size=3,
+    async with Fleet(fleet_tg, postgres.url, redis_url=redis.url, size=3,
                      workdir=tmp_path / "fleet") as fleet:
         yield fleet
         print(fleet.logs())   # shown when the test failed
 
 
 @pytest.fixture
-async def store(fleet: Fleet, postgres: OwnPostgres) -> AsyncIterator[Store]:
+async def shared(fleet: Fleet, postgres: OwnPostgres) -> AsyncIterator[Store]:
+    """The test's own look at the fleet's database."""
     s = await Store.open(postgres.url)
     yield s
     await s.close()
@@ -311,9 +321,37 @@ async def test_the_store_is_refused_at_once_while_the_server_is_down_and_said_so
         await store.close()
 
 
+async def test_a_tap_the_store_refuses_by_webhook_is_answered_at_once_and_never_applied(
+        tg: FakeTelegram, hook_bot: BotApp, db_path: str) -> None:  # noqa: F811
+    """One process on SQLite, its file locked by another: the tap's post is taken (200) with
+    "not saved" as its answer, and Telegram never offers it again, so it is never applied."""
+    store = await Store.open(db_path)
+    try:
+        await quick_game(tg, ALICE)
+        while True:
+            message, button = await current_move(tg, store, ALICE, TEXTS)
+            async with locked_by_another_process(hook_bot, db_path):
+                version = await stored_version(store, ALICE)
+                if shown_version(message) != version:
+                    continue   # his turn's clock ran out while the lock was taken
+                answer = await tg.press(ALICE, message, button)
+                update_id = max(p.update_id for p in tg.webhooks.posts)
+                if answer.text == translator("en")("tap.choose_target"):
+                    continue   # a card that beats several asks which first: nothing written
+                assert (answer.text, answer.show_alert) == (NOT_SAVED, True)
+                assert await stored_version(store, ALICE) == version, "nothing was written"
+                break
+        await hook_bot.publisher.flush()
+        await asyncio.sleep(1.0)   # Telegram's next offer would come within a second
+        assert posts_of(tg, update_id) == [200], "taken once, not offered again"
+    finally:
+        await store.close()
+
+
 async def test_database_and_redis_outages_answer_every_tap_in_time_and_lose_no_table(
-        tg: FakeTelegram, fleet: Fleet, store: Store, postgres: OwnPostgres,
+        fleet_tg: FakeTelegram, fleet: Fleet, shared: Store, postgres: OwnPostgres,
         redis: OwnRedis) -> None:
+    tg, store = fleet_tg, shared
     await set_up_tables(tg)
     crowd = Crowd(tg, PEOPLE, again=PRIVATE)
     crowd.start()
