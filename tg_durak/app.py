@@ -8,7 +8,7 @@ import logging
 import signal
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from typing import TYPE_CHECKING
@@ -25,7 +25,12 @@ from aiogram.exceptions import (
     TelegramNotFound,
     TelegramUnauthorizedError,
 )
-from aiogram.types import BotCommand, BotCommandScopeAllGroupChats, WebhookInfo
+from aiogram.types import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeChat,
+    WebhookInfo,
+)
 from prometheus_client import CollectorRegistry
 
 from tg_durak.config import Settings
@@ -93,6 +98,7 @@ if TYPE_CHECKING:   # the Mini App's modules are imported only where it is serve
 log = logging.getLogger(__name__)
 
 COMMANDS = ("play", "quit", "stats", "top", "rules", "lang", "privacy", "help", "start")
+OPERATOR_COMMANDS = ("ban", "unban", "broadcast", "maintenance", "opstats")
 GROUP_COMMANDS = ("new", "stats", "top", "leave", "kick", "notify", "help")
 HEARTBEAT_SECONDS = 5.0
 # A stop's steps, bounded so that a SIGTERM is done within 5 s (a supervisor's patience).
@@ -237,16 +243,25 @@ async def set_webhook(settings: Settings, *, delete: bool = False) -> WebhookInf
         await bot.session.close()
 
 
-async def register_commands(bot: Bot) -> None:
+async def register_commands(bot: Bot, operators: Collection[int] = ()) -> None:
     """The command menus, private and in groups, in every language we speak (and English for
-    everyone else)."""
+    everyone else); in each operator's private chat his commands too."""
     groups = BotCommandScopeAllGroupChats()
     for code in (None, *LOCALES):
         t = translator(code or DEFAULT_LOCALE)
-        cmds = [BotCommand(command=c, description=t(f"cmd.{c}")) for c in COMMANDS]
-        await bot.set_my_commands(cmds, language_code=code)
+        private = [BotCommand(command=c, description=t(f"cmd.{c}")) for c in COMMANDS]
+        await bot.set_my_commands(private, language_code=code)
         cmds = [BotCommand(command=c, description=t(f"cmd.group.{c}")) for c in GROUP_COMMANDS]
         await bot.set_my_commands(cmds, scope=groups, language_code=code)
+        theirs = private + [BotCommand(command=c, description=t(f"cmd.{c}"))
+                            for c in OPERATOR_COMMANDS]
+        for operator in sorted(operators):
+            try:
+                await bot.set_my_commands(theirs, scope=BotCommandScopeChat(chat_id=operator),
+                                          language_code=code)
+            except TelegramBadRequest as exc:   # he has not opened the bot yet
+                log.warning("operator %s gets his command menu at a start after he opens the "
+                            "bot (Telegram: %s)", operator, exc.message)
 
 
 class BotApp:
@@ -321,7 +336,7 @@ class BotApp:
             if not self.by_webhook:   # a webhook is set-webhook's, from a deploy step
                 await self.bot.delete_webhook()
             me = await self.bot.me()
-            await register_commands(self.bot)
+            await register_commands(self.bot, self.settings.operators)
         except (TelegramAPIError, ClientDecodeError) as exc:
             raise _telegram_failure(exc, self.settings) from exc
         settings = self.settings

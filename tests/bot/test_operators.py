@@ -75,6 +75,9 @@ async def said(tg: FakeTelegram, user_id: int, text: str, chat_id: int | None = 
 
 async def test_a_non_operators_ban_is_an_unknown_command(tg: FakeTelegram, bot: BotApp,
                                                          db_path: str) -> None:
+    menu = {c.command for c in tg.visible_commands(OPERATOR)}
+    assert {"ban", "unban", "broadcast", "maintenance", "opstats", "play"} <= menu
+    assert not {"ban", "broadcast"} & {c.command for c in tg.visible_commands(ALICE)}
     assert await said(tg, ALICE, f"/ban {BOB}") == UNKNOWN
     assert await said(tg, ALICE, "/broadcast hello everyone") == UNKNOWN
     assert await said(tg, ALICE, "/maintenance on") == UNKNOWN
