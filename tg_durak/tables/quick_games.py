@@ -19,8 +19,9 @@ import contextlib
 import logging
 import secrets
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from html import escape
+from typing import Protocol
 
 from engine import Game
 from tg_durak.i18n.translate import DEFAULT_LOCALE, Translator, translator
@@ -53,10 +54,20 @@ log = logging.getLogger(__name__)
 
 TICK_SECONDS = 1.0   # how often the queue is looked at (scaled with the game's timers)
 MIN_TICK_SECONDS = 0.05
+STAMP_PER_SECOND = 1_000_000   # a waiting message's screens are stamped in microseconds
 COMPUTER_LEVEL = "normal"
 # The last tables (lobbies) a display acted on, remembered so that it acts once on each: a table
 # is shown again only around its end (a lobby's notices are marked in the store anyway).
 KEPT = 1024
+
+
+class QueueOutbox(Protocol):
+    """Where the waiting messages go (outbox.Publisher): `version` orders the screens of one
+    message across processes."""
+
+    def show(self, key: Hashable, chat_id: int, message_id: int | None, screen: Screen, *,
+             priority: Priority = Priority.PLAYER, thread_id: int | None = None,
+             version: int | None = None) -> None: ...
 
 
 def waiting_key(user_id: int) -> tuple[str, str, int]:
@@ -66,7 +77,7 @@ def waiting_key(user_id: int) -> tuple[str, str, int]:
 
 
 class QuickGames:
-    def __init__(self, core: TableCore, store: Store, outbox: ScreenOutbox,
+    def __init__(self, core: TableCore, store: Store, outbox: QueueOutbox,
                  languages: PlayerLanguages) -> None:
         self.core = core
         self.store = store
@@ -97,7 +108,7 @@ class QuickGames:
         async with self._lock:
             await self.store.quick.join(entry)
             if not await self._match(game):
-                self._show_waiting(await self.store.quick.waiting())
+                self._show_waiting(*await self._read_queue())
         return Answer("quick.joined")
 
     async def leave(self, user_id: int) -> Answer:
@@ -105,8 +116,8 @@ class QuickGames:
             entry = await self.store.quick.leave(user_id)
             if entry is None:
                 return refused("quick.not_waiting")
-            self._show(entry, left_screen(self._t(user_id)))
-            self._show_waiting(await self.store.quick.waiting())
+            self._show(entry, left_screen(self._t(user_id)), self.core.clock())
+            self._show_waiting(*await self._read_queue())
         return Answer("quick.left")
 
     async def start_now(self, user_id: int) -> Answer:
@@ -144,8 +155,9 @@ class QuickGames:
         live = core.tables[row.id] = LiveTable(row, started)   # the lock finds it current
         async with core.lock(row.id):
             core.add(live)
+        found_at = core.clock()   # after the claim: later than any read that still saw them
         for entry in entries:
-            self._show(entry, found_screen(game, self._t(entry.user_id)))
+            self._show(entry, found_screen(game, self._t(entry.user_id)), found_at)
         log.info("quick game %s: table %s for %d people", game.key, row.id, len(entries))
         return True
 
@@ -158,18 +170,23 @@ class QuickGames:
                 entry = await self.store.quick.leave(user_id)
                 person = await self.store.users.get(user_id)
                 if entry is not None and person is not None and person.reachable:
-                    self._show(entry, left_screen(self._t(user_id)))   # playing elsewhere
-            queue = await self.store.quick.waiting()
+                    self._show(entry, left_screen(self._t(user_id)), self.core.clock())
+            queue, read_at = await self._read_queue()
             opened = False
             for key, waiting in counts(queue).items():
                 game = QuickGame.of_key(key)
                 if waiting >= game.players:
                     opened = await self._match(game) or opened
             if opened:
-                queue = await self.store.quick.waiting()
-            self._show_waiting(queue)
+                queue, read_at = await self._read_queue()
+            self._show_waiting(queue, read_at)
 
-    def _show_waiting(self, queue: list[QueueEntry]) -> None:
+    async def _read_queue(self) -> tuple[list[QueueEntry], float]:
+        """The queue, and when it was read: the time its screens are stamped with."""
+        read_at = self.core.clock()
+        return await self.store.quick.waiting(), read_at
+
+    def _show_waiting(self, queue: list[QueueEntry], read_at: float) -> None:
         """Each waiting message whose count or offer changed since this process drew it."""
         now = self.core.clock()
         waiting = counts(queue)
@@ -180,13 +197,16 @@ class QuickGames:
             drawn[entry.user_id] = state
             if self._drawn.get(entry.user_id) != state:
                 screen = waiting_screen(entry.game, state[1], state[2], self._t(entry.user_id))
-                self._show(entry, screen, Priority.WATCHER)
+                self._show(entry, screen, read_at, Priority.WATCHER)
         self._drawn = drawn
 
-    def _show(self, entry: QueueEntry, screen: Screen,
+    def _show(self, entry: QueueEntry, screen: Screen, as_of: float,
               priority: Priority = Priority.PLAYER) -> None:
+        """His waiting message shows `screen`, drawn from the queue as it was at `as_of`: among
+        several processes (outbox.redis_gate) a screen read before another process seated him
+        never overwrites its "Table found"."""
         self.outbox.show(waiting_key(entry.user_id), entry.chat_id, entry.message_id, screen,
-                         priority=priority)
+                         priority=priority, version=round(as_of * STAMP_PER_SECOND))
 
     def start(self) -> None:
         self._ticking = asyncio.create_task(self._tick_on())
