@@ -38,7 +38,6 @@ from tg_durak.i18n.translate import DEFAULT_LOCALE, LOCALES, translator
 from tg_durak.observe.counting import TelegramRequests, UpdateTimes
 from tg_durak.observe.metrics import StatsCollector, build_info, open_by_kind
 from tg_durak.observe.readiness import Check, Readiness, answers, schema_current
-from tg_durak.observe.recent import LastHour
 from tg_durak.observe.routes import HealthRoutes
 from tg_durak.observe.store import TransactionTimes
 from tg_durak.ops.gc_tuning import settle_after_start
@@ -55,13 +54,10 @@ from tg_durak.storage import (
     is_postgres,
     redacted,
 )
-from tg_durak.tables.broadcasts import Broadcasts
 from tg_durak.tables.computers import ComputerPlayers
 from tg_durak.tables.core import TableDisplay, unheard
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.lobby_notices import LobbyNotices
-from tg_durak.tables.moderation import Moderation
-from tg_durak.tables.processes import ProcessBeats
 from tg_durak.tables.quick_games import QuickGameEnds, QuickGames
 from tg_durak.tables.screens import ChatLinks
 from tg_durak.tables.service import TableService
@@ -81,7 +77,7 @@ from tg_durak.telegram.handlers import (
     privacy,
     quick,
 )
-from tg_durak.telegram.handlers.operators import OperatorDesk
+from tg_durak.telegram.handlers.operators import OperatorDesk, operator_desk
 from tg_durak.telegram.last_menus import LastMenus
 from tg_durak.telegram.middlewares import PlayerLocaleMiddleware, make_i18n
 from tg_durak.telegram.response_models import hold_response_models
@@ -361,7 +357,8 @@ class BotApp:
         self.delivery = Delivery(self.store, offered_again=self.by_webhook)
         self.quick_games = QuickGames(self.tables.core, self.store, self.publisher,
                                       self.tables.languages)
-        self.desk = self._operator_desk()
+        self.desk = operator_desk(self.settings.operators, self.store, self.tables,
+                                  self.publisher, self.registry)
         self.dp = build_dispatcher(self.store, self.tables, self.publisher, self.quick_games,
                                    self.desk, self.settings.keep_days)
         self.dp.update.outer_middleware(UpdateTimes(self.registry))   # first: times it all
@@ -379,7 +376,7 @@ class BotApp:
         later.push_async_callback(self.tables.close)
         # Before the publisher's flush: a broadcast's last batch goes out and is stored.
         later.push_async_callback(self.desk.broadcasts.close, FLUSH_SECONDS)
-        later.push_async_callback(self._process_stopped)
+        later.push_async_callback(self.desk.processes.stopped)
         await self._serve_web(app_side)
         resumed = await self.tables.resume()
         log.info("resumed %d running tables", resumed)
@@ -477,22 +474,6 @@ class BotApp:
                 f"{self.refused.message}); run one instance per token")
         if self.refused is not None:
             raise _telegram_failure(self.refused, self.settings)
-
-    def _operator_desk(self) -> OperatorDesk:
-        """The operators' side (DURAK_OPERATORS): bans and maintenance, broadcasts, the
-        processes' heartbeats, this process's last hour of metrics."""
-        processes = ProcessBeats(self.store)
-        moderation = Moderation(self.store, self.tables.core, self.tables.absences)
-        broadcasts = Broadcasts(self.store, self.publisher, self.tables.languages,
-                                processes.name)
-        return OperatorDesk(self.settings.operators, moderation, broadcasts, processes,
-                            LastHour(self.registry))
-
-    async def _process_stopped(self) -> None:
-        try:
-            await self.desk.processes.stopped()
-        except StoreUnavailable as exc:   # it is not counted alive a few seconds from now
-            log.warning("process not marked stopped: %s", exc)
 
     async def _heartbeat(self) -> None:
         while True:

@@ -3,13 +3,16 @@ meta 'alive_at' of tables/restart.py is only the latest of any)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import time
 import uuid
 from collections.abc import Callable
 
-from tg_durak.storage import Store
+from tg_durak.storage import Store, StoreUnavailable
+
+log = logging.getLogger(__name__)
 
 ALIVE_SECONDS = 15.0   # three heartbeats (app.py's HEARTBEAT_SECONDS) missed: not alive
 
@@ -29,7 +32,10 @@ class ProcessBeats:
                                         self.clock())
 
     async def stopped(self) -> None:
-        await self.store.operators.stopped(self.name)
+        try:
+            await self.store.operators.stopped(self.name)
+        except StoreUnavailable as exc:   # then it is not counted alive a few seconds later
+            log.warning("process not marked stopped: %s", exc)
 
     async def alive(self) -> int:
         return await self.store.operators.alive(self.clock() - ALIVE_SECONDS)

@@ -15,6 +15,7 @@ from aiogram.enums import ChatType
 from aiogram.filters import Command, CommandObject, MagicData
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, Message, MessageOriginUser
+from prometheus_client import CollectorRegistry
 
 from tg_durak.i18n.translate import Translator
 from tg_durak.observe.recent import LastHour
@@ -24,6 +25,7 @@ from tg_durak.storage import Store
 from tg_durak.tables.broadcasts import Broadcasts
 from tg_durak.tables.moderation import Moderation
 from tg_durak.tables.processes import ProcessBeats
+from tg_durak.tables.service import TableService
 from tg_durak.telegram.callbacks import factory, record_of
 from tg_durak.telegram.handlers.replies import respond, tapped_message
 
@@ -49,6 +51,15 @@ class OperatorDesk:
         return {"operators": self.operators, "moderation": self.moderation,
                 "broadcasts": self.broadcasts, "processes": self.processes,
                 "last_hour": self.last_hour}
+
+
+def operator_desk(operators: frozenset[int], store: Store, tables: TableService,
+                  publisher: Publisher, registry: CollectorRegistry) -> OperatorDesk:
+    """The operators' side of one bot process, built on its table service (app.py)."""
+    processes = ProcessBeats(store)
+    moderation = Moderation(store, tables.core, tables.absences)
+    broadcasts = Broadcasts(store, publisher, tables.languages, processes.name)
+    return OperatorDesk(operators, moderation, broadcasts, processes, LastHour(registry))
 
 
 async def target_of(message: Message, command: CommandObject, store: Store) -> int | str | None:
