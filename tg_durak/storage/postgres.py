@@ -200,8 +200,9 @@ class PostgresConnection:
         such database or role, a wrong password), StoreUnavailable if it may pass (no answer,
         starting up); ``readonly``: every scope is a read-only transaction."""
         await _probe(url)
-        # The pool's own line per failed connection attempt says what the watch says once.
-        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
+        # psycopg's own lines (the pool's per failed connection attempt, the driver's per
+        # broken connection it lets go) say again and again what the watch says once.
+        logging.getLogger("psycopg").setLevel(logging.ERROR)
         watch = ServerWatch(lambda: _answers(url), lambda: pool.drain())
         pool = AsyncConnectionPool(
             url, min_size=min_size, max_size=max_size, open=False, timeout=_CONNECT_TIMEOUT_S,
