@@ -8,9 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine import Game, Rules
+from engine import Game, Rules, Variant
 from tests.app.test_maintenance import START, outcome, sound_database
 from tests.store.helpers import raw, table_names
+from tg_durak.play.matching import QueueEntry, QuickGame, ReportReason
 from tg_durak.play.ratings import rate
 from tg_durak.play.rows import SeatRow, TableChange
 from tg_durak.storage import Store
@@ -20,6 +21,8 @@ TABLES = {"users", "tables", "seats", "messages", "actions", "results", "ratings
           "rating_history", "handled_updates", "meta", "schema_migrations"}
 # The operators' (issue 38).
 TABLES |= {"bans", "operator_log", "visits", "broadcasts", "broadcast_recipients", "processes"}
+# Quick games' (issue 39).
+TABLES |= {"quick_queue", "quick_reports", "lobby_subscribers"}
 
 
 async def rated_group_game(store: Store, seed: int, people: tuple[int, int]) -> int:
@@ -67,6 +70,11 @@ async def a_bots_database(path: str) -> None:
         draft = await ops.draft(CID, "Hello, 'everyone' 100%", START)
         await ops.confirm(draft.id, CID, START - 1, START)
         await ops.beat("host:1:abc", "host", 1, START, START)
+        quick = store.quick
+        game = QuickGame(Variant.THROW_IN, 3, 36)
+        await quick.join(QueueEntry(CID, game, "Cid", CID, 9, START, START + 30))
+        await quick.report(ANN, CID, 1, ReportReason.LEFT)
+        await quick.subscribe(-100, ANN, "Ann's 'group'")
     finally:
         await store.close()
 
