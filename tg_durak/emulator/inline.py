@@ -10,8 +10,9 @@ No I/O, no asyncio.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from aiogram.enums import ChatType
 
@@ -19,16 +20,34 @@ from tg_durak.emulator.markup import MAX_TEXT_LENGTH, Entity
 from tg_durak.emulator.models import (
     ApiError,
     CallbackQuery,
+    Change,
     ChangeKind,
     Chat,
     InlineKeyboard,
     Message,
+    User,
     bad_request,
     chat_instance,
 )
+from tg_durak.emulator.updates import UpdateQueue
 
-if TYPE_CHECKING:
-    from tg_durak.emulator.world import World
+
+class InlineWorld(Protocol):
+    """What inline mode uses of the emulator's world (tg_durak.emulator.world, which holds an
+    InlineMode: a protocol, so that the two modules do not import each other)."""
+
+    bot: User
+    chats: dict[int, Chat]
+    clock: Callable[[], float]
+    updates: UpdateQueue
+    notify: Callable[[Change | None], None]
+
+    def user(self, user_id: int) -> User: ...
+    def chat(self, chat_id: int) -> Chat: ...
+    def live_message(self, chat_id: int, message_id: int) -> Message | None: ...
+    def store(self, message: Message, kind: ChangeKind) -> Message: ...
+    def new_message_id(self, chat_id: int) -> int: ...
+    def new_callback(self, user_id: int, message: Message, data: str) -> CallbackQuery: ...
 
 MAX_RESULTS = 50
 MAX_RESULT_ID_BYTES = 64
@@ -86,7 +105,7 @@ class InlineMode:
     """The inline queries asked, the messages sent via the bot, and BotFather's two switches:
     inline mode itself (`enabled`) and inline feedback (`feedback`: chosen_inline_result)."""
 
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: InlineWorld) -> None:
         self.world = world
         self.enabled = False
         self.feedback = False
