@@ -355,10 +355,10 @@ class BotApp:
                 displays=(*app_side.displays, *told), open_apps=app_side.sockets,
                 committed=app_side.committed, reports=reports, time_scale=settings.time_scale)
         self.delivery = Delivery(self.store, offered_again=self.by_webhook)
-        self.quick_games = QuickGames(self.tables.core, self.store, self.publisher,
-                                      self.tables.languages)
         self.desk = operator_desk(self.settings.operators, self.store, self.tables,
                                   self.publisher, self.registry)
+        self.quick_games = QuickGames(self.tables.core, self.store, self.publisher,
+                                      self.tables.languages, self.desk.moderation)
         self.dp = build_dispatcher(self.store, self.tables, self.publisher, self.quick_games,
                                    self.desk, self.settings.keep_days)
         self.dp.update.outer_middleware(UpdateTimes(self.registry))   # first: times it all

@@ -48,6 +48,7 @@ from tg_durak.storage import DatabaseDown, Store, StoreUnavailable
 from tg_durak.tables.core import TableCore
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.live import LiveLobby, LiveTable, snapshot
+from tg_durak.tables.moderation import Moderation
 from tg_durak.tables.screens import ScreenOutbox
 
 log = logging.getLogger(__name__)
@@ -78,11 +79,12 @@ def waiting_key(user_id: int) -> tuple[str, str, int]:
 
 class QuickGames:
     def __init__(self, core: TableCore, store: Store, outbox: QueueOutbox,
-                 languages: PlayerLanguages) -> None:
+                 languages: PlayerLanguages, moderation: Moderation) -> None:
         self.core = core
         self.store = store
         self.outbox = outbox
         self.languages = languages
+        self.moderation = moderation
         # One change of the queue's screens at a time in this process: a table found is never
         # overdrawn by a waiting screen read before it.
         self._lock = asyncio.Lock()
@@ -173,7 +175,10 @@ class QuickGames:
                     self._show(entry, left_screen(self._t(user_id)), self.core.clock())
             queue, read_at = await self._read_queue()
             opened = False
-            for key, waiting in counts(queue).items():
+            # Under maintenance no table opens: those waiting wait on (the handlers refuse a
+            # new Find or Start with its notice).
+            closed = await self.moderation.maintenance_left() is not None
+            for key, waiting in counts([] if closed else queue).items():
                 game = QuickGame.of_key(key)
                 if waiting >= game.players:
                     opened = await self._match(game) or opened
