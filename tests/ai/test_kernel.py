@@ -105,7 +105,9 @@ def test_the_kernel_deals_an_unlikely_card_less_often() -> None:
             count += (int(out[HANDS + other]) & unlikely).bit_count()
         return count
 
-    assert dealt_to_him(DealSpec.of(view, weights)) * 3 < dealt_to_him(DealSpec.of(view, ()))
+    # About 200 against 650: the unlikely cards are most of what he may hold, so a third as
+    # often, not a tenth (the kernel's deals are not seeded here: a margin, not a bound).
+    assert dealt_to_him(DealSpec.of(view, weights)) * 2 < dealt_to_him(DealSpec.of(view, ()))
 
 
 def _decisions(count: int) -> list[tuple[Game, int]]:
