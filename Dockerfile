@@ -11,10 +11,18 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1
 RUN python3 -m venv /opt/durak
 WORKDIR /src
 COPY pyproject.toml README.md LICENSE ./
+# The dependencies' wheels first, from pyproject.toml alone (empty packages stand in for the
+# source): a layer the build's cache keeps until the dependencies change, so that a change of
+# the bot's code does not download them again. The stand-in's build tree goes with it (its
+# empty files would be newer than the copied source's and be packaged instead).
+RUN mkdir engine tg_durak && touch engine/__init__.py tg_durak/__init__.py \
+ && /opt/durak/bin/pip wheel --wheel-dir /wheels '.[postgres,scale]' \
+ && rm -r engine tg_durak build *.egg-info
 COPY engine ./engine
 COPY tg_durak ./tg_durak
+# The package's own wheel replaces the stand-in's (the same name and version).
 # pip and setuptools leave the virtualenv last: the bot needs neither (22 MB).
-RUN /opt/durak/bin/pip wheel --wheel-dir /wheels '.[postgres,scale]' \
+RUN /opt/durak/bin/pip wheel --no-deps --wheel-dir /wheels . \
  && /opt/durak/bin/pip install --no-index --find-links /wheels 'tg-durak[postgres,scale]' \
  && /opt/durak/bin/python -m compileall -q /opt/durak/lib \
  && /opt/durak/bin/python -m pip uninstall --yes pip setuptools

@@ -51,8 +51,9 @@ HOOK_PATH = "/telegram/updates"
 # What docs/running.md#stopping promises: `podman stop` sends SIGTERM and, after this long,
 # SIGKILL (exit code 137). Exit code 0 is the bot's own, within it.
 STOP_SECONDS = 5
-# Python, aiogram and numba loading in a container beside other work on two cores: a guard
-# against a hang, as tests/processes.START_TIMEOUT.
+# Python, aiogram and numba loading in a container beside other work on two cores, and a game
+# played through two containers and a proxy there: a guard against a hang, as
+# tests/processes.START_TIMEOUT.
 READY_TIMEOUT = 300.0
 
 
@@ -251,7 +252,7 @@ async def test_the_image_runs_the_webhook_deploy_behind_https(
             assert response.status == 404, "the public address does not serve the metrics"
 
         await quick_game(tg, ALICE)
-        assert is_over(await play_to_end(tg, ALICE, seed=3))
+        assert is_over(await play_to_end(tg, ALICE, seed=3, timeout=READY_TIMEOUT))
         assert tg.webhooks.posts and {p.url for p in tg.webhooks.posts} == {proxy.url + HOOK_PATH}
         assert tg.pending_updates == []
         taken = [await updates_taken(session, port) for port in worker_ports]
