@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from engine import Card
+from engine import Card, Game
 from tests.app.test_table_service import (
     ANN,
     BOB,
@@ -122,3 +122,44 @@ async def test_an_update_offered_to_two_processes_at_once_changes_the_table_once
     assert sorted(map(str, replies)) == sorted(map(str, [Answer(), "already handled"]))
     assert (await first.store.tables.get(table_id)).version == 1
     assert await first.store.updates.handled(4242)
+
+
+async def test_a_table_moved_on_elsewhere_is_caught_up_by_replaying_only_the_new_entries(
+        two: tuple[World, World], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The held game takes the other process's entries in place (not a new game read from the
+    deal), and ends exactly as stored, history included; a log that does not continue it is
+    read whole instead."""
+    first, second = two
+    deal_where(monkeypatch, person_leads)
+    table_id = await first.tables.start_private(USER, "Ann", ONE_COMPUTER)
+    held = first.tables.core.live(table_id)
+    assert held is not None
+    game = held.game
+    _, stored_game = await stored(first.store, table_id)
+    lead = stored_game.legal_actions(0)[0].card
+    assert await second.tables.moves.tap(USER, table_id, 0, PlayCard(lead.index)) == Answer()
+    await second.timer.ring(table_id, second.timer.armed[table_id])   # the computer answers
+
+    async with first.tables.core.lock(table_id):
+        pass
+    caught = first.tables.core.live(table_id)
+    row, stored_game = await stored(first.store, table_id)
+    assert caught is held and caught.game is game, "replayed in place"
+    assert game.version == row.version == 2
+    assert game.to_dict(log=False) == stored_game.to_dict(log=False)
+    assert game.history == Game.replay(stored_game.to_dict()).history
+
+    # Entries that do not lead to the stored state (here: none read): read whole instead.
+    more = next(a.card for a in stored_game.legal_actions(0) if a.card is not None)
+    assert await second.tables.moves.tap(USER, table_id, 2, PlayCard(more.index)) == Answer()
+    whole_log = first.store.tables.log
+
+    async def nothing_new(table_id: int, since: int = 0) -> list[list]:
+        return [] if since else await whole_log(table_id)
+
+    monkeypatch.setattr(first.store.tables, "log", nothing_new)
+    async with first.tables.core.lock(table_id):
+        pass
+    whole = first.tables.core.live(table_id)
+    assert whole is held and whole.game is not game, "the game read whole"
+    assert whole.game.version == (await stored(first.store, table_id))[0].version

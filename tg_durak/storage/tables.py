@@ -55,9 +55,10 @@ def _in_order(seqs: str, entries: list) -> list:
                                          key=lambda pair: pair[0])]
 
 
-async def _log(db: Session, table_id: int) -> list[list]:
+async def _log(db: Session, table_id: int, since: int = 0) -> list[list]:
     rows = await db.fetchall(
-        "SELECT seq, entry FROM actions WHERE table_id = ? ORDER BY seq", (table_id,))
+        "SELECT seq, entry FROM actions WHERE table_id = ? AND seq > ? ORDER BY seq",
+        (table_id, since))
     return [loads(entry, f"action {seq} of table {table_id}") for seq, entry in rows]
 
 
@@ -167,10 +168,11 @@ class Tables:
         async with self._connection.reading() as db:
             return await read_table(db, table_id)
 
-    async def log(self, table_id: int) -> list[list]:
-        """The table's action log, oldest first."""
+    async def log(self, table_id: int, since: int = 0) -> list[list]:
+        """The table's action log, oldest first; `since`: from that version on (the entries a
+        game at that version has not seen)."""
         async with self._connection.reading() as db:
-            return await _log(db, table_id)
+            return await _log(db, table_id, since)
 
     async def for_user(self, user_id: int,
                        statuses: Sequence[TableStatus] = OPEN) -> TableRow | None:

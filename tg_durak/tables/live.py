@@ -65,9 +65,15 @@ class LiveTable:
         """Another process changed the table: its stored state (`fresh`) taken in here. What
         this process knows alone stays (who is choosing is asked afresh; the computers' plans
         are made again by the caller)."""
-        self.row, self.game = fresh.row, fresh.game
+        self.game = fresh.game
         for user_id, message in fresh.messages.items():
             self.messages.setdefault(user_id, message)
+        self.moved_on(fresh.row)
+
+    def moved_on(self, row: TableRow) -> None:
+        """Another process changed the table and the game here is brought up to `row` (whole,
+        or by replaying the entries it had not seen): what was built from the old game goes."""
+        self.row = replace(row, snapshot=None)
         self._history = None
         self.choosing.clear()
         self.round_from = None
