@@ -187,8 +187,10 @@ def _deliver(tg: FakeTelegram, kind: str, payload: dict[str, Any]) -> None:
 
 async def test_updates_of_other_kinds_are_ignored(
         tg: FakeTelegram, bot: BotApp, caplog: pytest.LogCaptureFixture) -> None:
-    await tg.wait_for(lambda: tg.polling)   # what its getUpdates asks for: what it handles
-    assert tg.state.updates.allowed == {"message", "callback_query", "my_chat_member"}
+    # What its getUpdates asks for: what it handles (inline queries: inline mode, issue 39).
+    await tg.wait_for(lambda: tg.polling)
+    assert tg.state.updates.allowed == {"message", "callback_query", "my_chat_member",
+                                        "inline_query"}
 
     alice = tg.state.user(ALICE).to_api()
     chat = {"id": ALICE, "type": "private", "first_name": "Alice"}
@@ -200,7 +202,6 @@ async def test_updates_of_other_kinds_are_ignored(
         "channel_post": {"message_id": 1, "date": 1, "chat": channel, "text": "/new"},
         "edited_channel_post": {"message_id": 1, "date": 1, "edit_date": 2, "chat": channel,
                                 "text": "/stats"},
-        "inline_query": {"id": "71", "from": alice, "query": "durak", "offset": ""},
         "chosen_inline_result": {"result_id": "1", "from": alice, "query": "durak"},
         "poll_answer": {"poll_id": "5", "user": alice, "option_ids": [0],
                         "option_persistent_ids": ["0"]},
