@@ -19,8 +19,9 @@ FORUM = -1009876543210
 
 async def two_at_table(tg: FakeTelegram, chat_id: int, thread: int | None = None):
     """Alice and Bob (both opened the bot) at a table of the chat, started by Alice."""
-    for person in (ALICE, BOB):
+    for person in (ALICE, BOB):   # greeted: the bot may write to each (a host is seated)
         await tg.send_text(person, "/start")
+        await tg.wait_for(lambda p=person: tg.last_message(p))
     before = len(tg.messages(chat_id))
     await tg.send_text(ALICE, f"/new@{BOT}", chat_id=chat_id, thread=thread)
     lobby = await tg.wait_for(lambda: len(tg.messages(chat_id)) > before
