@@ -44,11 +44,12 @@ from tg_durak.render.quick import (
     waiting_screen,
 )
 from tg_durak.render.screen import Screen
-from tg_durak.storage import DatabaseDown, Store, StoreUnavailable
+from tg_durak.storage import Store
 from tg_durak.tables.core import TableCore
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.live import LiveLobby, LiveTable, snapshot
 from tg_durak.tables.moderation import Moderation
+from tg_durak.tables.repeating import repeat
 from tg_durak.tables.screens import ScreenOutbox
 
 log = logging.getLogger(__name__)
@@ -214,20 +215,9 @@ class QuickGames:
                          priority=priority, version=round(as_of * STAMP_PER_SECOND))
 
     def start(self) -> None:
-        self._ticking = asyncio.create_task(self._tick_on())
-
-    async def _tick_on(self) -> None:
         pause = max(MIN_TICK_SECONDS, TICK_SECONDS * self.core.time_scale)
-        while True:
-            try:
-                await self.tick()
-            except DatabaseDown:   # the store said so once; the next tick may get through
-                pass
-            except StoreUnavailable as exc:   # the next tick may get through
-                log.warning("the quick games' queue could not be looked at: %s", exc)
-            except Exception:
-                log.exception("the quick games' queue could not be looked at")
-            await asyncio.sleep(pause)
+        self._ticking = asyncio.create_task(
+            repeat(self.tick, pause, "the quick games' queue could not be looked at", log))
 
     async def close(self) -> None:
         if self._ticking is not None:

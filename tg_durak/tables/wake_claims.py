@@ -18,6 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from tg_durak.storage import DatabaseDown, Store, StoreUnavailable
+from tg_durak.tables.repeating import repeat
 
 log = logging.getLogger(__name__)
 
@@ -38,19 +39,8 @@ class WakeClaims:
         self.claimed = 0   # tables taken up from the store (stats)
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._poll())
-
-    async def _poll(self) -> None:
-        while True:
-            try:
-                await self.claim_once()
-            except DatabaseDown:   # the store said so once; the next look may get through
-                pass
-            except StoreUnavailable as exc:   # the next look may get through
-                log.warning("claiming due tables failed: %s", exc)
-            except Exception:
-                log.exception("claiming due tables failed")
-            await asyncio.sleep(POLL_SECONDS)
+        self._task = asyncio.create_task(
+            repeat(self.claim_once, POLL_SECONDS, "claiming due tables failed", log))
 
     async def claim_once(self) -> list[int]:
         """Claim the overdue tables and start waking each; their ids."""
