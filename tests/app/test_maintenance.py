@@ -5,81 +5,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from engine import Game, Rules
-from tests.store.helpers import SQLITE_ONLY
+from tests.helpers.stored_games import ANN, BOB, sound_database
+from tests.store.helpers import SQLITE_ONLY, raw
 from tg_durak.ops.check import check
-from tg_durak.play.rows import SeatRow, TableChange
 from tg_durak.storage import Store, StoreUnavailable
 
 # The damage is done to the file behind the store's back (the check on PostgreSQL: tests/store).
 pytestmark = SQLITE_ONLY
 
-ANN, BOB = 7, 8
-START = 1_700_000_000.0
-
-
-def raw(db_path: str, sql: str, params: tuple = ()) -> list[tuple]:
-    """SQL behind the store's back, to damage the file."""
-    with sqlite3.connect(db_path) as conn:
-        return conn.execute(sql, params).fetchall()
-
-
-def outcome(game: Game, seat: int) -> tuple[str, int]:
-    order = game.finished_order
-    place = order.index(seat) + 1 if seat in order else len(order) + 1
-    if seat == game.durak:
-        return "durak", place
-    return ("draw" if game.is_over and game.durak is None else "safe"), place
-
-
-async def played(store: Store, seed: int, steps: int, user: int = ANN) -> int:
-    """A private table against one computer, played at random as the bot would store it:
-    one transaction per change, log entries and snapshot together, results at the end."""
-    game = Game.new(Rules(players=2), seed, START)
-    row = await store.tables.create(user, "private", "running", {},
-                                    [SeatRow(0, user, "Ann"), SeatRow(1, None, "", "normal")],
-                                    game.to_dict(log=False))
-    rng, now = random.Random(seed), START
-    while not game.is_over and game.version < steps:
-        old, now = game.version, now + 0.5
-        seats = game.acting_seats
-        if seats and rng.random() < 0.9:
-            seat = rng.choice(seats)
-            game.apply(seat, rng.choice(game.legal_actions(seat)), now)
-        else:
-            now = max(now, game.next_deadline)
-            game.advance(now)
-        results = [(user, *outcome(game, 0))] if game.is_over else []
-        await store.tables.record(TableChange(
-            row.id, old, [Game.entry_to_json(e) for e in game.log[old:]],
-            game.to_dict(log=False), "finished" if game.is_over else "running", results))
-    return row.id
-
-
-async def sound_database(db_path: str) -> dict[str, int]:
-    """A finished game, a running one, an open lobby and a cancelled one."""
-    store = await Store.open(db_path)
-    try:
-        finished = await played(store, seed=3, steps=10_000)
-        running = await played(store, seed=4, steps=12, user=BOB)
-        lobby = await store.lobbies.create(-100, ANN + 100, {}, invite="abc", expires_at=START,
-                                           language="en")
-        await store.lobbies.add_seat(lobby.id, ANN + 100, "Cid", None, 6)
-        await store.lobbies.add_seat(lobby.id, None, "", "hard", 6)
-        cancelled = await store.lobbies.create(-200, ANN + 200, {}, invite="def",
-                                               expires_at=START, language="ru")
-        await store.lobbies.close(cancelled.id)
-    finally:
-        await store.close()
-    return {"finished": finished, "running": running, "lobby": lobby.id}
 
 
 async def problems(db_path: str) -> list[str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 
-from tests.app.test_maintenance import played
 from tests.app.test_table_service import START, FakeClock, service
+from tests.helpers.stored_games import played
 from tests.store.helpers import ONE_PROCESS
 from tg_durak.storage import Store
 from tg_durak.tables.restart import ENDS_SHOWN_AGAIN_SECONDS, HEARTBEAT_KEY
@@ -19,8 +19,8 @@ ANN, BOB = 7, 8
 
 
 async def test_a_table_that_just_finished_shows_its_end_again(store: Store) -> None:
-    just = await played(store, seed=3, steps=10_000, user=ANN)
-    long_ago = await played(store, seed=5, steps=10_000, user=BOB)
+    just = await played(store, [ANN], 3, computers=1)
+    long_ago = await played(store, [BOB], 5, computers=1)
     assert (await store.tables.get(just)).status == "finished"
     await store.connection._db.execute(
         "UPDATE tables SET finished_at = finished_at - ? WHERE id = ?",

@@ -23,8 +23,8 @@ from tests.bot.groups import (
     shows_result,
     start,
 )
+from tests.helpers.stored_games import played
 from tests.store.helpers import raw, table_names
-from tests.store.test_privacy import played
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
 from tg_durak.ops.pruning import DAY

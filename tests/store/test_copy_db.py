@@ -3,17 +3,15 @@ every table row for row, and `check` passes on the copy; a target that holds tab
 
 from __future__ import annotations
 
-import random
 import subprocess
 import sys
 from pathlib import Path
 
-from engine import Game, Rules, Variant
-from tests.app.test_maintenance import START, outcome, sound_database
+from engine import Variant
+from tests.helpers.stored_games import START, played, sound_database
 from tests.store.helpers import raw, table_names
 from tg_durak.play.matching import QueueEntry, QuickGame, ReportReason
 from tg_durak.play.ratings import rate
-from tg_durak.play.rows import SeatRow, TableChange
 from tg_durak.storage import Store
 
 ANN, BOB, CID = 7, 8, 2**40   # a Telegram id past 32 bits
@@ -25,28 +23,6 @@ TABLES |= {"bans", "operator_log", "visits", "broadcasts", "broadcast_recipients
 TABLES |= {"quick_queue", "quick_reports", "lobby_subscribers"}
 
 
-async def rated_group_game(store: Store, seed: int, people: tuple[int, int]) -> int:
-    """Two people at a group table, played at random to the end: results and ratings."""
-    game = Game.new(Rules(players=2), seed, START)
-    seats = [SeatRow(seat, user, f"P{user}") for seat, user in enumerate(people)]
-    row = await store.tables.create(-100, "group", "running", {}, seats, game.to_dict(log=False))
-    rng, now = random.Random(seed), START
-    while not game.is_over:
-        old, now = game.version, now + 0.5
-        if game.acting_seats and rng.random() < 0.9:
-            seat = rng.choice(game.acting_seats)
-            game.apply(seat, rng.choice(game.legal_actions(seat)), now)
-        else:
-            now = max(now, game.next_deadline)
-            game.advance(now)
-        results = ([(user, *outcome(game, seat)) for seat, user in enumerate(people)]
-                   if game.is_over else [])
-        await store.tables.record(TableChange(
-            row.id, old, [Game.entry_to_json(e) for e in game.log[old:]],
-            game.to_dict(log=False), "finished" if game.is_over else "running", results))
-    return row.id
-
-
 async def a_bots_database(path: str) -> None:
     """Finished, running, lobby and cancelled tables, rated games, and the rest of what a bot
     keeps: people, messages, handled updates, meta."""
@@ -54,7 +30,7 @@ async def a_bots_database(path: str) -> None:
     store = await Store.open(path, rate=rate)
     try:
         for seed in (5, 6):
-            await rated_group_game(store, seed, (ANN, CID))
+            await played(store, [ANN, CID], seed, chat=-100)
         for user, name in ((ANN, "Ann"), (CID, "Cid 'the 100%' ?")):
             await store.users.ensure(user, name)
         await store.users.set_language(CID, "uk")
@@ -111,7 +87,7 @@ async def test_copy_db_copies_every_row_and_the_copy_checks_clean(tmp_path: Path
     store = await Store.open(pg_url, rate=rate)
     try:
         before = (await store.results.ratings([ANN]))[ANN]
-        new = await rated_group_game(store, 7, (ANN, BOB))
+        new = await played(store, [ANN, BOB], 7, chat=-100)
         assert new == max(row[0] for row in original["tables"]) + 1
         assert (await store.results.ratings([ANN]))[ANN].games == before.games + 1
         assert (await store.users.get(CID)).language == "uk"

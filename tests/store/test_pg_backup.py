@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.test_maintenance import ANN, played, sound_database
+from tests.helpers.stored_games import ANN, played, sound_database
 from tests.store.postgres_server import WANTED, worker_database
 from tg_durak.storage import Store
 
@@ -76,7 +76,7 @@ async def test_a_dump_restored_into_a_fresh_database_checks_clean(tmp_path: Path
         # The bot writes on in the restored database: a new table takes the next id.
         store = await Store.open(restored)
         try:
-            another = await played(store, seed=5, steps=20)
+            another = await played(store, [ANN], 5, computers=1, steps=20)
         finally:
             await store.close()
         assert another > max(before)

@@ -5,11 +5,12 @@ day, and the check still reads those tables."""
 
 from __future__ import annotations
 
-import random
+from functools import partial
 
 import pytest
 
-from engine import Game, Rules
+from tests.helpers import stored_games
+from tests.helpers.stored_games import GROUP, START
 from tests.store.helpers import integrity_error, raw, table_names
 from tg_durak.i18n.translate import translator
 from tg_durak.ops.check import check
@@ -22,45 +23,7 @@ from tg_durak.storage.privacy import TOMBSTONES_FROM, is_tombstone
 
 ANN, BOB, CID, DAN = 11, 12, 13, 14
 NAMES = {ANN: "Annabel Lee", BOB: "Bob", CID: "Cid", DAN: "Dan"}
-GROUP = -100500
-START = 1_700_000_000.0
-
-
-def outcome(game: Game, seat: int) -> tuple[str, int]:
-    order = game.finished_order
-    place = order.index(seat) + 1 if seat in order else len(order) + 1
-    if seat == game.durak:
-        return "durak", place
-    return ("draw" if game.is_over and game.durak is None else "safe"), place
-
-
-async def played(store: Store, people: list[int], seed: int, *, computers: int = 0,
-                 steps: int = 10_000) -> int:
-    """A table of `people` (a private one for one person) and `computers`, played at random
-    as the bot stores it: one transaction per change, the results at the end."""
-    game = Game.new(Rules(players=len(people) + computers), seed, START)
-    seats = [SeatRow(i, user, NAMES.get(user, f"Person {user}")) for i, user in enumerate(people)]
-    seats += [SeatRow(len(people) + i, None, "", "normal") for i in range(computers)]
-    private = len(people) == 1
-    row = await store.tables.create(people[0] if private else GROUP,
-                                    "private" if private else "group", "running", {}, seats,
-                                    game.to_dict(log=False))
-    rng, now = random.Random(seed), START
-    while not game.is_over and game.version < steps:
-        old, now = game.version, now + 0.5
-        acting = game.acting_seats
-        if acting and rng.random() < 0.9:
-            seat = rng.choice(acting)
-            game.apply(seat, rng.choice(game.legal_actions(seat)), now)
-        else:
-            now = max(now, game.next_deadline)
-            game.advance(now)
-        results = ([(user, *outcome(game, seat)) for seat, user in enumerate(people)]
-                   if game.is_over else [])
-        await store.tables.record(TableChange(
-            row.id, old, [Game.entry_to_json(e) for e in game.log[old:]],
-            game.to_dict(log=False), "finished" if game.is_over else "running", results))
-    return row.id
+played = partial(stored_games.played, names=NAMES)
 
 
 def text_holding(db_path: str, needle: str) -> list[str]:
