@@ -35,12 +35,14 @@ def racing_module() -> ModuleType:
 
 def load() -> bool:
     """Compile the kernel (or load it from the cache) and warm it; whether it is ready. Safe to
-    call from several threads; a failure (numba missing or broken) is logged, not raised."""
+    call from several threads; a failure (numba missing or broken) is logged, not raised, and
+    so is, once, the time it took to get warm."""
     if not enabled():
         return False
     with _loading:
         if _ready.is_set():
             return True
+        began = time.perf_counter()
         try:
             from engine.kernel import racing as module
             from engine.kernel.warm import warm_up
@@ -51,21 +53,6 @@ def load() -> bool:
             return False
         _racing.append(module)
         _ready.set()
-        return True
-
-
-def load_in_background(after: float = 0.0) -> threading.Thread | None:
-    """Start `load()` in a daemon thread, `after` seconds from now: a worker keeps deciding, in
-    Python, meanwhile. The thread keeps the process's priority: one at the lowest could hold
-    the interpreter's lock while it waits for a core, and stall the decisions with it."""
-    if not enabled() or _ready.is_set():
-        return None
-    thread = threading.Thread(target=_load_quietly, args=(after,), name="kernel-warm-up",
-                              daemon=True)
-    thread.start()
-    return thread
-
-
-def _load_quietly(after: float) -> None:
-    time.sleep(after)
-    load()
+    log.info("the search kernel is warm after %.1f s (process %d)", time.perf_counter() - began,
+             os.getpid())
+    return True

@@ -123,7 +123,7 @@ class FakeExecutor:
 
     def answer(self, index: int, budget: float | None) -> None:
         legal = self.asked[index][2]
-        self.futures[index].set_result((legal[0], time.time(), budget))
+        self.futures[index].set_result(computer.Decision(legal[0], time.time(), budget, 0.0))
 
     def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
         return None
@@ -159,9 +159,9 @@ def test_a_decision_asked_too_long_ago_is_made_as_normal_would() -> None:
     """In the worker: the budget is cut to what is left of the answer's time; none left, the
     search gives way to `normal`'s move (the same seed, the same move)."""
     late = time.time() - ANSWER_WITHIN
-    action, _, given = computer._choose("hard", VIEW, LEGAL, "seed", HARD_BUDGET, late)
-    normal, _, _ = computer._choose("normal", VIEW, LEGAL, "seed", None, late)
-    assert given is None and action == normal and action in LEGAL
+    hard = computer._choose("hard", VIEW, LEGAL, "seed", HARD_BUDGET, late)
+    normal = computer._choose("normal", VIEW, LEGAL, "seed", None, late)
+    assert hard.budget is None and hard.action == normal.action and hard.action in LEGAL
 
 
 async def test_a_long_queue_of_real_searches_sheds_and_stays_legal() -> None:

@@ -29,6 +29,7 @@ DECISIONS = {
     "hard_decisions": "Decisions that searched (the hard level)",
     "shed": "Searching decisions given less than the full budget: the pool was busy",
     "normal_instead": "Searching decisions played as normal: the pool was too busy",
+    "kernel_decisions": "Searching decisions made in the compiled search kernel",
 }
 
 OpenCounts = Callable[[], Mapping[str, int]]

@@ -6,9 +6,12 @@ is free, less the more decisions wait (its budget divided by one plus the queue)
 budget to what is left of `ANSWER_WITHIN` since the decision was asked for, so no computer misses
 its reaction window (R10.3's pause is up to 3 s; the table's loop needs some of it too).
 
-Each worker loads `hard`'s compiled search kernel soon after it starts (from the cache, or
-compiling it, in a background thread: engine/kernel/); until it is warm, `hard` plays its Python
-search, within the same budgets. DURAK_KERNEL=off keeps the kernel out.
+`start()` (the bot calls it as it starts) brings every worker up and has each load `hard`'s
+compiled search kernel at once, from the cache or compiling it, in a thread of its own beside the
+decisions (engine/kernel/). Until a worker's kernel is warm, its `hard` plays the Python search,
+within the same budgets and answer window; each worker logs one line when it is warm (its log
+reaches the bot's through a queue). A pool not started yet brings a worker up at its first
+decision and leaves the kernel out. DURAK_KERNEL=off keeps the kernel out everywhere.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import logging.handlers
 import multiprocessing
 import os
 import random
@@ -26,11 +30,14 @@ from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from multiprocessing.connection import wait
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Event
 from typing import TypeVar
 
 from engine import Action, PlayerView
-from engine.ai import Player, get_player
+from engine.ai import HardPlayer, Player, get_player
 from engine.ai.search import DEFAULT_BUDGET as HARD_BUDGET
 from engine.kernel import loader as kernel
 
@@ -41,10 +48,7 @@ _players: dict[str, Player] = {}
 SEARCHING = "hard"   # the one level whose time is a budget to shed
 MIN_HARD_BUDGET = 0.02   # seconds; a search this short is no better than `normal`
 ANSWER_WITHIN = 1.0   # seconds from asking to the answer, queue included
-WAITS_KEPT = 2_000   # recent queue waits behind the p99
-# Seconds a fresh worker waits before it loads the search kernel: the decision that started it
-# (asked while it spawned, its answer window half gone) comes first, without the import's load.
-KERNEL_AFTER = 2.0
+WAITS_KEPT = 2_000   # recent queue waits (and hard decisions' times) behind the p99s
 
 
 def shed_budget(waiting: int) -> float | None:
@@ -54,17 +58,34 @@ def shed_budget(waiting: int) -> float | None:
     return budget if budget >= MIN_HARD_BUDGET else None
 
 
+@dataclass(frozen=True)
+class Decision:
+    """A worker's answer: the action, when the worker took the decision up (wall time), the
+    budget the search was given in the end (None: it played as `normal`), the seconds the
+    worker spent on it, and whether `hard`'s search ran in the compiled kernel."""
+
+    action: Action
+    started: float
+    budget: float | None
+    thought: float
+    kernel: bool = False
+
+
 def _choose(level: str, view: PlayerView, legal: list[Action], seed: str,
-            budget: float | None, answer_by: float) -> tuple[Action, float, float | None]:
-    """In a worker: the decision, when the worker took it up (wall time), and the budget the
-    search was given in the end (None: it played as `normal`)."""
+            budget: float | None, answer_by: float) -> Decision:
+    """In a worker: the decision (`Decision`)."""
     started = time.time()
+    clock = time.perf_counter()
     if budget is not None:
         budget = min(budget, answer_by - started)
         if budget < MIN_HARD_BUDGET:
             budget = None
-    action = _player(level, budget).choose(view, legal, random.Random(seed))
-    return (action if action in legal else legal[0]), started, budget
+    player = _player(level, budget)
+    action = player.choose(view, legal, random.Random(seed))
+    # A fresh HardPlayer each decision: `last` is this decision's (empty: one legal move).
+    kernel = isinstance(player, HardPlayer) and bool(player.last.get("kernel"))
+    return Decision(action if action in legal else legal[0], started, budget,
+                    time.perf_counter() - clock, kernel)
 
 
 def _player(level: str, budget: float | None) -> Player:
@@ -77,13 +98,28 @@ def _player(level: str, budget: float | None) -> Player:
     return player
 
 
-def _start_worker() -> None:
+def _start_worker(started: Event, logs: Queue, level: int) -> None:
     """A worker leaves as soon as the bot is gone, even when the bot was killed outright:
-    it would otherwise wait for work forever, holding the pool's pipes open."""
+    it would otherwise wait for work forever, holding the pool's pipes open. Its log goes to
+    the bot's (`logs`), and once the pool is `started` it loads the search kernel in a thread
+    of its own: its decisions meanwhile are the Python search's."""
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_exit_with, args=(parent.sentinel,), daemon=True).start()
-    kernel.load_in_background(after=KERNEL_AFTER)
+    logs.cancel_join_thread()   # a worker's exit never waits for the bot to read its log
+    root = logging.getLogger()
+    root.handlers = [logging.handlers.QueueHandler(logs)]
+    root.setLevel(level)
+    if kernel.enabled():
+        # At the worker's own priority: a thread at the lowest could hold the interpreter's
+        # lock while it waits for a core, and stall the decisions with it.
+        threading.Thread(target=_load_kernel, args=(started,), name="kernel-warm-up",
+                         daemon=True).start()
+
+
+def _load_kernel(started: Event) -> None:
+    started.wait()
+    kernel.load()   # logs once that it is warm, and how long that took
 
 
 def _exit_with(parent_sentinel: int) -> None:
@@ -123,11 +159,23 @@ async def _answer(decision: Future[T]) -> T:
     return await asyncio.shield(asyncio.wrap_future(decision))
 
 
+class _Relay(logging.Handler):
+    """In the bot: a worker's log record, handled as if it had been logged here."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        logging.getLogger(record.name).handle(record)
+
+
 class ComputerPlayers:
     """A small process pool; `choose` awaits a decision without holding up the event loop."""
 
     def __init__(self, workers: int = 1) -> None:
         self._workers = workers
+        context = multiprocessing.get_context("spawn")
+        self._started = context.Event()
+        self._logs: Queue = context.Queue()
+        self._relay = logging.handlers.QueueListener(self._logs, _Relay())
+        self._relay.start()
         self._executor = self._new_pool()
         self._in_flight = 0
         self._searching = 0   # hard decisions in flight
@@ -136,17 +184,33 @@ class ComputerPlayers:
         self._given = 0.0
         self._shed = 0
         self._as_normal = 0
+        self._kernel_decisions = 0
         self._waits: deque[float] = deque(maxlen=WAITS_KEPT)
+        self._hard_thought: deque[float] = deque(maxlen=WAITS_KEPT)
+        self._hard_answered: deque[float] = deque(maxlen=WAITS_KEPT)
         self._first_ask: float | None = None
         self._last_answer = 0.0
 
+    def start(self) -> None:
+        """Bring every worker up now and have each load the search kernel (the bot, as it
+        starts): decisions asked meanwhile are answered by the Python search."""
+        self._started.set()
+        self._bring_up()
+
     def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self._workers, initializer=_start_worker,
-                                   mp_context=multiprocessing.get_context("spawn"))
+        return ProcessPoolExecutor(
+            max_workers=self._workers, initializer=_start_worker,
+            initargs=(self._started, self._logs, logging.getLogger().getEffectiveLevel()),
+            mp_context=multiprocessing.get_context("spawn"))
+
+    def _bring_up(self) -> None:
+        """Start every worker: the pool starts one for each task it cannot hand to an idle one."""
+        with _stop_signals_held():
+            for _ in range(self._workers):
+                self._executor.submit(os.getpid)
 
     def _submit(self, level: str, view: PlayerView, legal: list[Action], seed: str,
-                budget: float | None, answer_by: float
-                ) -> Future[tuple[Action, float, float | None]]:
+                budget: float | None, answer_by: float) -> Future[Decision]:
         # The pool starts its workers on demand, inside submit().
         with _stop_signals_held():
             return self._executor.submit(_choose, level, view, legal, seed, budget, answer_by)
@@ -161,37 +225,43 @@ class ComputerPlayers:
         self._searching += searching
         try:
             try:
-                action, started, given = await _answer(self._submit(*args))
+                decision = await _answer(self._submit(*args))
             except BrokenProcessPool:
                 # A worker died (killed, out of memory): start a fresh pool and ask once more.
                 log.warning("computer player pool broke; starting a new one")
                 self._executor.shutdown(wait=False, cancel_futures=True)
                 self._executor = self._new_pool()
-                action, started, given = await _answer(self._submit(*args))
+                if self._started.is_set():
+                    self._bring_up()
+                decision = await _answer(self._submit(*args))
         finally:
             self._in_flight -= 1
             self._searching -= searching
-        self._count(level, asked, started, given)
-        return action
+        self._count(level, asked, decision)
+        return decision.action
 
-    def _count(self, level: str, asked: float, started: float, given: float | None) -> None:
+    def _count(self, level: str, asked: float, decision: Decision) -> None:
         self._decisions += 1
         if self._first_ask is None:
             self._first_ask = asked
         self._last_answer = time.time()
-        self._waits.append(max(0.0, started - asked))
+        self._waits.append(max(0.0, decision.started - asked))
         if level == SEARCHING:
+            given = decision.budget
             self._searches += 1
             self._given += given or 0.0
             self._shed += given is None or given < HARD_BUDGET
             self._as_normal += given is None
+            self._kernel_decisions += decision.kernel
+            self._hard_thought.append(decision.thought)
+            self._hard_answered.append(self._last_answer - asked)
 
     def stats(self) -> dict[str, float]:
         """Decisions made (and per second while the pool was in use), hard ones given less than
-        the full budget or played as normal, the queue's p99 wait over the recent decisions and
-        the mean budget hard decisions were given."""
+        the full budget, played as normal or searched in the compiled kernel; over the recent
+        decisions the queue's p99 wait, and hard decisions' p99 time in a worker (`think`) and
+        from the ask to the answer; the mean budget hard decisions were given."""
         span = self._last_answer - (self._first_ask or self._last_answer)
-        waits = sorted(self._waits)
         searches = self._searches
         return {
             "decisions": self._decisions,
@@ -199,8 +269,10 @@ class ComputerPlayers:
             "hard_decisions": searches,
             "shed": self._shed,
             "normal_instead": self._as_normal,
-            "queue_wait_p99_ms": round(waits[int(0.99 * (len(waits) - 1))] * 1000, 1)
-            if waits else 0.0,
+            "kernel_decisions": self._kernel_decisions,
+            "queue_wait_p99_ms": _p99_ms(self._waits),
+            "hard_think_p99_ms": _p99_ms(self._hard_thought),
+            "hard_answer_p99_ms": _p99_ms(self._hard_answered),
             "mean_budget_s": round(self._given / searches, 4) if searches else 0.0,
             "workers": self._workers,
             "in_flight": self._in_flight,
@@ -208,5 +280,13 @@ class ComputerPlayers:
 
     async def close(self) -> None:
         """Stop the workers and wait until they are gone (a decision under way runs to its end,
-        a fraction of a second); the event loop keeps running meanwhile."""
+        a fraction of a second), then the relay of their log; the event loop keeps running
+        meanwhile."""
         await asyncio.to_thread(self._executor.shutdown, wait=True, cancel_futures=True)
+        await asyncio.to_thread(self._relay.stop)
+        self._logs.close()
+
+
+def _p99_ms(seconds: deque[float]) -> float:
+    ordered = sorted(seconds)
+    return round(ordered[int(0.99 * (len(ordered) - 1))] * 1000, 1) if ordered else 0.0
