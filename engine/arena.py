@@ -38,7 +38,7 @@ from engine.ai.driver import MAX_STEPS, play_out
 from engine.game import Game
 from engine.rules import Rules, Variant
 
-SEARCHERS = ("hard", "baseline")   # the players `--budget` is for
+SEARCHERS = ("hard", "baseline", "frozen-hard")   # the players `--budget` is for
 
 
 @dataclass

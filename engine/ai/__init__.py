@@ -8,6 +8,7 @@ Players are plain picklable objects, so a worker process can build them by name.
 from __future__ import annotations
 
 from engine.ai.baseline import BaselinePlayer
+from engine.ai.frozen_hard import FrozenHardPlayer
 from engine.ai.players import EasyPlayer, NormalPlayer, Player
 from engine.ai.search import HardPlayer
 
@@ -15,8 +16,10 @@ PLAYERS: dict[str, type[Player]] = {
     "easy": EasyPlayer,
     "normal": NormalPlayer,
     "hard": HardPlayer,
-    # `hard` as it was before issue 19, frozen for the arena; the bot offers the three above.
+    # Frozen for the arena; the bot offers the three above. `hard` as it was before issue 19,
+    # and as it was on 2026-12-07 without its kernel ("today's hard" of issue 40).
     "baseline": BaselinePlayer,
+    "frozen-hard": FrozenHardPlayer,
 }
 
 
@@ -29,5 +32,5 @@ def get_player(name: str, **options: object) -> Player:
     return cls(**options)
 
 
-__all__ = ["PLAYERS", "BaselinePlayer", "EasyPlayer", "HardPlayer", "NormalPlayer", "Player",
-           "get_player"]
+__all__ = ["PLAYERS", "BaselinePlayer", "EasyPlayer", "FrozenHardPlayer", "HardPlayer",
+           "NormalPlayer", "Player", "get_player"]

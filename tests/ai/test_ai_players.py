@@ -15,7 +15,7 @@ from tests.helpers.positions import positions
 def test_get_player_builds_each_level_by_name() -> None:
     assert {name: type(get_player(name)).__name__ for name in PLAYERS} == {
         "easy": "EasyPlayer", "normal": "NormalPlayer", "hard": "HardPlayer",
-        "baseline": "BaselinePlayer"}
+        "baseline": "BaselinePlayer", "frozen-hard": "FrozenHardPlayer"}
     assert get_player("hard", budget=0.5).budget == 0.5
     assert get_player("normal", new_rank_cost=0.0).style.new_rank_cost == 0.0
 
