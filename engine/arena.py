@@ -214,6 +214,12 @@ def report(a: Side, b: Side, records: list[dict], rules: Rules) -> str:
     if a.seat_games and b.seat_games and b.losses:
         ratio = (a.losses / a.seat_games) / (b.losses / b.seat_games)
         lines.append(f"  durak rate A / B: {ratio:.2f}")
+    if rules.players > 2 and a.seat_games:
+        # A seat's fair share of the duraks is one game in `players`.
+        share = 1 / rules.players
+        lo, hi = wilson(a.losses, a.seat_games)
+        lines.append(f"  A's durak rate / the fair share ({share:.1%}): "
+                     f"{a.losses / a.seat_games / share:.2f} [{lo / share:.2f}, {hi / share:.2f}]")
     unfinished = sum(rec["unfinished"] for rec in records)
     if unfinished:
         lines.append(f"  {unfinished} games cut short after {MAX_STEPS} moves (scored as draws)")
