@@ -41,13 +41,13 @@ import numpy as np
 from engine.ai import HardPlayer
 from engine.ai.baseline import OutOfTime, _ordered, playout
 from engine.ai.driver import seats_to_ask, step
-from engine.ai.evaluation import load_weights
 from engine.ai.policy import normal_action
 from engine.ai.search import LeanSolver, _estimate_after, deals, hides_nothing
 from engine.game import Game
 from engine.kernel import loader
 from engine.kernel.clock import NO_DEADLINE
 from engine.kernel.layout import action_code, encode, encode_rules
+from engine.kernel.network import logistic_model
 from engine.kernel.search import playouts
 from engine.kernel.solver import best_move
 from engine.rules import Rules, Variant
@@ -107,7 +107,7 @@ def python_rate(todo: list[tuple[Game, int]], rounds: int | None) -> tuple[float
 def kernel_rate(todo: list[tuple[Game, int]], rounds: int | None, repeat: int
                 ) -> tuple[float, list[float]]:
     """The kernel's playouts a second, all in one call (`search.playouts`), and its scores."""
-    weights = np.array(load_weights(), dtype=np.float64)
+    weights = logistic_model()   # the Python search's estimate: the same scores
     states = np.array([encode(g) for g, _ in todo])
     rules = np.array([encode_rules(g.rules) for g, _ in todo])
     seats = np.array([seat for _, seat in todo], dtype=np.int64)
@@ -131,7 +131,7 @@ def endings(rules: Rules, count: int, seed: int) -> list[tuple[Game, int]]:
 def solver_rates(todo: list[tuple[Game, int]], cap: int) -> tuple[float, float]:
     """Nodes a second of `hard`'s exact search (LeanSolver) in Python and in the kernel, each
     search capped at `cap` nodes (CPU time)."""
-    weights = np.array(load_weights(), dtype=np.float64)
+    weights = logistic_model()   # the Python search's estimate: the same scores
     ctl = np.zeros(7, dtype=np.int64)
     searched = {"Python": 0, "kernel": 0}
     spent = {"Python": 0.0, "kernel": 0.0}

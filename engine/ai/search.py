@@ -119,7 +119,9 @@ class HardPlayer(BaselinePlayer):
     cards uniformly, as the baseline). `replay`: keep each deal as likely as the last `replay`
     rounds replayed on it are (`engine/ai/replay.py`; 0, off: module text). `kernel`: race in
     the compiled kernel once this process has loaded it (`engine.kernel.loader.load()`; the race,
-    tens of times the deals); False: always the Python race.
+    tens of times the deals); False: always the Python race. `network`: in the kernel, the
+    learned network's estimate where it beat the logistic one (engine/kernel/network.py); False:
+    the logistic estimate everywhere, as the Python search.
     """
 
     name = "hard"
@@ -131,8 +133,8 @@ class HardPlayer(BaselinePlayer):
 
     # *args and **options are the baseline's, passed on as they are (it types them).
     def __init__(self, *args: Any, rounds: int | None = ROUNDS, drop_z: float = DROP_Z_HARD,
-                 slip: float = SLIP, replay: int = 0, kernel: bool = True, **options: Any
-                 ) -> None:
+                 slip: float = SLIP, replay: int = 0, kernel: bool = True, network: bool = True,
+                 **options: Any) -> None:
         super().__init__(*args, **options)
         if not 0 < slip <= 1:
             raise ValueError("slip must be in (0, 1]")
@@ -145,6 +147,7 @@ class HardPlayer(BaselinePlayer):
         self.slip = slip
         self.replay = replay
         self.kernel = kernel
+        self.network = network
 
     def _dealer(self, view: PlayerView) -> Dealer:
         return deals(view, self.slip, self.replay)
@@ -163,7 +166,7 @@ class HardPlayer(BaselinePlayer):
             return action
         outcome = kernel.racing_module().race(
             deal_of.view, deal, deal_of.weights, cands, rng, deadline, self.drop_z, self.rounds,
-            self.iterations)
+            self.iterations, self.network)
         self.last = {"solved": False, "deals": outcome.deals, "moves": len(cands),
                      "left": outcome.left, "kernel": True}
         return cands[outcome.best]
@@ -180,7 +183,8 @@ class HardPlayer(BaselinePlayer):
         In the kernel where it is ready (the same search, the same nodes, tens of times the
         nodes a second), else in Python."""
         in_kernel = self.kernel and self.rounds is not None and kernel.ready()
-        search = (kernel.racing_module().solver_search(deal, seat, cands, self.nodes)
+        search = (kernel.racing_module().solver_search(deal, seat, cands, self.nodes,
+                                                        self.network)
                   if in_kernel else self._python_search(deal, seat, cands))
         action, nodes, _ = search(None, start + SOLVER_SHARE * (deadline - start))
         if action is not None:

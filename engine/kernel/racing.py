@@ -17,12 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.actions import Action
-from engine.ai.evaluation import load_weights
 from engine.cards import mask_of
 from engine.game import Game
 from engine.kernel.clock import NO_DEADLINE, deadline_in_cycles
 from engine.kernel.layout import action_code as code_of
 from engine.kernel.layout import encode, encode_rules
+from engine.kernel.network import logistic_model, model
 from engine.kernel.search import STATUS_DEALS, STATUS_DONE
 from engine.kernel.search import race as race_chunk
 from engine.kernel.solver import CUT, NODES, best_move
@@ -83,9 +83,11 @@ class DealSpec:
 
 def race(view: PlayerView, deal: Game, weights: Sequence[Mapping[int, float]],
          cands: list[Action], rng: random.Random, deadline: float, drop_z: float,
-         rounds: int | None, iterations: int | None) -> RaceOutcome:
+         rounds: int | None, iterations: int | None, network: bool = True) -> RaceOutcome:
     """`BaselinePlayer._race` of `cands` for `view.seat` in the kernel: `deal` is one deal of
-    the view (its public fields are the template), `weights` what inference read."""
+    the view (its public fields are the template), `weights` what inference read; `network`:
+    the learned network where it beat the logistic estimate (network.py), else the logistic
+    estimate alone (the Python search's)."""
     seat = view.seat
     spec = DealSpec.of(view, weights)
     m = len(cands)
@@ -97,7 +99,6 @@ def race(view: PlayerView, deal: Game, weights: Sequence[Mapping[int, float]],
     differ = np.zeros((m, m), dtype=np.bool_)
     status = np.zeros(2, dtype=np.int64)
     template, rules = encode(deal), encode_rules(view.rules)
-    estimate_weights = np.array(load_weights(), dtype=np.float64)
     seed = rng.getrandbits(32)
     chunk = FIRST_CHUNK
     while not status[STATUS_DONE]:
@@ -112,7 +113,7 @@ def race(view: PlayerView, deal: Game, weights: Sequence[Mapping[int, float]],
         race_chunk(template, rules, seat, codes, alive, sums, pair_sum, pair_squares, differ,
                    status, chunk, spec.base, spec.needs, spec.weighted, spec.weights,
                    spec.hidden, spec.bottom,
-                   -1 if rounds is None else rounds, estimate_weights, drop_z, seed,
+                   -1 if rounds is None else rounds, estimator(network), drop_z, seed,
                    deadline_in_cycles(deadline))
         seed = -1   # one stream of deals: the kernel's generator goes on where it stopped
         ended = time.perf_counter()
@@ -126,13 +127,20 @@ def race(view: PlayerView, deal: Game, weights: Sequence[Mapping[int, float]],
     return RaceOutcome(best, deals, left)
 
 
-def solver_search(deal: Game, seat: int, cands: list[Action], max_nodes: int | None
+def estimator(network: bool) -> np.ndarray:
+    """The packed estimate: with the network where it beat the logistic one, or without."""
+    return model() if network else logistic_model()
+
+
+def solver_search(deal: Game, seat: int, cands: list[Action], max_nodes: int | None,
+                  network: bool = True
                   ) -> Callable[[int | None, float], tuple[Action | None, int, bool]]:
     """`HardPlayer`'s search of a known deal (engine/ai/search.py's `Search`) in the kernel:
-    exactly (depth None) or to a depth, by a deadline, at most `max_nodes` nodes a search."""
+    exactly (depth None) or to a depth, by a deadline, at most `max_nodes` nodes a search, with
+    the estimate `estimator(network)` at the depth."""
     g, rules = encode(deal), encode_rules(deal.rules)
     codes = np.array([code_of(a) for a in cands], dtype=np.int64)
-    weights = np.array(load_weights(), dtype=np.float64)
+    weights = estimator(network)
     ctl = np.zeros(7, dtype=np.int64)
 
     def search(depth: int | None, deadline: float) -> tuple[Action | None, int, bool]:

@@ -3,8 +3,10 @@
 Each mirrors its Python original: `deal` is `engine.sampling.dealer`'s deal (the same weighted
 deals: Efraimidis and Spirakis' keys), `playout` is `engine.ai.baseline.playout` with
 `engine.ai.search`'s stop after `rounds` rounds heads-up, `estimate` is
-`engine.ai.evaluation.estimate`, `race` is `BaselinePlayer._race` over many deals in one call
-(the paired differences kept as running sums, so a drop costs no pass over the deals).
+`engine.ai.evaluation.estimate` or, at the stages where it beat that, the network of
+`engine/kernel/network.py` (the packed `model` every caller passes), `race` is
+`BaselinePlayer._race` over many deals in one call (the paired differences kept as running sums,
+so a drop costs no pass over the deals).
 """
 
 from __future__ import annotations
@@ -25,10 +27,33 @@ from engine.kernel.layout import (
     IS_OVER,
     R_DECK,
     R_PLAYERS,
+    R_TRANSFER,
     STOCK,
     STOCK_N,
     TABLE_N,
     TRUMP,
+    TRUMP_CARD,
+)
+from engine.kernel.network import (
+    B1,
+    B2,
+    B3,
+    DECK_INPUTS,
+    HIDDEN,
+    INPUTS,
+    LOGISTIC,
+    MINE,
+    STOCK_CARDS,
+    STOCK_SIZE,
+    TERM_INPUTS,
+    TERMS,
+    THEIRS,
+    TRANSFER_INPUT,
+    TRUMP_UNDER,
+    USE,
+    W1,
+    W2,
+    W3,
 )
 from engine.kernel.normal import normal_action
 from engine.kernel.play import (
@@ -77,8 +102,74 @@ def _hand_terms(hand: int, against: int, beaters: np.ndarray, trump_mask: int, l
 
 
 @compiled
-def estimate(s: np.ndarray, r: np.ndarray, seat: int, other: int, weights: np.ndarray) -> float:
-    """evaluation.estimate: the chance that `seat` is not the durak, heads-up."""
+def features(s: np.ndarray, r: np.ndarray, seat: int, other: int, x: np.ndarray) -> None:
+    """The network's inputs (engine/kernel/network.py) of `s` from `seat`'s side into `x`; the
+    logistic estimate's terms among them."""
+    x[:] = 0.0
+    d = r[R_DECK]
+    low = LOW_24 if d == 24 else LOW_36 if d == 36 else LOW_52
+    trump = s[TRUMP]
+    beaters = BEATERS[trump]
+    mine, theirs = s[HANDS + seat], s[HANDS + other]
+    a = _hand_terms(mine, theirs, beaters, SUIT_CARDS[trump], low)
+    b = _hand_terms(theirs, mine, beaters, SUIT_CARDS[trump], low)
+    for i in range(TERMS - 1):
+        x[TERM_INPUTS + i] = a[i] - b[i]
+    attacker = s[ATTACKER]
+    x[TERM_INPUTS + TERMS - 1] = 1.0 if attacker == seat else -1.0 if attacker == other else 0.0
+    stock = 0
+    for i in range(s[STOCK_N]):
+        stock |= 1 << s[STOCK + i]
+    for at, cards in ((MINE, mine), (THEIRS, theirs), (STOCK_CARDS, stock)):
+        rest = cards
+        while rest:
+            bit = rest & -rest
+            rest ^= bit
+            c = popcount(bit - 1)
+            suit = c // 13
+            first = 0 if suit == trump else suit + 1 if suit < trump else suit
+            x[at + first * 13 + c % 13] = 1.0
+    x[STOCK_SIZE] = s[STOCK_N] / 24
+    x[TRUMP_UNDER] = 1.0 if s[TRUMP_CARD] >= 0 else 0.0
+    x[DECK_INPUTS + (0 if d == 24 else 1 if d == 36 else 2)] = 1.0
+    x[TRANSFER_INPUT] = r[R_TRANSFER]
+
+
+@compiled
+def network_value(model: np.ndarray, x: np.ndarray) -> float:
+    """network.forward of one row, the first layer summed over the inputs that are not 0."""
+    h1 = model[B1:B1 + HIDDEN].copy()
+    for i in range(INPUTS):
+        v = x[i]
+        if v != 0.0:
+            row = W1 + i * HIDDEN
+            for j in range(HIDDEN):
+                h1[j] += v * model[row + j]
+    h2 = model[B2:B2 + HIDDEN].copy()
+    for j in range(HIDDEN):   # row by row: the inner loop runs over contiguous weights
+        v = h1[j]
+        if v > 0.0:
+            row = W2 + j * HIDDEN
+            for k in range(HIDDEN):
+                h2[k] += v * model[row + k]
+    z = model[B3]
+    for k in range(HIDDEN):
+        if h2[k] > 0.0:
+            z += h2[k] * model[W3 + k]
+    z = min(30.0, max(-30.0, z))
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+@compiled
+def estimate(s: np.ndarray, r: np.ndarray, seat: int, other: int, model: np.ndarray) -> float:
+    """The chance that `seat` is not the durak, heads-up: the network at the stages `model`
+    uses it at (network.py), else evaluation.estimate."""
+    stock = s[STOCK_N]
+    stage = 2 if stock == 0 else 1 if stock <= 6 else 0
+    if model[USE + stage] > 0.0:
+        x = np.empty(INPUTS)
+        features(s, r, seat, other, x)
+        return network_value(model, x)
     d = r[R_DECK]
     low = LOW_24 if d == 24 else LOW_36 if d == 36 else LOW_52
     trump = s[TRUMP]
@@ -87,18 +178,18 @@ def estimate(s: np.ndarray, r: np.ndarray, seat: int, other: int, weights: np.nd
     a = _hand_terms(mine, theirs, beaters, SUIT_CARDS[trump], low)
     b = _hand_terms(theirs, mine, beaters, SUIT_CARDS[trump], low)
     lead = 1.0 if s[ATTACKER] == seat else -1.0 if s[ATTACKER] == other else 0.0
-    stock = s[STOCK_N]
-    w = weights[2 if stock == 0 else 1 if stock <= 6 else 0]
-    z = (w[0] * (a[0] - b[0]) + w[1] * (a[1] - b[1]) + w[2] * (a[2] - b[2])
-         + w[3] * (a[3] - b[3]) + w[4] * (a[4] - b[4]) + w[5] * (a[5] - b[5])
-         + w[6] * (a[6] - b[6]) + w[7] * (a[7] - b[7]) + w[8] * lead)
+    w = LOGISTIC + TERMS * stage
+    z = (model[w] * (a[0] - b[0]) + model[w + 1] * (a[1] - b[1]) + model[w + 2] * (a[2] - b[2])
+         + model[w + 3] * (a[3] - b[3]) + model[w + 4] * (a[4] - b[4])
+         + model[w + 5] * (a[5] - b[5]) + model[w + 6] * (a[6] - b[6])
+         + model[w + 7] * (a[7] - b[7]) + model[w + 8] * lead)
     if z < -30:
         return 0.0
     return 1.0 / (1.0 + math.exp(-z))
 
 
 @compiled
-def playout(s: np.ndarray, r: np.ndarray, seat: int, rounds: int, weights: np.ndarray,
+def playout(s: np.ndarray, r: np.ndarray, seat: int, rounds: int, model: np.ndarray,
             legal: np.ndarray) -> float:
     """baseline.playout (`normal` everywhere, in place) with search's stop: heads-up, once
     `rounds` more rounds have started, the estimate (rounds < 0: play to the end)."""
@@ -117,7 +208,7 @@ def playout(s: np.ndarray, r: np.ndarray, seat: int, rounds: int, weights: np.nd
                 for t in range(6):
                     if active >> t & 1 and t != seat:
                         other = t
-                return estimate(s, r, seat, other, weights)
+                return estimate(s, r, seat, other, model)
         who = first_to_ask(s, r)
         if who < 0:
             fire(s, r)
@@ -185,7 +276,7 @@ def race(template: np.ndarray, r: np.ndarray, seat: int, cands: np.ndarray,
          alive: np.ndarray, sums: np.ndarray, pair_sum: np.ndarray, pair_squares: np.ndarray,
          differ: np.ndarray, status: np.ndarray, max_deals: int, base: np.ndarray,
          needs: np.ndarray, weighted: np.ndarray, weights: np.ndarray, hidden: np.ndarray,
-         bottom: int, rounds: int, estimate_weights: np.ndarray, drop_z: float,
+         bottom: int, rounds: int, model: np.ndarray, drop_z: float,
          seed: int, deadline: int) -> None:
     """Up to `max_deals` more deals of BaselinePlayer._race: every move still alive played out
     on the same deal, then a move trailing the leader by `drop_z` standard errors of the paired
@@ -215,7 +306,7 @@ def race(template: np.ndarray, r: np.ndarray, seat: int, cands: np.ndarray,
             if alive[i]:
                 g[:] = dealt
                 apply(g, r, seat, cands[i])
-                results[i] = playout(g, r, seat, rounds, estimate_weights, legal)
+                results[i] = playout(g, r, seat, rounds, model, legal)
         for i in range(m):
             if not alive[i]:
                 continue
@@ -254,7 +345,7 @@ def race(template: np.ndarray, r: np.ndarray, seat: int, cands: np.ndarray,
 
 @compiled
 def playouts(states: np.ndarray, rules: np.ndarray, seats: np.ndarray, rounds: int,
-             weights: np.ndarray, repeat: int, scores: np.ndarray) -> None:
+             model: np.ndarray, repeat: int, scores: np.ndarray) -> None:
     """`playout` of each row of `states` (under its row of `rules`, for its seat), `repeat`
     times over, in one call: the kernel's playouts a second without a call's overhead
     (bench/kernel_bench.py), the scores into `scores`."""
@@ -263,4 +354,4 @@ def playouts(states: np.ndarray, rules: np.ndarray, seats: np.ndarray, rounds: i
     for _ in range(repeat):
         for i in range(states.shape[0]):
             g[:] = states[i]
-            scores[i] = playout(g, rules[i], seats[i], rounds, weights, legal)
+            scores[i] = playout(g, rules[i], seats[i], rounds, model, legal)

@@ -13,13 +13,13 @@ import pytest
 
 from engine.ai import get_player
 from engine.ai.baseline import OutOfTime, _ordered, playout
-from engine.ai.evaluation import load_weights
 from engine.ai.inference import read
 from engine.ai.search import HorizonSolver, LeanSolver, _estimate_after, hides_nothing
 from engine.game import Game
 from engine.kernel import clock, loader
 from engine.kernel.clock import NO_DEADLINE
 from engine.kernel.layout import HANDS, STOCK, STOCK_N, action_code, encode, encode_rules
+from engine.kernel.network import logistic_model
 from engine.kernel.play import MAX_ACTIONS
 from engine.kernel.racing import DealSpec
 from engine.kernel.search import deal
@@ -28,7 +28,7 @@ from engine.kernel.solver import CUT, NODES, OUT, best_move
 from engine.sampling import dealer
 from tests.helpers.positions import positions
 
-WEIGHTS = np.array(load_weights(), dtype=np.float64)
+WEIGHTS = logistic_model()   # the Python search's estimate, to compare with it
 
 
 def _moves_and_playouts(seed: int, count: int) -> list[tuple[Game, int]]:
@@ -197,7 +197,7 @@ def test_the_kernels_endgame_search_is_the_python_one_node_for_node(depth: int |
 
 def test_hard_solves_an_ending_in_the_kernel_as_in_python() -> None:
     assert loader.load()
-    hard = get_player("hard", budget=60.0, iterations=6, nodes=3_000)
+    hard = get_player("hard", budget=60.0, iterations=6, nodes=3_000, network=False)
     python = get_player("hard", budget=60.0, iterations=6, nodes=3_000, kernel=False)
     solved = 0
     for g, seat in _endings(10):
