@@ -2,7 +2,8 @@
 
 `engine/game.py` stays the one authority on the rules; the kernel is the search's fast copy of
 the state, the transitions, `normal`'s choices, the dealer and the race (`layout.py`,
-`play.py`, `normal.py`, `search.py`), held to the engine by tests/ai/test_kernel_diff.py, which
+`play.py`, `normal.py`, `search.py`; its playouts end in a learned network's estimate,
+`network.py`), held to the engine by tests/ai/test_kernel_diff.py, which
 plays both side by side and compares every step (`compare.py`).
 
 Nothing imports numba until `loader.load()`: a process that never searches never pays for it.
