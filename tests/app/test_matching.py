@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 
+import psycopg
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -194,3 +195,42 @@ async def test_processes_claiming_at_once_never_seat_one_person_twice(pg_url: st
     finally:
         for s in stores:
             await s.close()
+
+
+async def _waits_for_a_lock(watcher: psycopg.AsyncConnection) -> bool:
+    """Whether a session of the watcher's database waits for a lock now."""
+    cursor = await watcher.execute(
+        "SELECT COUNT(*) FROM pg_locks WHERE NOT granted AND database ="
+        " (SELECT oid FROM pg_database WHERE datname = current_database())")
+    row = await cursor.fetchone()
+    return row is not None and row[0] > 0
+
+
+async def test_a_claim_seats_nobody_who_sits_down_at_a_lobby_meanwhile(pg_url: str) -> None:
+    """One process seats a waiting person at a lobby, its transaction not committed yet, while
+    another claims a table for him from the queue: the claim waits for his seat, then seats
+    nobody (the queue's next round goes on without him; the tables let him go of it)."""
+    game = QuickGame(Variant.THROW_IN, 2, 36)
+    lobby_side = await Store.open(pg_url, rate=rate)
+    queue_side = await Store.open(pg_url, rate=rate)
+    try:
+        await _people(lobby_side, 1, 2)
+        for at, user_id in enumerate((1, 2)):
+            await lobby_side.quick.join(_entry(user_id, game, at))
+        lobby = await lobby_side.lobbies.create(-100, 1, {}, invite="i", expires_at=1e12,
+                                                language="en")
+        async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as watcher:
+            async with lobby_side.held("a lobby's change"):
+                await lobby_side.lobbies.add_seat(lobby.id, 1, "P1", None, 4)
+                claim = asyncio.create_task(queue_side.quick.claim(
+                    game, lambda q, b: match(q, 2, b), snapshot={}, level="normal",
+                    language="en"))
+                while not claim.done() and not await _waits_for_a_lock(watcher):
+                    await asyncio.sleep(0.01)
+            assert await claim is None
+        assert [e.user_id for e in await queue_side.quick.waiting()] == [1, 2]
+        seated = await queue_side.tables.for_user(1)
+        assert seated is not None and seated.id == lobby.id
+    finally:
+        await lobby_side.close()
+        await queue_side.close()

@@ -3,8 +3,10 @@ a group's next lobby (/notify).
 
 The queue is shared by every process on the database: a table is claimed from it in one
 transaction that holds the game's lock, reads who waits, lets the matching choose
-(`tg_durak.play.matching`), deletes the chosen from the queue and writes their running table, so
-two processes never seat one person twice and a crash leaves either the queue or the table.
+(`tg_durak.play.matching`), takes each chosen person's seat lock (the one a lobby's seat takes)
+and reads that they are still free, deletes them from the queue and writes their running
+table, so two processes never seat one person twice and a crash leaves either the queue or the
+table.
 """
 
 from __future__ import annotations
@@ -118,6 +120,16 @@ class QuickQueue:
             queue = list(entries)
             chosen = pick(queue, await _blocked(db, queue))
             if not chosen:
+                return None
+            # One who sits down at a lobby meanwhile holds his seat's lock until that seat is
+            # stored (storage/lobbies.py): wait for it, then seat nobody who is not free now
+            # (the queue's next round goes on without him). Nothing is written before.
+            for user_id in sorted(chosen):
+                await lock(db, self._dialect, f"tg_durak seat {user_id}")
+            (free,) = await only_row(
+                db, "SELECT COUNT(*) FROM quick_queue q"
+                    f" WHERE q.user_id IN ({placeholders(chosen)}) AND {_FREE}", chosen)
+            if free != len(chosen):
                 return None
             await db.execute(
                 f"DELETE FROM quick_queue WHERE user_id IN ({placeholders(chosen)})", chosen)
