@@ -58,7 +58,7 @@ from tg_durak.tables.computers import ComputerPlayers
 from tg_durak.tables.core import TableDisplay, unheard
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.lobby_notices import LobbyNotices
-from tg_durak.tables.quick_games import QuickGameEnds, QuickGames
+from tg_durak.tables.quick_games import NO_QUEUE_APPS, QuickGameEnds, QuickGames, Waiting
 from tg_durak.tables.screens import ChatLinks
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.bans import BanGate
@@ -346,6 +346,9 @@ class BotApp:
         lobby_notices = LobbyNotices(self.store, self.publisher, languages, links)
         later.push_async_callback(lobby_notices.close)
         told = (QuickGameEnds(self.publisher, languages), lobby_notices)
+        # Those in the quick games' queue, as their messages and apps show them.
+        waiting = Waiting(self.store, self.publisher, languages,
+                          NO_QUEUE_APPS if app_side is None else app_side.sockets, time.time)
         if app_side is None:
             self.tables = TableService(self.store, self.publisher, self.computers, links=links,
                                        displays=told, reports=reports,
@@ -358,8 +361,7 @@ class BotApp:
         self.delivery = Delivery(self.store, offered_again=self.by_webhook)
         self.desk = operator_desk(self.settings.operators, self.store, self.tables,
                                   self.publisher, self.registry)
-        self.quick_games = QuickGames(self.tables.core, self.store, self.publisher,
-                                      self.tables.languages, self.desk.moderation)
+        self.quick_games = QuickGames(self.tables, waiting, self.desk.moderation)
         self.dp = build_dispatcher(self.store, self.tables, self.publisher, self.quick_games,
                                    self.desk, self.settings.keep_days)
         self.dp.update.outer_middleware(UpdateTimes(self.registry))   # first: times it all
@@ -436,7 +438,8 @@ class BotApp:
         HealthRoutes(self.readiness, self.registry, settings.metrics_token).add_to(self.web.app)
         if app_side is not None and settings.webapp_url:
             self.web_app = MiniApp(self.tables, app_side.sockets, settings.token,
-                                   settings.webapp_url, self.registry, self.desk.moderation)
+                                   settings.webapp_url, self.registry, self.desk.moderation,
+                                   self.quick_games)
             self.web_app.add_to(self.web.app)
             self.counted["mini_app"] = app_side.sockets
         if self.by_webhook:

@@ -132,7 +132,7 @@ class QueueEntry:
     game: QuickGame
     name: str
     chat_id: int              # his waiting message: its chat (his private chat) ...
-    message_id: int | None    # ... and id, once known
+    message_id: int | None    # ... and id; None: he joined in the Mini App, which shows it
     joined_at: float
     wait_until: float         # from then on he may start with computers
 
@@ -143,3 +143,23 @@ def counts(queue: Sequence[QueueEntry]) -> dict[str, int]:
     for entry in queue:
         found[entry.game.key] = found.get(entry.game.key, 0) + 1
     return found
+
+
+@dataclass(frozen=True)
+class QueuePlace:
+    """What a person waiting is shown of the queue: his game, how many wait for it (himself
+    too), whether his wait is over (he may start with computers), and when it began and ends."""
+
+    game: QuickGame
+    waiting: int
+    may_start: bool
+    joined_at: float
+    wait_until: float
+
+
+def places(queue: Sequence[QueueEntry], now: float) -> dict[int, QueuePlace]:
+    """Each waiting person's place, by his user id."""
+    waiting = counts(queue)
+    return {e.user_id: QueuePlace(e.game, waiting[e.game.key], e.wait_until <= now,
+                                  e.joined_at, e.wait_until)
+            for e in queue}

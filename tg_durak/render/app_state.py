@@ -2,7 +2,8 @@
 
 The same inputs as the chat's screens, so the app and the chat tell one table alike: a seat's
 state from its `GameScreenInput` (its hand and moves, R11: that seat's only), a spectator's from
-the group's `GroupScreenInput` (nothing but public facts), a lobby's from `LobbyScreenInput`.
+the group's `GroupScreenInput` (nothing but public facts), a lobby's from `LobbyScreenInput`,
+and the app with no table (the quick game with people) from the chat's quick-game choice.
 Texts are the chat's, as plain text; cards are codes like "10h" that the page draws. Where room
 is short (the seats, the header, the last moves) a seat goes by its short name: "🤖 2", a
 person's first name.
@@ -18,6 +19,7 @@ from typing import Protocol
 from engine import Action, ActionKind, Card, Rules
 from engine.cards import RANK_NAMES, SUIT_LETTERS, SUITS
 from tg_durak.i18n.translate import Translator
+from tg_durak.play.matching import QueuePlace
 from tg_durak.play.taps import APP_MOVES
 from tg_durak.render.cards import RANK_KEYS, in_hand_order
 from tg_durak.render.game import (
@@ -37,9 +39,13 @@ from tg_durak.render.game import (
 from tg_durak.render.group import GroupScreenInput, LobbyScreenInput, group_turn
 from tg_durak.render.options import options_summary
 from tg_durak.render.privacy import person_name
+from tg_durak.render.quick import QuickChoice, choice_options, waiting_buttons, waiting_lines
+from tg_durak.render.quick_taps import QuickTap, QuickVerb
 
 _TAG = re.compile(r"<[^<>]*>")
 LAST_EVENTS = 5
+# The quick game's rows of options, as choice_options gives them, and their labels.
+QUICK_LABELS = ("quick.row_game", "quick.row_players", "quick.row_deck", "quick.row_wait")
 
 
 class ClockedFacts(PublicFacts, Protocol):
@@ -234,4 +240,41 @@ def lobby_state(inp: LobbyScreenInput, t: Translator, *, user_id: int, may_join:
                   "joined": joined, "can_join": may_join and not joined, "can_start": may_start,
                   "options": plain(options_summary(inp.settings.options, t)),
                   "max": inp.settings.seats},
+    }
+
+
+def quick_frame_fields(tap: QuickTap) -> dict:
+    """What the page's `quick` frame carries to make this tap (webapp/frames.py reads it)."""
+    return {"verb": tap.verb.value, "variant": tap.variant.value, "players": tap.players,
+            "deck": tap.deck, "wait": tap.wait}
+
+
+def quick_state(choice: QuickChoice, place: QueuePlace | None, t: Translator,
+                now: float) -> dict:
+    """The app with no table: the quick game with people. While he waits (`place`), what he
+    reads of the queue, the clock of his wait (its text's {s} left for the page to fill) and
+    his buttons; else the choice, each option with the frame that chooses it (the latest
+    choice wins, as in the chat's choice), and Find players."""
+    def button(text: str, tap: QuickTap, look: str) -> dict:
+        return {"text": text, "tap": quick_frame_fields(tap), "look": look}
+
+    rows = [{"label": t(label), "options": [{"text": o.text, "chosen": o.chosen,
+                                             "tap": quick_frame_fields(o.tap)} for o in row]}
+            for label, row in zip(QUICK_LABELS, choice_options(choice, t), strict=True)]
+    waiting = None if place is None else {
+        "lines": [plain(line) for line in waiting_lines(place, t)],
+        "buttons": [button(text, tap, "quiet" if tap.verb == QuickVerb.LEAVE else "primary")
+                    for text, tap in waiting_buttons(place, t)],
+        "may_start": place.may_start, "count": place.waiting, "players": place.game.players,
+        "wait": None if place.may_start else {
+            "due": _ms(place.wait_until), "total": _ms(place.wait_until - place.joined_at),
+            "text": t.unfilled("quick.computers_in")},
+    }
+    return {
+        "type": "state", "table": None, "version": 0, "view": "home",
+        "clock": {"now": _ms(now)},
+        "text": {"title": t("quick.title"), "intro": t("quick.intro", wait=choice.wait)},
+        "quick": {"rows": rows, "find": button(t("btn.quick_find"), choice.tap(QuickVerb.FIND),
+                                              "primary"),
+                  "waiting": waiting},
     }

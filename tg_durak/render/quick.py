@@ -9,7 +9,15 @@ from html import escape
 from engine import MAX_PLAYERS, Variant
 from engine.rules import DECKS
 from tg_durak.i18n.translate import Translator
-from tg_durak.play.matching import MIN_PLAYERS, WAITS, QuickGame, ReportReason
+from tg_durak.play.matching import (
+    DEFAULT_WAIT,
+    MIN_PLAYERS,
+    WAITS,
+    QueuePlace,
+    QuickGame,
+    ReportReason,
+)
+from tg_durak.play.options import PlaySettings
 from tg_durak.play.rows import SeatRow, Standing
 from tg_durak.render.buttons import button, marked, open_bot
 from tg_durak.render.menus import play_buttons
@@ -25,6 +33,23 @@ class QuickChoice:
     game: QuickGame
     wait: int
 
+    @classmethod
+    def preferred(cls, settings: PlaySettings) -> QuickChoice:
+        """What a person is first offered: his last settings' game, players and deck."""
+        options = settings.options
+        return cls(QuickGame.fitting(options.variant, settings.players, options.deck),
+                   DEFAULT_WAIT)
+
+    @classmethod
+    def of(cls, tap: QuickTap) -> QuickChoice | None:
+        """The choice a tap carries, if its game is one the rules allow and its wait one
+        offered (anything else is forged)."""
+        try:
+            game = QuickGame(tap.variant, tap.players, tap.deck)
+        except ValueError:
+            return None
+        return cls(game, tap.wait) if tap.wait in WAITS else None
+
     def tap(self, verb: QuickVerb, **changed: object) -> QuickTap:
         fields: dict = {"variant": self.game.variant, "players": self.game.players,
                         "deck": self.game.deck, "wait": self.wait, **changed}
@@ -34,40 +59,68 @@ class QuickChoice:
         return QuickTap(verb, **fields)
 
 
+@dataclass(frozen=True)
+class QuickOption:
+    """One option of the choice: its text, whether it is the chosen one, the tap choosing it."""
+
+    text: str
+    chosen: bool
+    tap: QuickTap
+
+
 def game_summary(game: QuickGame, t: Translator) -> str:
     return t("quick.game", variant=t(f"variant.{game.variant}"), players=game.players,
              deck=game.deck)
 
 
+def choice_options(choice: QuickChoice, t: Translator) -> tuple[tuple[QuickOption, ...], ...]:
+    """The options, a row each: the game (variant), the players, the deck, and how long
+    before computers may fill in (the chat's buttons and the Mini App's alike)."""
+    game = choice.game
+    return (
+        tuple(QuickOption(t(f"variant.{v}"), v == game.variant,
+                          choice.tap(QuickVerb.CHOOSE, variant=v)) for v in Variant),
+        tuple(QuickOption(str(n), n == game.players, choice.tap(QuickVerb.CHOOSE, players=n))
+              for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)),
+        tuple(QuickOption(str(d), d == game.deck, choice.tap(QuickVerb.CHOOSE, deck=d))
+              for d in DECKS),
+        tuple(QuickOption(t("quick.wait_s", n=w), w == choice.wait,
+                          choice.tap(QuickVerb.CHOOSE, wait=w)) for w in WAITS),
+    )
+
+
 def quick_setup_screen(choice: QuickChoice, t: Translator) -> Screen:
     """The game to wait for: variant, players, deck, how long before computers may fill in."""
-    game = choice.game
     rows: Keyboard = (
-        tuple(button(marked(t(f"variant.{v}"), v == game.variant),
-                     choice.tap(QuickVerb.CHOOSE, variant=v)) for v in Variant),
-        tuple(button(marked(str(n), n == game.players), choice.tap(QuickVerb.CHOOSE, players=n))
-              for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)),
-        tuple(button(marked(str(d), d == game.deck), choice.tap(QuickVerb.CHOOSE, deck=d))
-              for d in DECKS),
-        tuple(button(marked(t("quick.wait_s", n=w), w == choice.wait),
-                     choice.tap(QuickVerb.CHOOSE, wait=w)) for w in WAITS),
+        *(tuple(button(marked(o.text, o.chosen), o.tap) for o in row)
+          for row in choice_options(choice, t)),
         (button(t("btn.quick_find"), choice.tap(QuickVerb.FIND)),),
     )
-    return Screen(t("quick.choose", game=game_summary(game, t), wait=choice.wait), rows)
+    return Screen(t("quick.choose", game=game_summary(choice.game, t), wait=choice.wait), rows)
 
 
-def waiting_screen(game: QuickGame, waiting: int, may_start: bool, t: Translator) -> Screen:
+def waiting_lines(place: QueuePlace, t: Translator) -> list[str]:
+    """What he reads while he waits: his game, how many wait for it, and once his wait is
+    over, that he may start with computers."""
+    game = place.game
+    lines = [t("quick.waiting", game=game_summary(game, t)),
+             t("quick.waiting_count", waiting=place.waiting, players=game.players)]
+    if place.may_start:
+        lines.append(t("quick.may_start"))
+    return lines
+
+
+def waiting_buttons(place: QueuePlace, t: Translator) -> list[tuple[str, QuickTap]]:
+    """Start with computers once his wait is over, and Leave (each one's text and tap)."""
+    start = [(t("btn.quick_start"), QuickTap(QuickVerb.START))] if place.may_start else []
+    return [*start, (t("btn.quick_leave"), QuickTap(QuickVerb.LEAVE))]
+
+
+def waiting_screen(place: QueuePlace, t: Translator) -> Screen:
     """His message while he waits: how many wait for the same game, Leave, and once his wait
     is over, Start with computers."""
-    rows = []
-    if may_start:
-        rows.append((button(t("btn.quick_start"), QuickTap(QuickVerb.START)),))
-    rows.append((button(t("btn.quick_leave"), QuickTap(QuickVerb.LEAVE)),))
-    lines = [t("quick.waiting", game=game_summary(game, t)),
-             t("quick.waiting_count", waiting=waiting, players=game.players)]
-    if may_start:
-        lines.append(t("quick.may_start"))
-    return Screen("\n\n".join(lines), tuple(rows))
+    return Screen("\n\n".join(waiting_lines(place, t)),
+                  tuple((button(text, tap),) for text, tap in waiting_buttons(place, t)))
 
 
 def found_screen(game: QuickGame, t: Translator) -> Screen:

@@ -1,15 +1,19 @@
-"""Quick games with people: the queue from the private chat's menu to a running table, and the
-report one tap away after the game.
+"""Quick games with people: the queue from the private chat's menu or the Mini App to a running
+table, and the report one tap away after the game.
 
 A person chooses a game (play/matching.py's `QuickGame`) and how long he waits before computers
 may fill in; his entry is stored (the queue survives a restart and is shared by every process).
 A table opens when enough people wait for the same game: the store claims them and writes the
 table in one transaction (storage/quick_games.py), and the table then runs as a group's table
-does, from each person's private message, with the absent rules of every table; it has no group
-message (its chat is the quick games' scope, `QUICK_CHAT`). A ticker keeps each waiting message
-up to date (how many wait for his game; Start with computers once his wait is over), looks for
-tables the queue allows (a match a report blocked may become possible as people come), and lets
-go of those the bot can no longer write to and of those who sat down at another table.
+does, from each person's private message (or his Mini App), with the absent rules of every
+table; it has no group message (its chat is the quick games' scope, `QUICK_CHAT`). A ticker
+keeps each waiting message and app up to date (how many wait for his game; Start with computers
+once his wait is over), looks for tables the queue allows (a match a report blocked may become
+possible as people come), lets go of those the bot can no longer write to, and moves an app
+whose person sat down (at a quick table another process opened) to his table.
+
+The ticker lets go of one it finds seated at another table, and the store never seats anyone who
+sits elsewhere.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import contextlib
 import logging
 import secrets
 from collections import deque
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from html import escape
 from typing import Protocol
 
@@ -31,10 +35,12 @@ from tg_durak.play.matching import (
     QUICK_CHAT,
     Pair,
     QueueEntry,
+    QueuePlace,
     QuickGame,
     ReportReason,
     counts,
     match,
+    places,
 )
 from tg_durak.play.rows import TableStatus, UserRow
 from tg_durak.render.quick import (
@@ -45,12 +51,12 @@ from tg_durak.render.quick import (
 )
 from tg_durak.render.screen import Screen
 from tg_durak.storage import Store
-from tg_durak.tables.core import TableCore
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.live import LiveLobby, LiveTable, snapshot
 from tg_durak.tables.moderation import Moderation
 from tg_durak.tables.repeating import repeat
 from tg_durak.tables.screens import ScreenOutbox
+from tg_durak.tables.service import TableService
 
 log = logging.getLogger(__name__)
 
@@ -72,61 +78,143 @@ class QueueOutbox(Protocol):
              version: int | None = None) -> None: ...
 
 
+class QueueApps(Protocol):
+    """The open Mini Apps that show the quick game rather than a table (webapp.sockets)."""
+
+    def waiting_here(self) -> frozenset[int]:
+        """The people whose app here shows them waiting in the queue."""
+        ...
+
+    def show_place(self, user_id: int, place: QueuePlace | None) -> None:
+        """His app here shows his place in the queue (None: he waits no more); a place it
+        shows already is not sent again."""
+        ...
+
+    def seat(self, user_id: int, holder: LiveTable | LiveLobby) -> None:
+        """His app here that shows the quick game shows this table (or lobby) from now on."""
+        ...
+
+
+class NoQueueApps:
+    """No Mini App is served: the queue is shown in the chat alone."""
+
+    def waiting_here(self) -> frozenset[int]:
+        return frozenset()
+
+    def show_place(self, user_id: int, place: QueuePlace | None) -> None:
+        pass
+
+    def seat(self, user_id: int, holder: LiveTable | LiveLobby) -> None:
+        pass
+
+
+NO_QUEUE_APPS = NoQueueApps()
+
+
 def waiting_key(user_id: int) -> tuple[str, str, int]:
     """The outbox's key of a person's waiting message (three parts: not a table's message,
     whose fresh ids the tables store)."""
     return ("quick", "waiting", user_id)
 
 
-class QuickGames:
-    def __init__(self, core: TableCore, store: Store, outbox: QueueOutbox,
-                 languages: PlayerLanguages, moderation: Moderation) -> None:
-        self.core = core
+class Waiting:
+    """The people in the queue as they see it: each one's waiting message in the chat and his
+    open app, changed one at a time in this process."""
+
+    def __init__(self, store: Store, outbox: QueueOutbox, languages: PlayerLanguages,
+                 apps: QueueApps, clock: Callable[[], float]) -> None:
         self.store = store
         self.outbox = outbox
         self.languages = languages
-        self.moderation = moderation
+        self.apps = apps
+        self.clock = clock
         # One change of the queue's screens at a time in this process: a table found is never
         # overdrawn by a waiting screen read before it.
-        self._lock = asyncio.Lock()
-        self._ticking: asyncio.Task[None] | None = None
+        self.lock = asyncio.Lock()
         # What each waiting message was last drawn from: a tick redraws only what changed.
         self._drawn: dict[int, tuple] = {}
 
-    def _t(self, user_id: int) -> Translator:
+    def t(self, user_id: int) -> Translator:
         return translator(self.languages.of(user_id))
+
+    def show_waiting(self, queue: list[QueueEntry], read_at: float) -> None:
+        """Each waiting app, and each waiting message whose count or offer changed since this
+        process drew it."""
+        drawn = {}
+        found = places(queue, self.clock())
+        for entry in queue:
+            place = found[entry.user_id]
+            self.apps.show_place(entry.user_id, place)
+            if entry.message_id is None:
+                continue
+            state = (place, entry.message_id, self.languages.of(entry.user_id))
+            drawn[entry.user_id] = state
+            if self._drawn.get(entry.user_id) != state:
+                self.show(entry, waiting_screen(place, self.t(entry.user_id)), read_at,
+                          Priority.WATCHER)
+        self._drawn = drawn
+
+    def show(self, entry: QueueEntry, screen: Screen, as_of: float,
+             priority: Priority = Priority.PLAYER) -> None:
+        """His waiting message (if he has one: not if he waits in the app) shows `screen`,
+        drawn from the queue as it was at `as_of`: among several processes
+        (outbox.redis_gate) a screen read before another process seated him never overwrites
+        its "Table found"."""
+        if entry.message_id is None:
+            return
+        self.outbox.show(waiting_key(entry.user_id), entry.chat_id, entry.message_id, screen,
+                         priority=priority, version=round(as_of * STAMP_PER_SECOND))
+
+
+class QuickGames:
+    def __init__(self, tables: TableService, waiting: Waiting, moderation: Moderation) -> None:
+        self.tables = tables
+        self.core = tables.core
+        self.store = tables.store
+        self.waiting = waiting
+        self.moderation = moderation
+        self._ticking: asyncio.Task[None] | None = None
 
     # ---- a person's taps ---------------------------------------------------------------------
 
     async def join(self, user: UserRow, name: str, game: QuickGame, wait: int,
-                   message: tuple[int, int]) -> Answer:
-        """He waits for `game` (his message, `message`, shows it); `wait` seconds later he may
-        start with computers. A table opens at once if enough people wait."""
+                   message: tuple[int, int] | None) -> Answer:
+        """He waits for `game` (his message, `message`, shows it; None: his Mini App does);
+        `wait` seconds later he may start with computers. A table opens at once if enough
+        people wait."""
         core = self.core
         if await core.running_table_of(user.id) is not None:
             return refused("play.already")
+        if message is None and not user.reachable:
+            # His table runs from his private message whenever his app is closed, and the
+            # queue lets go of those the bot cannot write to.
+            return refused("quick.open_bot")
         now = core.clock()
-        entry = QueueEntry(user.id, game, name, *message, joined_at=now,
+        chat_id, message_id = (user.id, None) if message is None else message
+        entry = QueueEntry(user.id, game, name, chat_id, message_id, joined_at=now,
                            wait_until=now + wait * core.time_scale)
-        async with self._lock:
+        waiting = self.waiting
+        async with waiting.lock:
             await self.store.quick.join(entry)
             if not await self._match(game):
-                self._show_waiting(*await self._read_queue())
+                waiting.show_waiting(*await self._read_queue())
         return Answer("quick.joined")
 
     async def leave(self, user_id: int) -> Answer:
-        async with self._lock:
+        waiting = self.waiting
+        async with waiting.lock:
             entry = await self.store.quick.leave(user_id)
             if entry is None:
                 return refused("quick.not_waiting")
-            self._show(entry, left_screen(self._t(user_id)), self.core.clock())
-            self._show_waiting(*await self._read_queue())
+            waiting.show(entry, left_screen(waiting.t(user_id)), self.core.clock())
+            waiting.apps.show_place(user_id, None)
+            waiting.show_waiting(*await self._read_queue())
         return Answer("quick.left")
 
     async def start_now(self, user_id: int) -> Answer:
         """His wait is over: his table opens now, with whoever else waits for his game and may
         sit with him, computers in the seats left."""
-        async with self._lock:
+        async with self.waiting.lock:
             entry = await self.store.quick.entry(user_id)
             if entry is None:
                 return refused("quick.not_waiting")
@@ -136,12 +224,18 @@ class QuickGames:
                 return refused("quick.not_waiting")
         return OK
 
+    async def place_of(self, user_id: int) -> QueuePlace | None:
+        """His place in the queue, if he waits (what his app shows when it opens)."""
+        queue, _ = await self._read_queue()
+        return places(queue, self.core.clock()).get(user_id)
+
     # ---- the queue ---------------------------------------------------------------------------
 
     async def _match(self, game: QuickGame, first: int | None = None) -> bool:
         """Claim a table for `game` from the queue (with `first`: his, now) and start it;
-        whether one opened. Under `_lock`."""
+        whether one opened. Under the queue's lock."""
         core = self.core
+        waiting = self.waiting
 
         def pick(queue: Sequence[int], blocked: frozenset[Pair]) -> tuple[int, ...] | None:
             return match(queue, game.players, blocked, first)
@@ -154,65 +248,61 @@ class QuickGames:
         if claimed is None:
             return False
         row, entries = claimed
-        await self.languages.load(e.user_id for e in entries)
+        await waiting.languages.load(e.user_id for e in entries)
         live = core.tables[row.id] = LiveTable(row, started)   # the lock finds it current
+        for entry in entries:   # before the start: it finds their apps open at the table
+            waiting.apps.seat(entry.user_id, live)
         async with core.lock(row.id):
             core.add(live)
         found_at = core.clock()   # after the claim: later than any read that still saw them
         for entry in entries:
-            self._show(entry, found_screen(game, self._t(entry.user_id)), found_at)
+            waiting.show(entry, found_screen(game, waiting.t(entry.user_id)), found_at)
         log.info("quick game %s: table %s for %d people", game.key, row.id, len(entries))
         return True
 
     async def tick(self) -> None:
         """Once a tick: those the bot cannot reach and those now playing elsewhere leave the
-        queue, the tables the queue allows open, and every waiting message shows the queue as
-        it is."""
-        async with self._lock:
+        queue, the tables the queue allows open, every waiting message and app shows the queue
+        as it is, and an app whose person no longer waits shows his table, if he has one."""
+        waiting = self.waiting
+        async with waiting.lock:
             for user_id in await self.store.quick.unplayable():
                 entry = await self.store.quick.leave(user_id)
                 person = await self.store.users.get(user_id)
                 if entry is not None and person is not None and person.reachable:
-                    self._show(entry, left_screen(self._t(user_id)), self.core.clock())
+                    waiting.show(entry, left_screen(waiting.t(user_id)), self.core.clock())
             queue, read_at = await self._read_queue()
             opened = False
             # Under maintenance no table opens: those waiting wait on (the handlers refuse a
             # new Find or Start with its notice).
             closed = await self.moderation.maintenance_left() is not None
-            for key, waiting in counts([] if closed else queue).items():
+            for key, count in counts([] if closed else queue).items():
                 game = QuickGame.of_key(key)
-                if waiting >= game.players:
+                if count >= game.players:
                     opened = await self._match(game) or opened
             if opened:
                 queue, read_at = await self._read_queue()
-            self._show_waiting(queue, read_at)
+            waiting.show_waiting(queue, read_at)
+            gone = waiting.apps.waiting_here() - {entry.user_id for entry in queue}
+        for user_id in sorted(gone):
+            await self._follow(user_id)
+
+    async def _follow(self, user_id: int) -> None:
+        """His app showed him waiting, and he waits no more: it shows his table (one another
+        process opened for him, or one he sat down at elsewhere), else the quick game's choice
+        again."""
+        holder = await self.core.find_for(user_id)
+        if holder is None:
+            self.waiting.apps.show_place(user_id, None)
+            return
+        self.waiting.apps.seat(user_id, holder)
+        if isinstance(holder, LiveTable):   # his open app may make him present there
+            await self.tables.apps_changed(holder.id)
 
     async def _read_queue(self) -> tuple[list[QueueEntry], float]:
         """The queue, and when it was read: the time its screens are stamped with."""
         read_at = self.core.clock()
         return await self.store.quick.waiting(), read_at
-
-    def _show_waiting(self, queue: list[QueueEntry], read_at: float) -> None:
-        """Each waiting message whose count or offer changed since this process drew it."""
-        now = self.core.clock()
-        waiting = counts(queue)
-        drawn = {}
-        for entry in queue:
-            state = (entry.game, waiting[entry.game.key], entry.wait_until <= now,
-                     entry.message_id, self.languages.of(entry.user_id))
-            drawn[entry.user_id] = state
-            if self._drawn.get(entry.user_id) != state:
-                screen = waiting_screen(entry.game, state[1], state[2], self._t(entry.user_id))
-                self._show(entry, screen, read_at, Priority.WATCHER)
-        self._drawn = drawn
-
-    def _show(self, entry: QueueEntry, screen: Screen, as_of: float,
-              priority: Priority = Priority.PLAYER) -> None:
-        """His waiting message shows `screen`, drawn from the queue as it was at `as_of`: among
-        several processes (outbox.redis_gate) a screen read before another process seated him
-        never overwrites its "Table found"."""
-        self.outbox.show(waiting_key(entry.user_id), entry.chat_id, entry.message_id, screen,
-                         priority=priority, version=round(as_of * STAMP_PER_SECOND))
 
     def start(self) -> None:
         pause = max(MIN_TICK_SECONDS, TICK_SECONDS * self.core.time_scale)

@@ -19,6 +19,7 @@ from prometheus_client import CollectorRegistry, Histogram
 
 from tg_durak.i18n.translate import DEFAULT_LOCALE, Translator, pick_locale, translator
 from tg_durak.tables.moderation import Moderation
+from tg_durak.tables.quick_games import QuickGames
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.throttle import BURST, TAPS_PER_SECOND, TokenBuckets
 from tg_durak.webapp.frames import (
@@ -32,6 +33,7 @@ from tg_durak.webapp.frames import (
     Join,
     MoveFrame,
     Ping,
+    QuickFrame,
     Start,
     read_frame,
 )
@@ -61,10 +63,12 @@ class MiniApp:
     """The web side of the bot: hands each socket's frames to the table service. `sockets`
     are the ones the table service shows its tables to (built before it, by the composition
     root); `registry` hears how long each move took; `moderation` refuses a banned person's
-    launch and new games during maintenance."""
+    launch and new games during maintenance; `quick` is the quick games' queue, which an app
+    with no table joins."""
 
     def __init__(self, tables: TableService, sockets: AppSockets, token: str,
-                 public_url: str, registry: CollectorRegistry, moderation: Moderation) -> None:
+                 public_url: str, registry: CollectorRegistry, moderation: Moderation,
+                 quick: QuickGames) -> None:
         self.token = token
         self.move_seconds = Histogram(
             "durak_app_move_seconds",
@@ -73,7 +77,7 @@ class MiniApp:
         self.origin = origin_of(public_url)
         self.sockets = sockets
         self.moderation = moderation
-        self.sessions = AppSessions(tables, sockets, moderation)
+        self.sessions = AppSessions(tables, sockets, moderation, quick)
         self.buckets = TokenBuckets(rate=TAPS_PER_SECOND / tables.core.time_scale, burst=BURST)
 
     def add_to(self, app: web.Application) -> None:
@@ -139,7 +143,7 @@ class MiniApp:
         viewer = Viewer(ws, user.id, t)
         try:
             try:
-                await self.sessions.open(viewer, launch)
+                await self.sessions.open(viewer, launch, user)
             except NoTable:
                 await self._refuse(ws, t, "no_table", CLOSE_NO_TABLE)
                 return
@@ -180,6 +184,8 @@ class MiniApp:
             await self.sessions.join(viewer, frame, user)
         elif isinstance(frame, Again) and user is not None:
             await self.sessions.again(viewer, frame, user)
+        elif isinstance(frame, QuickFrame) and user is not None:
+            await self.sessions.quick_game(viewer, frame, user)
         else:   # a second hello: the socket is his already
             viewer.send(self._error(viewer.t, "bad_frame"))
 

@@ -1,26 +1,32 @@
 """What one open app asks of the tables: who it is, which table it shows, its moves, Join, the
-host's Start and Play again. Everything enters the table service as the chat's taps do."""
+host's Start and Play again, and with no table the quick game with people. Everything enters
+the table service (and the quick games' queue) as the chat's taps do."""
 
 from __future__ import annotations
 
 from tg_durak.i18n.translate import Translator, pick_locale, translator
-from tg_durak.play.answers import Answer
+from tg_durak.play.answers import OK, Answer, refused
+from tg_durak.play.matching import DEFAULT_WAIT, QUICK_CHAT, QuickGame
 from tg_durak.play.operators import maintenance_refusal
-from tg_durak.play.options import PlaySettings
-from tg_durak.play.rows import TableKind, UserRow
+from tg_durak.play.options import PlaySettings, TableOptions
+from tg_durak.play.rows import TableKind, TableRow, UserRow
+from tg_durak.render.quick import QuickChoice
+from tg_durak.render.quick_taps import QuickVerb
 from tg_durak.tables.live import LiveLobby, LiveTable
 from tg_durak.tables.moderation import Moderation
+from tg_durak.tables.quick_games import QuickGames
 from tg_durak.tables.service import TableService
-from tg_durak.webapp.frames import Again, Join, MoveFrame, Start
+from tg_durak.webapp.frames import Again, Join, MoveFrame, QuickFrame, Start
 from tg_durak.webapp.launch import Launch
 from tg_durak.webapp.sockets import AppSockets, Viewer
 from tg_durak.webapp.texts import welcome
 
-ACCEPTED = frozenset({"lobby.joined"})   # answers with a text that are not refusals
+# answers with a text that are not refusals
+ACCEPTED = frozenset({"lobby.joined", "quick.joined", "quick.left"})
 
 
 class NoTable(Exception):
-    """The launch names no table the person may look at."""
+    """The launch names a table (a group's invite) that is not there any more."""
 
 
 async def not_asked() -> bool:
@@ -30,11 +36,12 @@ async def not_asked() -> bool:
 
 
 class AppSessions:
-    def __init__(self, tables: TableService, sockets: AppSockets,
-                 moderation: Moderation) -> None:
+    def __init__(self, tables: TableService, sockets: AppSockets, moderation: Moderation,
+                 quick: QuickGames) -> None:
         self.tables = tables
         self.sockets = sockets
         self.moderation = moderation
+        self.quick = quick
 
     async def _under_maintenance(self, viewer: Viewer, frame_id: int) -> bool:
         """No new game starts meanwhile (Join, Start, Play again, Rematch): he is told so."""
@@ -49,14 +56,22 @@ class AppSessions:
                                                    pick_locale(launch.language_code))
         return row, translator(row.language)
 
-    async def open(self, viewer: Viewer, launch: Launch) -> None:
+    async def open(self, viewer: Viewer, launch: Launch, user: UserRow) -> None:
         """The table the launch names (a group's, by its invite), else his running one: watched
-        from now on, its state sent."""
+        from now on, its state sent. With neither, the quick game with people."""
         table_id = await self._table_of(launch)
-        if table_id is None:
+        if table_id is None and launch.start_param:
             raise NoTable()
         viewer.send(welcome(viewer, launch))
-        await self._watch(viewer, table_id)
+        if table_id is None:
+            await self._home(viewer, QuickChoice.preferred(PlaySettings.from_dict(user.settings)),
+                             user.id)
+        else:
+            await self._watch(viewer, table_id)
+
+    async def _home(self, viewer: Viewer, choice: QuickChoice, user_id: int) -> None:
+        """The app shows the quick game: `choice`, or his place in the queue if he waits."""
+        self.sockets.show_home(viewer, choice, await self.quick.place_of(user_id))
 
     async def _table_of(self, launch: Launch) -> int | None:
         if launch.start_param:
@@ -116,6 +131,9 @@ class AppSessions:
         row = None if viewer.table_id is None else await tables.store.tables.get(viewer.table_id)
         if row is None:
             return self._answer(viewer, frame.id, Answer("tap.unknown_table"))
+        if row.chat_id == QUICK_CHAT:   # no chat to rematch in: the same game in the queue
+            self._answer(viewer, frame.id, OK)
+            return await self._home(viewer, QuickChoice(_quick_game(row), DEFAULT_WAIT), user.id)
         if await self._under_maintenance(viewer, frame.id):
             return None
         if row.kind == TableKind.GROUP:
@@ -132,8 +150,36 @@ class AppSessions:
         if table_id is not None and table_id != viewer.table_id:
             await self._watch(viewer, table_id)
 
+    async def quick_game(self, viewer: Viewer, frame: QuickFrame, user: UserRow) -> None:
+        """The quick game's choice, Find players, Leave the queue and Start with computers,
+        from the app with no table; each as the chat's button (tables/quick_games.py)."""
+        tap, quick = frame.tap, self.quick
+        if viewer.table_id is not None:   # a table shows no quick game's buttons
+            return self._answer(viewer, frame.id, refused("tap.unknown"))
+        if tap.verb in (QuickVerb.FIND, QuickVerb.START) and await self._under_maintenance(
+                viewer, frame.id):
+            return None
+        choice = QuickChoice.of(tap)
+        if tap.verb == QuickVerb.CHOOSE and choice is not None:
+            answer: Answer = OK
+            await self._home(viewer, choice, user.id)
+        elif tap.verb == QuickVerb.FIND and choice is not None:
+            self.sockets.show_home(viewer, choice, None)   # his place follows once he waits
+            answer = await quick.join(user, user.name, choice.game, choice.wait, None)
+        elif tap.verb == QuickVerb.LEAVE:
+            answer = await quick.leave(user.id)
+        else:
+            answer = await quick.start_now(user.id)
+        self._answer(viewer, frame.id, answer)
+
     @staticmethod
     def _answer(viewer: Viewer, frame_id: int, answer: Answer) -> None:
         key = answer.key
         viewer.send({"type": "answer", "id": frame_id, "ok": key is None or key in ACCEPTED,
                      "key": key, "text": None if key is None else viewer.t(key, **answer.params)})
+
+
+def _quick_game(row: TableRow) -> QuickGame:
+    """The game a quick table was opened for."""
+    options = TableOptions.from_dict(row.options)
+    return QuickGame(options.variant, len(row.seats), options.deck)

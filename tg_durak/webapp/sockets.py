@@ -1,9 +1,13 @@
-"""The open apps and what they show: the Mini App's `TableDisplay`.
+"""The open apps and what they show: the Mini App's `TableDisplay`, and its `QueueApps`.
 
 Each change of a table reaches here as it reaches the chat: every socket at that table gets the
 state its viewer may see (a seat's own hand to that seat only, the public table to an onlooker:
 R11), drawn by `render.app_state`. A socket takes the latest state only (a slow phone skips
 states it has not sent yet, never an answer), and nothing at all for a bar: the page draws it.
+
+An app with no table shows the quick game with people (its choice, or the person's place in the
+queue): the quick games' queue (tables/quick_games.py) tells these apps of his place, and moves
+them to his table when one opens.
 """
 
 from __future__ import annotations
@@ -13,18 +17,21 @@ import json
 from collections import defaultdict
 from collections.abc import Callable
 from contextlib import suppress
+from dataclasses import replace
 from typing import Protocol
 
 from aiohttp import web
 
 from tg_durak.i18n.translate import Translator
-from tg_durak.render.app_state import lobby_state, seat_state, spectator_state
+from tg_durak.play.matching import QueuePlace
+from tg_durak.render.app_state import lobby_state, quick_state, seat_state, spectator_state
+from tg_durak.render.quick import QuickChoice
 from tg_durak.tables.live import LiveLobby, LiveTable
 from tg_durak.tables.screens import common_input, lobby_input, public_input, seat_input
 
 
 class Viewer:
-    """One open app: a person's socket, looking at one table (or none yet)."""
+    """One open app: a person's socket, looking at one table (or none: the quick game)."""
 
     def __init__(self, ws: web.WebSocketResponse, user_id: int, t: Translator) -> None:
         self.ws = ws
@@ -101,6 +108,10 @@ class AppSockets:
         self.clock = clock
         self.presence = presence
         self.viewers: defaultdict[int, set[Viewer]] = defaultdict(set)
+        # The apps that show the quick game, by person: each one's choice and the place in the
+        # queue it shows (None: he does not wait).
+        self.home: defaultdict[int, dict[Viewer, tuple[QuickChoice, QueuePlace | None]]] = \
+            defaultdict(dict)
 
     def watch(self, viewer: Viewer, table_id: int | None) -> None:
         self.unwatch(viewer)
@@ -109,7 +120,20 @@ class AppSockets:
             self.viewers[table_id].add(viewer)
             self._tell(table_id)
 
+    def show_home(self, viewer: Viewer, choice: QuickChoice, place: QueuePlace | None) -> None:
+        """The app shows the quick game instead of a table: `choice`, or while he waits his
+        place (and the game he waits for as the choice, for when he stops waiting)."""
+        self.unwatch(viewer)
+        choice = choice if place is None else replace(choice, game=place.game)
+        self.home[viewer.user_id][viewer] = (choice, place)
+        viewer.send_state(quick_state(choice, place, viewer.t, self.clock()))
+
     def unwatch(self, viewer: Viewer) -> None:
+        shown = self.home.get(viewer.user_id)
+        if shown is not None:
+            shown.pop(viewer, None)
+            if not shown:
+                del self.home[viewer.user_id]
         table_id = viewer.table_id
         if table_id is None:
             return
@@ -129,8 +153,9 @@ class AppSockets:
         return frozenset(v.user_id for v in self.viewers.get(table_id, ()))
 
     def stats(self) -> dict[str, int]:
-        """Open apps and the tables they show (ops/stats.py)."""
-        return {"sockets": sum(map(len, self.viewers.values())), "tables": len(self.viewers)}
+        """Open apps (at a table or the quick game) and the tables they show (ops/stats.py)."""
+        return {"sockets": sum(map(len, (*self.viewers.values(), *self.home.values()))),
+                "tables": len(self.viewers)}
 
     def seats_in_app(self, live: LiveTable) -> set[int]:
         """The seats whose app shows this table, here or on another process: their chat
@@ -155,6 +180,23 @@ class AppSockets:
     def show_lobby(self, live: LiveLobby) -> None:
         for viewer in list(self.viewers.get(live.id, ())):
             viewer.send_state(self.lobby_state_of(live, viewer))
+
+    # ---- QueueApps --------------------------------------------------------------------------
+
+    def waiting_here(self) -> frozenset[int]:
+        return frozenset(user_id for user_id, shown in self.home.items()
+                         if any(place is not None for _, place in shown.values()))
+
+    def show_place(self, user_id: int, place: QueuePlace | None) -> None:
+        for viewer, (choice, shown) in list(self.home.get(user_id, {}).items()):
+            if shown != place:
+                self.show_home(viewer, choice, place)
+
+    def seat(self, user_id: int, holder: LiveTable | LiveLobby) -> None:
+        for viewer in list(self.home.get(user_id, ())):
+            self.watch(viewer, holder.id)
+            viewer.send_state(self.lobby_state_of(holder, viewer) if isinstance(holder, LiveLobby)
+                              else self.state_of(holder, viewer))
 
     # ---- states ----------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from aiogram.types import CallbackQuery, Message
 
 from tg_durak.i18n.translate import Translator
 from tg_durak.outbox.publisher import Publisher
-from tg_durak.play.matching import DEFAULT_WAIT, QUICK_CHAT, WAITS, QuickGame
+from tg_durak.play.matching import QUICK_CHAT
 from tg_durak.play.options import PlaySettings
 from tg_durak.play.rows import UserRow
 from tg_durak.render.quick import QuickChoice, quick_setup_screen, quick_top_screen
@@ -30,19 +30,10 @@ ReportTapCallback = factory(ReportTap)
 TOP = 10
 
 
-def _game(data: CallbackData) -> QuickGame | None:
-    """The game a button carries, if it is one the rules allow."""
-    tap = record_of(data, QuickTap)
-    try:
-        return QuickGame(tap.variant, tap.players, tap.deck)
-    except ValueError:
-        return None
-
-
 def _choice(data: CallbackData) -> QuickChoice:
-    game = _game(data)
-    assert game is not None   # the router's filter
-    return QuickChoice(game, record_of(data, QuickTap).wait)
+    choice = QuickChoice.of(record_of(data, QuickTap))
+    assert choice is not None   # the router's filter
+    return choice
 
 
 def _edit(publisher: Publisher, query: CallbackQuery, choice: QuickChoice,
@@ -56,9 +47,7 @@ def _edit(publisher: Publisher, query: CallbackQuery, choice: QuickChoice,
 async def open_choice(query: CallbackQuery, t: Translator, user: UserRow,
                       publisher: Publisher) -> None:
     """The menu's Quick game: his last settings' game, players and deck preselected."""
-    settings = PlaySettings.from_dict(user.settings)
-    game = QuickGame.fitting(settings.options.variant, settings.players, settings.options.deck)
-    _edit(publisher, query, QuickChoice(game, DEFAULT_WAIT), t)
+    _edit(publisher, query, QuickChoice.preferred(PlaySettings.from_dict(user.settings)), t)
     await query.answer()
 
 
@@ -108,7 +97,7 @@ def router() -> Router:
     # MagicData, not a bare F: see menus.py.
     r.callback_query.filter(MagicData(F.event.message.chat.type == ChatType.PRIVATE))
     on = r.callback_query.register
-    valid = F.func(lambda d: _game(d) is not None and d.wait in WAITS)
+    valid = F.func(lambda d: QuickChoice.of(record_of(d, QuickTap)) is not None)
     on(open_choice, QuickTapCallback.filter(F.verb == QuickVerb.OPEN))
     on(choose, QuickTapCallback.filter((F.verb == QuickVerb.CHOOSE) & valid))
     on(find, QuickTapCallback.filter((F.verb == QuickVerb.FIND) & valid))

@@ -22,4 +22,5 @@ export const ID = Object.freeze({
   toast: 'toast',
   screen: 'screen',
   screenText: 'screen-text',
+  home: 'home',
 });

@@ -4,6 +4,7 @@ import { setClocks, syncClock } from './clock.js';
 import { $ } from './dom.js';
 import { enableDrag } from './drag.js';
 import { animateChange, snapshot } from './fx.js';
+import { renderHome } from './home.js';
 import { chooseLanguage, setCatalog, t } from './i18n.js';
 import { ID } from './ids.js';
 import { readLaunch } from './launch.js';
@@ -63,8 +64,21 @@ function setLive(value) {
   banner.hidden = value || !state;
 }
 
+// The app with no table: the quick game (home.js), no hand, no clocks.
+function isHome(s) {
+  return s?.view === 'home';
+}
+
 function draw() {
   if (!state) return;
+  if (isHome(state)) {
+    ui.chooser = null;
+    body.dataset.busy = pending ? '1' : '0';
+    body.dataset.input = '0';
+    setClocks(renderHome(state), live);
+    setBackHandler(null);
+    return;
+  }
   // while a move is on its way the hand keeps its look, but takes no second move
   ui.highlight = live && state.view === 'seat' && !state.over;
   ui.inputOpen = ui.highlight && canSend();
@@ -229,14 +243,15 @@ function tapAction(action) {
 function onClick(event) {
   if (drag?.justDropped()) return;
   const node = event.target.closest(
-    `[data-action], #${ID.hand} .card[data-card], #${ID.pairs} .attack[data-target], #${ID.fourColour}`,
+    `[data-action], [data-quick], #${ID.hand} .card[data-card], #${ID.pairs} .attack[data-target], #${ID.fourColour}`,
   );
   if (node?.id === ID.fourColour) {
     toggleFourColour();
     return;
   }
   if (!state) return;
-  if (node?.dataset.action) tapAction(node.dataset.action);
+  if (node?.dataset.quick) sendFrame({ ...JSON.parse(node.dataset.quick), type: UP.QUICK });
+  else if (node?.dataset.action) tapAction(node.dataset.action);
   else if (node?.matches(`#${ID.hand} .card`)) tapHandCard(node.dataset.card);
   else if (node?.matches(`#${ID.pairs} .attack`)) tapTarget(Number(node.dataset.target));
   else closeChooser();
@@ -316,7 +331,7 @@ function onFrame(frame) {
     showScreen('');
     setLive(welcomed);
     draw();   // a card being dragged stays in the hand: the drag goes on (drag.js)
-    animateChange(before, state, shot);
+    if (!isHome(before) && !isHome(state)) animateChange(before, state, shot);
   } else if (frame.type === DOWN.ANSWER) {
     if (frame.id !== lastSent.id) return;
     if (pending?.id === frame.id) releasePending();
@@ -382,7 +397,7 @@ async function boot() {
     if (event.key === 'Escape') closeChooser();
   });
   new ResizeObserver(() => {
-    if (!state) return;
+    if (!state || isHome(state)) return;
     layoutHand();
     fitTable();
     fitLabels();

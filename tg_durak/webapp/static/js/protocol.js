@@ -12,6 +12,7 @@ export const UP = Object.freeze({
   JOIN: 'join',
   AGAIN: 'again',
   START: 'start',
+  QUICK: 'quick',
   PING: 'ping',
 });
 
