@@ -346,18 +346,20 @@ class BotApp:
         lobby_notices = LobbyNotices(self.store, self.publisher, languages, links)
         later.push_async_callback(lobby_notices.close)
         told = (QuickGameEnds(self.publisher, languages), lobby_notices)
-        # Those in the quick games' queue, as their messages and apps show them.
+        # Those in the quick games' queue, as their messages and apps show them: whoever the
+        # table service seats leaves it.
         waiting = Waiting(self.store, self.publisher, languages,
                           NO_QUEUE_APPS if app_side is None else app_side.sockets, time.time)
         if app_side is None:
             self.tables = TableService(self.store, self.publisher, self.computers, links=links,
-                                       displays=told, reports=reports,
+                                       displays=told, reports=reports, seating=waiting,
                                        time_scale=settings.time_scale)
         else:
             self.tables = TableService(
                 self.store, self.publisher, self.computers, links=links,
                 displays=(*app_side.displays, *told), open_apps=app_side.sockets,
-                committed=app_side.committed, reports=reports, time_scale=settings.time_scale)
+                committed=app_side.committed, reports=reports, seating=waiting,
+                time_scale=settings.time_scale)
         self.delivery = Delivery(self.store, offered_again=self.by_webhook)
         self.desk = operator_desk(self.settings.operators, self.store, self.tables,
                                   self.publisher, self.registry)

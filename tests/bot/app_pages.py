@@ -69,6 +69,12 @@ class Page:
             if wanted(frame):
                 return frame
 
+    async def seen_or_until(self, wanted, what: str = "frame") -> dict:
+        """The first frame, received already or from now, that `wanted` accepts (a state and
+        the answer to the frame that caused it come in either order)."""
+        seen = next((frame for frame in self.frames if wanted(frame)), None)
+        return seen if seen is not None else await self.until(wanted, what)
+
     async def state(self, newer_than: int = -1) -> dict:
         return await self.until(lambda f: f["type"] == "state" and f["version"] > newer_than)
 

@@ -1,6 +1,6 @@
 """Quick games end to end against the emulator: people who wait for the same game get one
 table; one alone starts with computers after his wait; the queue outlives a killed bot; /top of
-the quick games; the report after one."""
+the quick games; the report after one; one who sits down elsewhere leaves the queue."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import signal
 import subprocess
 
 from tests.bot.conftest import ALICE, BOB, game_message, started_bot
+from tests.bot.groups import GROUP, JOIN, open_lobby
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
 from tg_durak.emulator.models import Message
@@ -17,7 +18,7 @@ from tg_durak.play.rows import TableStatus
 from tg_durak.render.quick_taps import ReportTap
 from tg_durak.storage import Store
 
-CAROL, DAN = 503, 504
+CAROL, DAN, EVE = 503, 504, 505
 QUICK, FIND, LEAVE, WITH_COMPUTERS = ("👥 Quick game", "🔎 Find players", "✖ Leave the queue",
                                       "🤖 Start with computers")
 
@@ -195,3 +196,37 @@ async def test_one_who_sits_down_elsewhere_leaves_the_queue(
     await tg.wait_for(lambda: "out of the queue" in tg.message(BOB, waiting.message_id).text,
                       timeout=60, what="his waiting message letting him go")
     assert await store.quick.waiting() == []
+
+
+async def test_one_who_joins_a_lobby_while_he_waits_leaves_the_queue_at_once(
+        tg: FakeTelegram, bot: BotApp, store: Store) -> None:
+    """Bob, waiting, joins a group's lobby; Carol, waiting, opens an inline game in her chat
+    with Dan (she hosts it, seated at once): each tap is answered once its person has left the
+    queue, his waiting message says so, and the queue never seats him at a second table."""
+    tg.add_user(CAROL, "Carol", language_code="en")
+    tg.add_user(DAN, "Dan", language_code="en")
+    tg.add_group(GROUP, "Durak club", members=[ALICE, BOB], creator=ALICE)
+    tg.set_inline()
+    bob = await queue_up(tg, BOB, 3)
+    carol = await queue_up(tg, CAROL, 3)
+    await tg.send_text(ALICE, "/start")
+    lobby = await open_lobby(tg, ALICE)
+    answer = await tg.press(BOB, lobby, JOIN)
+    assert answer.url is None and not answer.show_alert, answer   # he wrote to the bot
+    assert [e.user_id for e in await store.quick.waiting()] == [CAROL]   # at once
+    asked = await tg.inline_query(CAROL, "", tg.add_dialog(CAROL, DAN).id)
+    game = tg.state.inline.choose(asked, "🃏 New table: Throw-in")
+    answer = await tg.press(CAROL, game, JOIN)
+    assert answer.url is None and not answer.show_alert, answer
+    assert await store.quick.waiting() == []
+    for person, waiting in ((BOB, bob), (CAROL, carol)):
+        await tg.wait_for(lambda p=person, w=waiting: "out of the queue" in tg.message(
+            p, w.message_id).text, timeout=60, what="his waiting message letting him go")
+    # Dan and Eve come for the same game: two of three, no table, Bob and Carol where they sat.
+    tg.add_user(EVE, "Eve", language_code="en")
+    for person in (DAN, EVE):
+        await queue_up(tg, person, 3)
+    await tg.wait_for(lambda: "2 of 3" in quick_message(tg, EVE).text, timeout=60)
+    assert {e.user_id for e in await store.quick.waiting()} == {DAN, EVE}
+    assert [s.user_id for s in (await store.tables.for_user(BOB)).seats] == [ALICE, BOB]
+    assert (await store.tables.for_user(CAROL)).chat_id != QUICK_CHAT

@@ -32,6 +32,7 @@ from tg_durak.tables.core import SAVE_RETRY_SECONDS, TableCore
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.live import LiveLobby, LiveTable, remember, snapshot
 from tg_durak.tables.screens import ChatScreens
+from tg_durak.tables.seating import Seating
 
 log = logging.getLogger(__name__)
 
@@ -41,11 +42,13 @@ INVITE_BYTES = 8   # secrets.token_urlsafe: 11 characters, 64 random bits
 
 class GroupLobbies:
     def __init__(self, core: TableCore, screens: ChatScreens, store: Store,
-                 languages: PlayerLanguages) -> None:
+                 languages: PlayerLanguages, seating: Seating) -> None:
+        """`seating` hears of each person seated (he leaves the quick games' queue)."""
         self.core = core
         self.screens = screens
         self.store = store
         self.languages = languages
+        self.seating = seating
 
     def _open(self, table_id: int) -> LiveLobby | None:
         """The open lobby as this process holds it (under its lock: as stored)."""
@@ -76,9 +79,10 @@ class GroupLobbies:
             settings = LobbySettings(PlaySettings.from_dict(host.settings).options)
             live = await self._new(chat_id, host, settings, thread_id)
         async with self.core.lock(live.id):
-            if host.reachable:
-                await self._seat(live, host.id, name)
+            seated = host.reachable and await self._seat(live, host.id, name) is None
             self.core.display.show_lobby(live)
+        if seated:
+            await self.seating.seated(host.id)
         return OK if host.reachable else Answer("lobby.host_not_seated", start=live.row.invite)
 
     async def _new(self, chat_id: int, host: UserRow, settings: LobbySettings,
@@ -165,6 +169,7 @@ class GroupLobbies:
             if not user.reachable:
                 live.app_only.add(user.id)
             await self._seated(live)
+        await self.seating.seated(user.id)
         return Answer("lobby.joined")
 
     async def join_by_invite(self, invite: str, user_id: int, name: str) -> Answer:
@@ -185,6 +190,7 @@ class GroupLobbies:
             if refusal is not None:
                 return refusal
             await self._seated(live)
+        await self.seating.seated(user_id)
         return OK   # his private message now waits for the start
 
     async def _seat(self, live: LiveLobby, user_id: int, name: str, note: bool = True
@@ -393,20 +399,25 @@ class GroupLobbies:
             if inline_id is not None:
                 await self._show_in(live, inline_id)
         async with self.core.lock(live.id):
-            for seat in row.seats:
-                await self._rejoin(live, seat.user_id, seat.name, seat.level)
+            seated = [user_id for seat in row.seats if (user_id := await self._rejoin(
+                live, seat.user_id, seat.name, seat.level)) is not None]
             self.core.display.show_lobby(live)
+        for user_id in seated:
+            await self.seating.seated(user_id)
         return OK
 
     async def _rejoin(self, live: LiveLobby, user_id: int | None, name: str,
-                      level: str | None) -> None:
+                      level: str | None) -> int | None:
+        """The seat at the rematch's lobby again (a person's only if the bot can write to
+        him); the person who sat down, if one did."""
         if user_id is None:
             live.row = await self.store.lobbies.add_seat(live.id, None, "", level,
                                                        live.lobby.settings.seats)
-            return
+            return None
         person = await self.store.users.get(user_id)
-        if person is not None and person.reachable:
-            await self._seat(live, user_id, name)
+        seated = (person is not None and person.reachable
+                  and await self._seat(live, user_id, name) is None)
+        return user_id if seated else None
 
     # ---- inline mode ------------------------------------------------------------------------
 
@@ -424,9 +435,11 @@ class GroupLobbies:
             live = await self._new(chat_id, host, LobbySettings(options), None)
             await self._show_in(live, inline_id)
         async with self.core.lock(live.id):
-            if host.reachable and await self._elsewhere(host.id) is None:
-                await self._seat(live, host.id, host.name)
+            seated = (host.reachable and await self._elsewhere(host.id) is None
+                      and await self._seat(live, host.id, host.name) is None)
             self.core.display.show_lobby(live)
+        if seated:
+            await self.seating.seated(host.id)
         return live.id, True
 
     async def _show_in(self, live: LiveLobby, inline_id: str) -> None:

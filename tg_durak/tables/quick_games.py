@@ -12,7 +12,9 @@ once his wait is over), looks for tables the queue allows (a match a report bloc
 possible as people come), lets go of those the bot can no longer write to, and moves an app
 whose person sat down (at a quick table another process opened) to his table.
 
-The ticker lets go of one it finds seated at another table, and the store never seats anyone who
+One who sits down at another table leaves the queue at once (`Waiting.seated`, which the table
+service calls: tables/seating.py); the ticker also lets go of one it finds seated (his seat was
+stored, then the process stopped before it let him go), and the store never seats anyone who
 sits elsewhere.
 """
 
@@ -119,7 +121,9 @@ def waiting_key(user_id: int) -> tuple[str, str, int]:
 
 class Waiting:
     """The people in the queue as they see it: each one's waiting message in the chat and his
-    open app, changed one at a time in this process."""
+    open app, changed one at a time in this process; and the way out of the queue for one who
+    sits down at another table (the table service calls `seated`, tables/seating.py). Built
+    before the table service, which is handed it."""
 
     def __init__(self, store: Store, outbox: QueueOutbox, languages: PlayerLanguages,
                  apps: QueueApps, clock: Callable[[], float]) -> None:
@@ -136,6 +140,14 @@ class Waiting:
 
     def t(self, user_id: int) -> Translator:
         return translator(self.languages.of(user_id))
+
+    async def seated(self, user_id: int) -> None:
+        """He sat down at another table: he leaves the queue, and his waiting message says so
+        (his app, which shows the queue, is moved to his table by the next tick)."""
+        async with self.lock:
+            entry = await self.store.quick.leave(user_id)
+            if entry is not None:
+                self.show(entry, left_screen(self.t(user_id)), self.clock())
 
     def show_waiting(self, queue: list[QueueEntry], read_at: float) -> None:
         """Each waiting app, and each waiting message whose count or offer changed since this

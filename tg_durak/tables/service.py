@@ -41,6 +41,7 @@ from tg_durak.tables.privacy import Forgetting
 from tg_durak.tables.restart import Restart
 from tg_durak.tables.scheduler import Scheduler
 from tg_durak.tables.screens import NO_LINKS, ChatLinks, ChatScreens, ScreenOutbox
+from tg_durak.tables.seating import NO_QUEUE, Seating
 from tg_durak.tables.wake_claims import LATE_SECONDS, WakeClaims
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,7 @@ class TableService:
         open_apps: OpenApps = NO_APPS,
         committed: Callable[[int], None] = unheard,
         reports: OutboxReports | None = None,
+        seating: Seating = NO_QUEUE,
         time_scale: float = 1.0,
         clock: Callable[[], float] = time.time,
         make_scheduler: Callable[..., Scheduler] = Scheduler,
@@ -65,8 +67,9 @@ class TableService:
         """`links`: where the chat's screens link to. The Mini App's side, where it is served:
         `displays` show every change beside the chat's messages, `open_apps` tells whose app
         is open, `committed(table_id)` hears each stored change. `reports`: what the outbox
-        met while sending, acted on once the service runs (`resume`). `make_scheduler(wake,
-        clock)` builds the tables' timer (tests wind a manual one)."""
+        met while sending, acted on once the service runs (`resume`). `seating`: the quick
+        games' queue, which each person seated leaves. `make_scheduler(wake, clock)` builds
+        the tables' timer (tests wind a manual one)."""
         self.store = store
         self.languages = PlayerLanguages(store.users)
         self.screens = ChatScreens(outbox, self.languages, clock, links)
@@ -74,7 +77,8 @@ class TableService:
         self.scheduler = make_scheduler(self._wake, clock)
         self.core = TableCore(store, self.scheduler, self.displays, clock=clock,
                               time_scale=time_scale, open_apps=open_apps, committed=committed)
-        self.lobbies = GroupLobbies(self.core, self.screens, store, self.languages)
+        self.seating = seating
+        self.lobbies = GroupLobbies(self.core, self.screens, store, self.languages, seating)
         self.absences = Absences(self.core, self.screens, store, self.lobbies)
         self.moves = Moves(self.core, store, computers, self.absences)
         self.chats = ChatLifecycle(self.core, self.screens, store, self.lobbies, self.absences)
@@ -170,6 +174,7 @@ class TableService:
                 await self.store.messages.set(row.id, user_id, *message)
                 live.messages[user_id] = message
             core.add(live)
+        await self.seating.seated(user_id)
         return row.id
 
     async def apps_changed(self, table_id: int) -> None:
