@@ -10,6 +10,8 @@ pixels at device scale 2) from the real bot against the emulator:
 - mini-app-six-ru-{360,390}-{light,dark}.png: six at a table (a person and five computers, the
   whole deck dealt), in Russian, at 360×640 and 390×844, in both themes: the person is to beat
   a card thrown in;
+- mini-app-quick.png: the app opened with no table, the quick game with people: Alice
+  chooses a game for three (waiting for it beside another person: `QuickLook(waiting=True)`);
 - local-web.png: `python -m tg_durak local --web`, the emulator's Telegram-like page, with the
   private chat of a game (a desktop window).
 
@@ -23,8 +25,9 @@ import argparse
 import asyncio
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from playwright.async_api import Browser, Page, async_playwright
@@ -199,6 +202,62 @@ async def six_players_shots(browser: Browser, out: Path, db: str) -> None:
                     await page.context.close()
 
 
+@dataclass(frozen=True)
+class QuickLook:
+    """One picture of the quick game in the app: its file, language, theme, size, and whether
+    the person waits (with another, for a game of three) or is still choosing."""
+
+    name: str
+    language: str = "en"
+    dark: bool = False
+    viewport: tuple[int, int] = (SMALL["width"], SMALL["height"])
+    waiting: bool = False
+
+
+QUICK_NAMES = {"en": ("Alice", "Bob"), "ru": ("Алиса", "Борис"), "uk": ("Аліса", "Богдан"),
+               "pl": ("Alicja", "Bartek")}
+
+
+async def quick_shots(browser: Browser, out: Path, db: str, looks: Sequence[QuickLook]) -> None:
+    async with FakeTelegram() as tg:
+        people = 700
+        async with serving_mini_app(tg, db):
+            for look in looks:
+                me, other = people + 1, people + 2
+                people += 2
+                for user, name in zip((me, other), QUICK_NAMES[look.language], strict=True):
+                    tg.add_user(user, name, language_code=look.language)
+                    await tg.send_text(user, "/start")
+                    await tg.wait_for(lambda u=user: tg.last_message(u))
+                link = f"https://t.me/{tg.state.bot.username}?startapp"
+                pages = []
+                for user in (other, me) if look.waiting else (me,):
+                    width, height = look.viewport
+                    page = await phone_page(
+                        browser, tg.open_start_app(user, link, user,
+                                                   theme=DARK_THEME if look.dark else LIGHT_THEME),
+                        look.dark, look.language, {"width": width, "height": height})
+                    await page.locator(".home-option").first.wait_for(timeout=WAIT_MS)
+                    await page.locator(".home-option").nth(3).click()   # three players
+                    await page.wait_for_function(
+                        "() => document.querySelectorAll('.home-option')[3]"
+                        ".getAttribute('aria-pressed') === 'true'", timeout=WAIT_MS)
+                    if look.waiting:
+                        await page.locator(".home .action").click()
+                        await page.locator(".home-waiting").wait_for(timeout=WAIT_MS)
+                    pages.append(page)
+                page = pages[-1]
+                if look.waiting:
+                    await page.locator(".home-seat.taken").nth(1).wait_for(timeout=WAIT_MS)
+                # an empty seat breathes for ever: the picture is taken with it at rest
+                await page.screenshot(path=out / look.name, animations="disabled")
+                for page in pages:   # out of the queue: the next picture's people wait alone
+                    if look.waiting:
+                        await page.locator(".home .action.quiet").click()
+                        await page.locator(".home-option").first.wait_for(timeout=WAIT_MS)
+                    await page.context.close()
+
+
 async def local_web_shot(browser: Browser, out: Path, db: str) -> None:
     async with running(db, time_scale=1.0, language="en") as pieces:
         tg = pieces.tg
@@ -225,6 +284,8 @@ async def main(out: Path) -> None:
                 await private_shots(browser, out, f"{tmp}/private.sqlite3")
                 await group_shot(browser, out, f"{tmp}/group.sqlite3")
                 await six_players_shots(browser, out, f"{tmp}/six.sqlite3")
+                await quick_shots(browser, out, f"{tmp}/quick.sqlite3",
+                                  [QuickLook("mini-app-quick.png", waiting=False)])
                 await local_web_shot(browser, out, f"{tmp}/local.sqlite3")
             finally:
                 await browser.close()
