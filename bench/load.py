@@ -1041,7 +1041,7 @@ def _bot_figures(delta: dict, now: dict) -> dict:
     """The bot's own counters that the issue asks for, by name: the window's counts, and the
     running figures (rates, percentiles, maxima) as they stand at its end."""
     publisher, tables = delta.get("publisher", {}), delta.get("tables", {})
-    computers = now.get("computers", {})
+    computers, searches = now.get("computers", {}), delta.get("computers", {})
     return {
         "edits_coalesced": publisher.get("coalesced"),
         "edits_dropped": publisher.get("dropped"),
@@ -1051,6 +1051,16 @@ def _bot_figures(delta: dict, now: dict) -> dict:
         "computer_decisions_per_s": computers.get("decisions_per_s"),
         "computer_queue_wait_p99_ms": computers.get("queue_wait_p99_ms"),
         "computer_mean_budget_s": computers.get("mean_budget_s"),
+        # --level hard: the window's searches, those given less than the whole budget, played
+        # as normal, and raced in the compiled kernel; the p99 of a search's time in the worker
+        # and from the ask to the answer (the queue's wait too), over the pool's recent ones.
+        "hard_decisions": searches.get("hard_decisions"),
+        "computer_answered_late": searches.get("answered_late"),   # over 1 s after the ask
+        "hard_shed": searches.get("shed"),
+        "hard_as_normal": searches.get("normal_instead"),
+        "hard_in_kernel": searches.get("kernel_decisions"),
+        "hard_think_p99_ms": computers.get("hard_think_p99_ms"),
+        "hard_answer_p99_ms": computers.get("hard_answer_p99_ms"),
     }
 
 

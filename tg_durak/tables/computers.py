@@ -185,6 +185,7 @@ class ComputerPlayers:
         self._shed = 0
         self._as_normal = 0
         self._kernel_decisions = 0
+        self._late = 0   # answered more than ANSWER_WITHIN after the ask
         self._waits: deque[float] = deque(maxlen=WAITS_KEPT)
         self._hard_thought: deque[float] = deque(maxlen=WAITS_KEPT)
         self._hard_answered: deque[float] = deque(maxlen=WAITS_KEPT)
@@ -245,6 +246,7 @@ class ComputerPlayers:
         if self._first_ask is None:
             self._first_ask = asked
         self._last_answer = time.time()
+        self._late += self._last_answer - asked > ANSWER_WITHIN
         self._waits.append(max(0.0, decision.started - asked))
         if level == SEARCHING:
             given = decision.budget
@@ -257,15 +259,17 @@ class ComputerPlayers:
             self._hard_answered.append(self._last_answer - asked)
 
     def stats(self) -> dict[str, float]:
-        """Decisions made (and per second while the pool was in use), hard ones given less than
-        the full budget, played as normal or searched in the compiled kernel; over the recent
-        decisions the queue's p99 wait, and hard decisions' p99 time in a worker (`think`) and
-        from the ask to the answer; the mean budget hard decisions were given."""
+        """Decisions made (and per second while the pool was in use), those answered later than
+        ANSWER_WITHIN, hard ones given less than the full budget, played as normal or searched
+        in the compiled kernel; over the recent decisions the queue's p99 wait, and hard
+        decisions' p99 time in a worker (`think`) and from the ask to the answer; the mean
+        budget hard decisions were given."""
         span = self._last_answer - (self._first_ask or self._last_answer)
         searches = self._searches
         return {
             "decisions": self._decisions,
             "decisions_per_s": round(self._decisions / span, 2) if span > 0 else 0.0,
+            "answered_late": self._late,
             "hard_decisions": searches,
             "shed": self._shed,
             "normal_instead": self._as_normal,
