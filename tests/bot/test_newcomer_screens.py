@@ -214,13 +214,15 @@ async def test_with_every_card_dealt_the_screen_says_who_holds_the_trump_card(
 
 async def test_the_last_moves_and_who_played_each_card_survive_a_restart(table: Table) -> None:
     now = time.time()
+    # Her window to throw in more is a real minute: on a busy machine the tests' quick
+    # clock could close it before her screen is read, and "Beaten" would push a move out.
     game = full_deal("6s 7h 9c Jd Qh As", "7s 8h 9s 10h Ks Ah", bottom="6d",
-                first_attacker=0, now=now)
+                first_attacker=0, now=now, turn_seconds=60.0)
     game.apply(0, attack("6s"), now)
     game.apply(1, defend("7s", 0), now)
     game.apply(0, attack("7h"), now)
     game.apply(1, defend("8h", 1), now)
-    await table.start(game)
+    await table.start(game, time_scale=1.0)
     you, bot = {"en": ("You", COMPUTER["en"].format(n=1)),
                 "ru": ("Ты", COMPUTER["ru"].format(n=1))}[table.lang]
     told = {"en": [f"{bot} beats {c('6♠')} with {c('7♠')}", f"You throw in {c('7♥')}",
