@@ -4,11 +4,13 @@ starts with computers after his wait; one leaves the queue (in Russian)."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from playwright.async_api import Page, expect
 
 from tests.bot.conftest import ALICE, BOB
-from tests.browser.conftest import OpenPhone, Phone
+from tests.browser.conftest import WAIT_MS, OpenPhone, Phone
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
 from tg_durak.play.matching import QUICK_CHAT
@@ -29,6 +31,12 @@ async def open_app(tg: FakeTelegram, phone: OpenPhone, user_id: int, **opened) -
     await expect(p.page.locator("body")).to_have_attribute("data-connected", "1")
     await expect(p.page.locator("body")).to_have_attribute("data-view", "home")
     return p
+
+
+async def answered(p: Phone, count: int) -> None:
+    """Until the phone's socket has been sent `count` answers."""
+    while sum(f["type"] == "answer" for f in p.frames) < count:
+        await asyncio.sleep(0.05)
 
 
 async def choose(page: Page, label: str, option: str) -> None:
@@ -95,5 +103,7 @@ async def test_leaving_the_queue_in_russian(
     await page.get_by_role("button", name="✖ Выйти из очереди").tap()
     await expect(page.get_by_role("button", name="🔎 Найти игроков")).to_be_visible()
     assert await store.quick.waiting() == []
+    # Find and Leave were both taken (an answer may come after the state it caused).
+    await asyncio.wait_for(answered(dasha, 2), WAIT_MS / 1000)
     answers = [f for f in dasha.frames if f["type"] == "answer"]
     assert [a["ok"] for a in answers] == [True, True], answers
