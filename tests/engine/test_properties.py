@@ -237,7 +237,8 @@ def public_cards_after(game: Game, step: Step) -> set[str]:
     return seen
 
 
-def check_views(game: Game, public: set[str]) -> None:
+def check_views(game: Game, public: set[str],
+                memo: dict[int, tuple[object, frozenset[str]]]) -> None:
     """R11: a view names own cards, the table, the face-up trump card, and cards that were shown
     in public; never a stock card or an unrevealed card of another hand."""
     n = game.rules.players
@@ -247,7 +248,7 @@ def check_views(game: Game, public: set[str]) -> None:
     hands = [{str(c) for c in game.hand(s)} for s in range(n)]
     for seat in range(n):
         view = game.view(seat)
-        seen = all_cards_in(view)
+        seen = all_cards_in(view, memo)
         assert {str(c) for c in view.hand} == hands[seat]
         assert list(view.hand_counts) == [len(h) for h in hands]
         assert view.stock_count == game.stock_count
@@ -272,7 +273,8 @@ def test_views_hide_what_r11_hides(rules: Rules, seed: int, timeout_rate: float)
     public = {str(c) for k in game.view(0).known for c in k}
     if game.trump_card is not None:
         public.add(str(game.trump_card))
-    check_views(game, public)
+    memo: dict[int, tuple[object, frozenset[str]]] = {}
+    check_views(game, public, memo)
     for _ in range(MAX_STEPS):
         step = driver.next_step()
         if step is None:
@@ -281,5 +283,5 @@ def test_views_hide_what_r11_hides(rules: Rules, seed: int, timeout_rate: float)
         step.run(game)
         driver.now = max(driver.now, step.now)
         driver.steps.append(step)
-        check_views(game, public)
+        check_views(game, public, memo)
     assert game.is_over

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from collections.abc import Iterable
 
@@ -108,25 +107,32 @@ def finish_round(game: Game, limit: int = 20) -> None:
     raise AssertionError("the round did not close")
 
 
-def all_cards_in(value: object) -> set[str]:
-    """Every card named anywhere in a value: a view's fields, a game's to_dict(), ..."""
-    found: set[str] = set()
+def all_cards_in(value: object,
+                 memo: dict[int, tuple[object, frozenset[str]]] | None = None) -> set[str]:
+    """Every card named anywhere in a value: a view's fields, a game's to_dict(), ...
 
-    def walk(v: object) -> None:
+    `memo`, kept by the caller for one game, holds what each tuple walked before named, by
+    identity (the tuple is held too, so that its id is not reused): a game's history entries
+    are the same tuples in every later view, and walking them again at each step made the
+    property tests quadratic."""
+    def walk(v: object) -> frozenset[str]:
         if isinstance(v, Card):
-            found.add(str(v))
-        elif isinstance(v, str):
-            with contextlib.suppress(ValueError):
-                found.add(str(Card.parse(v)))
-        elif dataclasses.is_dataclass(v):
-            for f in dataclasses.fields(v):
-                walk(getattr(v, f.name))
-        elif isinstance(v, dict):
-            for x in v.values():
-                walk(x)
-        elif isinstance(v, Iterable):
-            for x in v:
-                walk(x)
+            return frozenset((str(v),))
+        if isinstance(v, str):
+            try:
+                return frozenset((str(Card.parse(v)),))
+            except ValueError:
+                return frozenset()
+        if isinstance(v, tuple) and memo is not None:
+            if id(v) not in memo:
+                memo[id(v)] = (v, frozenset().union(*map(walk, v)))
+            return memo[id(v)][1]
+        if dataclasses.is_dataclass(v):
+            return frozenset().union(*(walk(getattr(v, f.name)) for f in dataclasses.fields(v)))
+        if isinstance(v, dict):
+            return frozenset().union(*map(walk, v.values()))
+        if isinstance(v, Iterable):
+            return frozenset().union(*map(walk, v))
+        return frozenset()
 
-    walk(value)
-    return found
+    return set(walk(value))
