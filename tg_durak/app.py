@@ -47,7 +47,6 @@ from tg_durak.outbox.publisher import Publisher
 from tg_durak.outbox.reports import OutboxReports
 from tg_durak.play.ratings import rate
 from tg_durak.storage import (
-    DatabaseDown,
     NoDatabase,
     Store,
     StoreUnavailable,
@@ -59,6 +58,7 @@ from tg_durak.tables.core import TableDisplay, unheard
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.lobby_notices import LobbyNotices
 from tg_durak.tables.quick_games import NO_QUEUE_APPS, QuickGameEnds, QuickGames, Waiting
+from tg_durak.tables.repeating import repeat
 from tg_durak.tables.screens import ChatLinks
 from tg_durak.tables.service import TableService
 from tg_durak.telegram.bans import BanGate
@@ -388,7 +388,8 @@ class BotApp:
         self.quick_games.start()   # the queue as stored: it outlives every process
         later.push_async_callback(self.quick_games.close)
         report_on_signal(self.counted)
-        self._tasks = [asyncio.create_task(self._heartbeat())]
+        self._tasks = [asyncio.create_task(
+            repeat(self._beat, HEARTBEAT_SECONDS, "heartbeat not saved", log))]
         if self.settings.keep_days is not None:
             self._tasks.append(asyncio.create_task(
                 prune_daily(self.store, self.settings.keep_days)))
@@ -481,18 +482,11 @@ class BotApp:
         if self.refused is not None:
             raise _telegram_failure(self.refused, self.settings)
 
-    async def _heartbeat(self) -> None:
-        while True:
-            try:
-                self.desk.last_hour.sample()
-                await self.desk.processes.beat()
-                await self.tables.restart.heartbeat()
-                self.readiness.beat()
-            except DatabaseDown:   # the store said so once; the next beat may get through
-                pass
-            except StoreUnavailable as exc:   # the next beat may get through
-                log.warning("heartbeat not saved: %s", exc)
-            await asyncio.sleep(HEARTBEAT_SECONDS)
+    async def _beat(self) -> None:
+        self.desk.last_hour.sample()
+        await self.desk.processes.beat()
+        await self.tables.restart.heartbeat()
+        self.readiness.beat()
 
     async def _last_heartbeat(self) -> None:
         """The downtime a restart gives back (R10.4) is counted from here."""

@@ -7,12 +7,12 @@ database several processes share the day's pruning runs once, whichever of them 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Callable
 
-from tg_durak.storage import Store, StoreUnavailable
+from tg_durak.storage import Store
+from tg_durak.tables.repeating import repeat
 
 log = logging.getLogger(__name__)
 
@@ -33,9 +33,5 @@ async def prune_today(store: Store, keep_days: int, now: float) -> int | None:
 async def prune_daily(store: Store, keep_days: int, clock: Callable[[], float] = time.time,
                       every: float = ASK_SECONDS) -> None:
     """`prune_today`, asked every `every` seconds for as long as the bot runs."""
-    while True:
-        try:
-            await prune_today(store, keep_days, clock())
-        except StoreUnavailable as exc:   # tomorrow's pruning takes these too
-            log.warning("the old logs were not pruned: %s", exc)
-        await asyncio.sleep(every)
+    await repeat(lambda: prune_today(store, keep_days, clock()), every,
+                 "the old logs were not pruned", log)

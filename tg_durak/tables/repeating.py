@@ -1,5 +1,6 @@
 """A job every process runs again and again from the store (the due tables' claims, the quick
-games' queue): a round that fails is logged, never the end of the job."""
+games' queue, the heartbeat, the daily pruning): a round that fails is logged, never the end of
+the job."""
 
 from __future__ import annotations
 
