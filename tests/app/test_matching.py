@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Variant
+from tests.app.test_table_service import ONE_COMPUTER, START, FakeClock, service
 from tg_durak.play.matching import (
     LOOK_AHEAD,
     QUICK_CHAT,
@@ -233,4 +234,63 @@ async def test_a_claim_seats_nobody_who_sits_down_at_a_lobby_meanwhile(pg_url: s
         assert seated is not None and seated.id == lobby.id
     finally:
         await lobby_side.close()
+        await queue_side.close()
+
+
+async def test_a_claim_seats_nobody_who_starts_a_private_game_meanwhile(pg_url: str) -> None:
+    """One process stores a waiting person's private game (Play), its transaction not
+    committed yet, while another claims a table for him from the queue: the claim waits for
+    his seat, then seats nobody. He has one table, his private game."""
+    game = QuickGame(Variant.THROW_IN, 2, 36)
+    private_side = await Store.open(pg_url, rate=rate)
+    queue_side = await Store.open(pg_url, rate=rate)
+    try:
+        await _people(private_side, 1, 2)
+        for at, user_id in enumerate((1, 2)):
+            await private_side.quick.join(_entry(user_id, game, at))
+        async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as watcher:
+            async with private_side.held("a private game's start"):
+                private = await private_side.tables.create(
+                    1, TableKind.PRIVATE, TableStatus.RUNNING, {},
+                    [_seat(1), SeatRow(1, None, "", "normal")], {}, one_table=True)
+                claim = asyncio.create_task(queue_side.quick.claim(
+                    game, lambda q, b: match(q, 2, b), snapshot={}, level="normal",
+                    language="en"))
+                while not claim.done() and not await _waits_for_a_lock(watcher):
+                    await asyncio.sleep(0.01)
+            assert await claim is None
+        assert await queue_side.tables.seated_at(1) == private.id
+        assert await queue_side.tables.for_user(2) is None
+    finally:
+        await private_side.close()
+        await queue_side.close()
+
+
+async def test_play_seats_nobody_whom_a_claim_seats_meanwhile(pg_url: str) -> None:
+    """The other order: one process's claim seats a waiting person at a quick table, its
+    transaction not committed yet, while he taps Play in another process. The private game
+    waits for his seat and is not started ('already playing'): one table, the quick one."""
+    game = QuickGame(Variant.THROW_IN, 2, 36)
+    queue_side = await Store.open(pg_url, rate=rate)
+    private_side = service(await Store.open(pg_url, rate=rate), FakeClock(START))
+    try:
+        await _people(queue_side, 1, 2)
+        for at, user_id in enumerate((1, 2)):
+            await queue_side.quick.join(_entry(user_id, game, at))
+        async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as watcher:
+            async with queue_side.held("a quick game's claim"):
+                claimed = await queue_side.quick.claim(
+                    game, lambda q, b: match(q, 2, b), snapshot={}, level="normal",
+                    language="en")
+                assert claimed is not None
+                play = asyncio.create_task(private_side.tables.start_private(1, "P1",
+                                                                             ONE_COMPUTER))
+                while not play.done() and not await _waits_for_a_lock(watcher):
+                    await asyncio.sleep(0.01)
+            assert await play is None
+        assert await queue_side.tables.seated_at(1) == claimed[0].id
+        assert await queue_side.tables.for_user(1, [TableStatus.RUNNING]) == claimed[0]
+    finally:
+        await private_side.tables.close()
+        await private_side.store.close()
         await queue_side.close()

@@ -19,8 +19,10 @@ async def _open_lobby(db: Session, dialect: Dialect, table_id: int) -> None:
         raise LobbyClosed(f"table {table_id} is {'gone' if row is None else row[0]}")
 
 
-async def _check_free(db: Session, dialect: Dialect, user_id: int) -> None:
-    # Two lobbies seating one person at once: the second waits and finds him seated.
+async def check_free(db: Session, dialect: Dialect, user_id: int) -> None:
+    """AlreadySeated if he has a seat at an open table, read under his seat lock until the
+    transaction ends: two tables seating one person at once (two lobbies, a private game, the
+    quick games' claim) are stored one after the other, and the second finds him seated."""
     await lock(db, dialect, f"tg_durak seat {user_id}")
     row = await db.fetchone(
         "SELECT t.id FROM tables t JOIN seats s ON s.table_id = t.id"
@@ -81,7 +83,7 @@ class Lobbies:
         async with self._connection.transaction() as db:
             await _open_lobby(db, self._dialect, table_id)
             if user_id is not None:
-                await _check_free(db, self._dialect, user_id)
+                await check_free(db, self._dialect, user_id)
             count, seat = await only_row(
                 db, "SELECT COUNT(*), COALESCE(MAX(seat) + 1, 0) FROM seats WHERE table_id = ?",
                 (table_id,),

@@ -3,10 +3,10 @@ a group's next lobby (/notify).
 
 The queue is shared by every process on the database: a table is claimed from it in one
 transaction that holds the game's lock, reads who waits, lets the matching choose
-(`tg_durak.play.matching`), takes each chosen person's seat lock (the one a lobby's seat takes)
-and reads that they are still free, deletes them from the queue and writes their running
-table, so two processes never seat one person twice and a crash leaves either the queue or the
-table.
+(`tg_durak.play.matching`), takes each chosen person's seat lock (the one a lobby's seat and a
+private game take) and reads that they are still free, deletes them from the queue and writes
+their running table, so two processes never seat one person twice and a crash leaves either the
+queue or the table.
 """
 
 from __future__ import annotations
@@ -121,9 +121,10 @@ class QuickQueue:
             chosen = pick(queue, await _blocked(db, queue))
             if not chosen:
                 return None
-            # One who sits down at a lobby meanwhile holds his seat's lock until that seat is
-            # stored (storage/lobbies.py): wait for it, then seat nobody who is not free now
-            # (the queue's next round goes on without him). Nothing is written before.
+            # One who sits down at a lobby or starts a private game meanwhile holds his seat's
+            # lock until that seat is stored (storage/lobbies.py, tables.py): wait for it, then
+            # seat nobody who is not free now (the queue's next round goes on without him).
+            # Nothing is written before.
             for user_id in sorted(chosen):
                 await lock(db, self._dialect, f"tg_durak seat {user_id}")
             (free,) = await only_row(

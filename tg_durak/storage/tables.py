@@ -35,6 +35,7 @@ from tg_durak.storage.columns import (
 from tg_durak.storage.connection import Connection, Session, only_row, placeholders
 from tg_durak.storage.errors import CorruptRow, StaleVersion
 from tg_durak.storage.group_commit import GroupCommit
+from tg_durak.storage.lobbies import check_free
 from tg_durak.storage.results import Results, check_results
 
 log = logging.getLogger(__name__)
@@ -79,8 +80,13 @@ class Tables:
         options: dict,
         seats: list[SeatRow],
         snapshot: dict | None,
+        *,
+        one_table: bool = False,
     ) -> TableRow:
-        """A new table at version 0 (its action log is empty)."""
+        """A new table at version 0 (its action log is empty). `one_table` (a private game):
+        AlreadySeated, and nothing written, if one of its people has a seat at another open
+        table, read under his seat lock as a lobby's seat does (storage/lobbies.py), so that
+        a lobby or the quick games' claim of another process cannot seat him meanwhile."""
         check(kind, tuple(TableKind), "kind")
         check(status, OPEN, "a new table's status")
         check_seats(seats)
@@ -88,6 +94,9 @@ class Tables:
         snapshot_json = None if snapshot is None else dumps(snapshot)
         now = time.time()
         async with self._connection.transaction() as db:
+            if one_table:
+                for user_id in sorted(s.user_id for s in seats if s.user_id is not None):
+                    await check_free(db, self._connection.dialect, user_id)
             (table_id,) = await only_row(
                 db,
                 "INSERT INTO tables (chat_id, kind, status, options, snapshot, version,"

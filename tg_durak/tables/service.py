@@ -27,7 +27,7 @@ from engine import Game
 from tg_durak.outbox.reports import OutboxReport, OutboxReports
 from tg_durak.play.options import PlaySettings
 from tg_durak.play.rows import SeatRow, TableKind, TableStatus
-from tg_durak.storage import DatabaseDown, Store, StoreUnavailable
+from tg_durak.storage import AlreadySeated, DatabaseDown, Store, StoreUnavailable
 from tg_durak.tables.absences import Absences
 from tg_durak.tables.apps import NO_APPS, OpenApps
 from tg_durak.tables.chats import ChatLifecycle
@@ -154,7 +154,8 @@ class TableService:
         self, user_id: int, name: str, settings: PlaySettings,
         message: tuple[int, int] | None = None,
     ) -> int | None:
-        """A game against computer players; None if the user is already playing one.
+        """A game against computer players; None if the user has a seat at a table already
+        (a lobby too, or one another process gives him at the same moment).
 
         `message` (chat, message id) is edited into the game; otherwise a new one is sent.
         """
@@ -165,9 +166,12 @@ class TableService:
         seats = [SeatRow(0, user_id, name, None)] + [
             SeatRow(i, None, "", settings.level) for i in range(1, settings.bots + 1)
         ]
-        row = await self.store.tables.create(
-            user_id, TableKind.PRIVATE, TableStatus.RUNNING, settings.to_dict(), seats,
-            snapshot(game))
+        try:   # seated elsewhere meanwhile (a lobby, a quick game), maybe by another process
+            row = await self.store.tables.create(
+                user_id, TableKind.PRIVATE, TableStatus.RUNNING, settings.to_dict(), seats,
+                snapshot(game), one_table=True)
+        except AlreadySeated:
+            return None
         live = core.tables[row.id] = LiveTable(row, game)   # the lock finds it current
         async with core.lock(row.id):   # on a shared database: stored with its first wake
             if message is not None:
