@@ -148,7 +148,7 @@ def log_loss(p: np.ndarray, y: np.ndarray) -> float:
 
 
 def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, l2: float = 1e-5,
-          batch: int = 512, rate: float = 1e-3) -> network.Params:
+          batch: int = 512, rate: float = 1e-3) -> network.NetworkWeights:
     """The network fitted to soft labels `y` by Adam on the cross-entropy (He's start)."""
     rng = np.random.default_rng(seed)
     shapes = network.shapes()

@@ -50,7 +50,7 @@ B3 = W3 + HIDDEN
 SIZE = B3 + 1
 
 LAYERS = ("w1", "b1", "w2", "b2", "w3", "b3")
-Params = dict[str, np.ndarray]
+NetworkWeights = dict[str, np.ndarray]
 
 
 def shapes() -> dict[str, tuple[int, ...]]:
@@ -58,7 +58,7 @@ def shapes() -> dict[str, tuple[int, ...]]:
             "w3": (HIDDEN,), "b3": ()}
 
 
-def forward(params: Params, x: np.ndarray) -> np.ndarray:
+def forward(params: NetworkWeights, x: np.ndarray) -> np.ndarray:
     """The network's estimates of the rows of `x` (each a position's INPUTS)."""
     h = np.maximum(x @ params["w1"] + params["b1"], 0.0)
     h = np.maximum(h @ params["w2"] + params["b2"], 0.0)
@@ -66,7 +66,7 @@ def forward(params: Params, x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-z))
 
 
-def pack(params: Params | None, use: np.ndarray) -> np.ndarray:
+def pack(params: NetworkWeights | None, use: np.ndarray) -> np.ndarray:
     """The array `search.estimate` takes: `use` (a flag a stage), the logistic weights and, where
     `params` is given, the network."""
     m = np.zeros(SIZE)
@@ -79,7 +79,7 @@ def pack(params: Params | None, use: np.ndarray) -> np.ndarray:
     return m
 
 
-def load() -> tuple[Params, np.ndarray]:
+def load() -> tuple[NetworkWeights, np.ndarray]:
     """The shipped network and the stages it is used at."""
     with resources.files("engine.kernel").joinpath("network.npz").open("rb") as f:
         data = np.load(f)

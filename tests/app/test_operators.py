@@ -23,7 +23,7 @@ from tg_durak.play.rows import SeatStatus
 from tg_durak.storage import Store, StoreUnavailable
 from tg_durak.tables.moderation import REFRESH_SECONDS, Moderation
 from tg_durak.telegram.handlers import maintenance, operators
-from tg_durak.telegram.handlers.operators import target_of
+from tg_durak.telegram.handlers.operators import Unnamed, target_of
 
 TOKEN = "123456:" + "A" * 35
 OPERATOR = 900
@@ -73,7 +73,8 @@ async def test_whom_a_ban_names(store: Store) -> None:
     assert await target("/ban " + "9" * 30) == "9" * 30   # past 64 bits: nobody
     assert await target("/ban") is None
     assert await target("/ban", forwarded_from=mallory) == 77
-    assert await target("/ban", hidden=True) == "hidden"   # his privacy hides who he is
+    # his privacy settings hide who he is
+    assert await target("/ban", hidden=True) is Unnamed.HIDDEN_SENDER
 
 
 async def test_bans_and_maintenance_reach_another_process_within_its_refresh(

@@ -63,11 +63,13 @@ def bot_texts(tg: FakeTelegram, chat_id: int) -> list[str]:
     return [m.text for m in tg.messages(chat_id) if m.from_bot]
 
 
-async def said(tg: FakeTelegram, user_id: int, text: str, chat_id: int | None = None) -> str:
-    """The user writes `text`; the bot's next message in that chat."""
+async def said(tg: FakeTelegram, user_id: int, text: str, chat_id: int | None = None,
+               reply_to: int | None = None) -> str:
+    """The user writes `text` (in reply to message `reply_to`); the bot's next message in that
+    chat."""
     where = user_id if chat_id is None else chat_id
     before = len(bot_texts(tg, where))
-    await tg.send_text(user_id, text, chat_id=chat_id)
+    await tg.send_text(user_id, text, chat_id=chat_id, reply_to=reply_to)
     await tg.wait_for(lambda: len(bot_texts(tg, where)) > before, timeout=60,
                       what=f"an answer to {text}")
     return bot_texts(tg, where)[before]
@@ -162,6 +164,30 @@ async def test_a_banned_persons_taps_change_nothing_and_a_computer_plays_his_sea
 
     assert (await said(tg, OPERATOR, f"/unban {BOB}")).startswith("✅")
     assert await said(tg, BOB, "/rules") != BANNED
+
+
+async def test_a_ban_by_replying_to_a_forwarded_message(tg: FakeTelegram, bot: BotApp) -> None:
+    """The operator forwards what a person wrote in a group to his chat with the bot and
+    answers it with /ban; a sender whose privacy settings hide him is not guessed at."""
+    tg.add_group(GROUP, "Club", members=[ALICE, BOB, OPERATOR], creator=ALICE)
+    for person in (ALICE, BOB):
+        await tg.send_text(person, "/start")
+    await tg.wait_for(lambda: bot_texts(tg, ALICE) and bot_texts(tg, BOB), timeout=60)
+    rude = await tg.send_text(BOB, "you all play like ducks", chat_id=GROUP)
+    shy = await tg.send_text(ALICE, "me too", chat_id=GROUP)
+
+    async def forward_and_ban(message: Message, hidden: bool = False) -> str:
+        before = len(bot_texts(tg, OPERATOR))
+        forwarded = await tg.forward(OPERATOR, GROUP, message.message_id, hidden=hidden)
+        assert (forwarded.text, forwarded.chat_id) == (message.text, OPERATOR)
+        # The forward alone is any other text to the bot ("unknown"); the reply is the ban.
+        await tg.wait_for(lambda: len(bot_texts(tg, OPERATOR)) > before, timeout=60)
+        return await said(tg, OPERATOR, "/ban", reply_to=forwarded.message_id)
+
+    assert await forward_and_ban(shy, hidden=True) == EN("op.forward_hidden")
+    assert await forward_and_ban(rude) == EN("op.ban.done", user=f"Bob ({BOB})")
+    assert await said(tg, BOB, "/play") == BANNED
+    assert await said(tg, ALICE, "/rules") != BANNED
 
 
 async def test_maintenance_refuses_new_games_and_a_running_game_goes_on(

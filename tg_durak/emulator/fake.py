@@ -368,6 +368,12 @@ class FakeTelegram:
         forum topic `thread` if given."""
         return self.state.user_message(user_id, text, chat_id, reply_to, thread)
 
+    async def forward(self, user_id: int, chat_id: int, message_id: int,
+                      to_chat_id: int | None = None, hidden: bool = False) -> Message:
+        """The user forwards message `message_id` of `chat_id` (default: to his private chat
+        with the bot); `hidden`: its sender's privacy settings keep him unnamed."""
+        return self.state.forward(user_id, chat_id, message_id, to_chat_id, hidden)
+
     async def follow_url(self, user_id: int, url: str | None = None) -> Message:
         """The user opens a t.me/<bot>?start=<payload> link (default: the url the bot answered
         his last tap with) and taps Start: `/start <payload>` from his private chat."""

@@ -124,6 +124,10 @@ class Message:
     # A message a person sent "via @bot" by choosing one of its inline results: the bot edits
     # it by this id alone (it need not be in the chat).
     inline_id: str | None = None
+    # A forwarded message: whom it came from (forward_origin), as a user or, where his privacy
+    # settings hide him, only as a name.
+    forwarded_from: int | None = None
+    forwarded_name: str | None = None
 
     @property
     def html(self) -> str:

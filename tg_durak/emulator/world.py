@@ -159,6 +159,12 @@ class World:
             data["is_topic_message"] = True
         if message.edit_date is not None:
             data["edit_date"] = message.edit_date
+        if message.forwarded_from is not None:
+            data["forward_origin"] = {"type": "user", "date": message.date,
+                                      "sender_user": self._sender(message.forwarded_from).to_api()}
+        elif message.forwarded_name is not None:
+            data["forward_origin"] = {"type": "hidden_user", "date": message.date,
+                                      "sender_user_name": message.forwarded_name}
         replied = self.live_message(chat.id, self._replied_id(message) or 0) if with_reply else None
         if replied is not None:
             data["reply_to_message"] = self.message_json(replied, with_reply=False)
@@ -172,6 +178,9 @@ class World:
                 "inline_keyboard": [[b.to_api() for b in row] for row in message.buttons]
             }
         return data
+
+    def _sender(self, user_id: int) -> User:
+        return self.bot if user_id == self.bot.id else self.users[user_id]
 
     @staticmethod
     def _replied_id(message: Message) -> int | None:
@@ -239,6 +248,27 @@ class World:
             from_bot=False, date=int(self.clock()), text=text,
             entities=tuple(find_bot_commands(text)), reply_to_message_id=reply_to,
             thread_id=thread,
+        ), ChangeKind.MESSAGE)
+        if self._bot_sees(chat, message):
+            self.updates.push("message", self.message_json(message))
+        return message
+
+    def forward(self, user_id: int, chat_id: int, message_id: int, to_chat_id: int | None = None,
+                hidden: bool = False) -> Message:
+        """A user forwards a message he can see in `chat_id` to `to_chat_id` (default: his
+        private chat with the bot); `hidden`: its sender's privacy settings forbid a link to
+        him, so the copy names him only."""
+        source = self.live_message(chat_id, message_id)
+        if source is None or (user_id not in self.chat(chat_id).members and chat_id != user_id):
+            raise ValueError(f"user {user_id} cannot see message {chat_id}/{message_id}")
+        chat = self.chat(user_id if to_chat_id is None else to_chat_id)
+        self._let_write(user_id, chat)
+        sender = self.bot if source.from_bot else self.user(source.sender_id)
+        message = self.store(Message(
+            message_id=self.new_message_id(chat.id), chat_id=chat.id, sender_id=user_id,
+            from_bot=False, date=int(self.clock()), text=source.text, entities=source.entities,
+            forwarded_from=None if hidden else sender.id,
+            forwarded_name=sender.first_name if hidden else None,
         ), ChangeKind.MESSAGE)
         if self._bot_sees(chat, message):
             self.updates.push("message", self.message_json(message))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from enum import Enum
 from html import escape
 
 from aiogram import F, Router
@@ -62,7 +63,14 @@ def operator_desk(operators: frozenset[int], store: Store, tables: TableService,
     return OperatorDesk(operators, moderation, broadcasts, processes, LastHour(registry))
 
 
-async def target_of(message: Message, command: CommandObject, store: Store) -> int | str | None:
+class Unnamed(Enum):
+    """A forwarded message whose sender's privacy settings keep him unnamed."""
+
+    HIDDEN_SENDER = "hidden"
+
+
+async def target_of(message: Message, command: CommandObject,
+                    store: Store) -> int | str | Unnamed | None:
     """Whom /ban or /unban names: a user id, an @username the bot has seen, or the sender of
     the forwarded message it replies to. A str: the name or id it could not find; None: the
     command names nobody."""
@@ -78,7 +86,7 @@ async def target_of(message: Message, command: CommandObject, store: Store) -> i
     if replied is not None and isinstance(replied.forward_origin, MessageOriginUser):
         return replied.forward_origin.sender_user.id
     if replied is not None and replied.forward_origin is not None:
-        return "hidden"
+        return Unnamed.HIDDEN_SENDER
     return None
 
 
@@ -93,6 +101,8 @@ async def ban(message: Message, command: CommandObject, t: Translator, store: St
     target = await target_of(message, command, store)
     if target is None:
         return respond(publisher, message, t("op.ban.usage"))
+    if target is Unnamed.HIDDEN_SENDER:
+        return respond(publisher, message, t("op.forward_hidden"))
     if isinstance(target, str):
         return respond(publisher, message, t("op.not_found", who=escape(target)))
     who = await _who(store, target)
@@ -108,6 +118,8 @@ async def unban(message: Message, command: CommandObject, t: Translator, store: 
     target = await target_of(message, command, store)
     if target is None:
         return respond(publisher, message, t("op.unban.usage"))
+    if target is Unnamed.HIDDEN_SENDER:
+        return respond(publisher, message, t("op.forward_hidden"))
     if isinstance(target, str):
         return respond(publisher, message, t("op.not_found", who=escape(target)))
     removed = await moderation.unban(target, message.from_user.id)
