@@ -3,6 +3,8 @@ beside the running bot: tests/bot/conftest.py)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -10,6 +12,16 @@ import pytest
 
 from tg_durak.play.ratings import rate
 from tg_durak.storage import Store
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The search kernel compiled into its cache once, before any test: every bot a test starts
+    has its computers' worker load the kernel, and on a fresh checkout (a cold cache) each would
+    compile it for 20-60 s of CPU, several at once, until one had written the cache. In a
+    process of its own, so that no test finds the kernel already loaded in its own."""
+    if not hasattr(config, "workerinput"):   # xdist's controller, or a run without workers
+        subprocess.run([sys.executable, "-c", "from engine.kernel import loader; loader.load()"],
+                       check=False, timeout=600)
 
 
 @pytest.fixture
