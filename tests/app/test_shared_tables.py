@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -30,8 +30,11 @@ from tests.app.test_table_service import (
     three_people,
 )
 from tg_durak.play.answers import Answer
+from tg_durak.play.history import History
 from tg_durak.play.ratings import rate
-from tg_durak.play.taps import PlayCard
+from tg_durak.play.rows import MessageRow
+from tg_durak.play.stale_taps import round_start
+from tg_durak.play.taps import Pass, PlayCard
 from tg_durak.storage import Store
 from tg_durak.tables.claims import AlreadyHandled, handling
 from tg_durak.tables.wake_claims import LATE_SECONDS
@@ -163,3 +166,54 @@ async def test_a_table_moved_on_elsewhere_is_caught_up_by_replaying_only_the_new
     whole = first.tables.core.live(table_id)
     assert whole is held and whole.game is not game, "the game read whole"
     assert whole.game.version == (await stored(first.store, table_id))[0].version
+
+
+async def play_elsewhere(world: World, table_id: int, until: Callable[[Game], bool]) -> None:
+    """The person's first legal card or pass, and the other process's timer, until `until`
+    holds for the stored game: moves another process makes while this one looks away."""
+    while True:
+        row, game = await stored(world.store, table_id)
+        if until(game):
+            return
+        if table_id in world.timer.armed:
+            await world.timer.ring(table_id, world.timer.armed[table_id])
+        if (await stored(world.store, table_id))[0].version != row.version:
+            continue
+        move = game.legal_actions(0)[0]
+        tap = Pass() if move.card is None else PlayCard(move.card.index)
+        assert await world.tables.moves.tap(USER, table_id, row.version, tap) == Answer()
+
+
+async def test_a_catch_up_by_replay_keeps_the_history_and_the_round_and_reads_no_message(
+        two: tuple[World, World], monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the screens tell of the last moves is extended by the other process's moves (not
+    built anew from the log), where the current round began is followed through them, and
+    the messages this process holds are not read again."""
+    first, second = two
+    deal_where(monkeypatch, person_leads)
+    table_id = await first.tables.start_private(USER, "Ann", ONE_COMPUTER, message=(USER, 42))
+    held = first.tables.core.live(table_id)
+    assert held is not None
+    history = held.history
+    assert held.round_from == 0, "a new table's round began at the deal"
+    await play_elsewhere(second, table_id, lambda game: game.version > 0 and not game.table)
+
+    reads = []
+    of_table = first.store.messages.of_table
+
+    async def counted(table_id: int) -> list[MessageRow]:
+        reads.append(table_id)
+        return await of_table(table_id)
+
+    monkeypatch.setattr(first.store.messages, "of_table", counted)
+    async with first.tables.core.lock(table_id):
+        pass
+    game = held.game
+    assert first.tables.core.live(table_id) is held and first.tables.core.stored.reread == 1
+    assert held.history is history, "extended, not built anew"
+    fresh = History.of(Game.replay(game.to_dict()))
+    assert history.recent == fresh.recent and history.recent
+    assert history.played_by(game.table) == fresh.played_by(game.table)
+    assert held.round_from == round_start(game) > 0, "a round ended elsewhere"
+    assert reads == [], "its message is held"
+

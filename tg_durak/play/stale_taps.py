@@ -22,9 +22,10 @@ own log, so the rule holds across a restart.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine import Action, ActionKind, Card, Game, Phase, PlayerView
+from engine import Action, ActionKind, Card, Event, Game, Phase, PlayerView
 from tg_durak.play.taps import Beat, Choosing, PlayCard, Position, Tap, TapOutcome
 
 KEPT_PER_SEAT = 6   # screens kept per person: a screen under load is a few versions old
@@ -35,14 +36,23 @@ NOBODY = -1   # the defender's seat kept for a screen where the seat does not de
 def round_start(game: Game) -> int:
     """The version at which the current round began: just after the time tick that cleared the
     previous round's table (0 in the first round)."""
-    past = game.rewound(0)
-    start = 0
-    for version, entry in enumerate(game.log, 1):
-        had_cards = bool(past.table)
-        past.replay_entry(entry)
-        if had_cards and not past.table:
-            start = version
+    _, start = replayed(game.rewound(0), game.log, 0)
+    assert start is not None   # known from the deal on
     return start
+
+
+def replayed(game: Game, entries: Iterable[tuple], round_from: int | None
+             ) -> tuple[list[Event], int | None]:
+    """`entries` replayed onto `game`: what happened, and the version the current round began
+    at, given `round_from` for the game before them (None: not known, and still not unless a
+    round ends among them). ValueError (IllegalMove is one) if they do not continue it."""
+    events: list[Event] = []
+    for entry in entries:
+        had_cards = bool(game.table)
+        events += game.replay_entry(entry)
+        if had_cards and not game.table:
+            round_from = game.version
+    return events, round_from
 
 
 @dataclass(frozen=True, slots=True)

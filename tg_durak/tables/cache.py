@@ -15,7 +15,8 @@ from dataclasses import replace
 from typing import Protocol
 
 from engine import Event, Game
-from tg_durak.play.rows import MessageRow, TableRow, TableStatus
+from tg_durak.play.rows import MessageRow, TableKind, TableRow, TableStatus
+from tg_durak.play.stale_taps import replayed
 from tg_durak.storage import Store
 from tg_durak.tables.apps import OpenApps
 from tg_durak.tables.languages import PlayerLanguages
@@ -92,7 +93,7 @@ class StoredTables:
         if isinstance(held, LiveTable) and row.status == TableStatus.RUNNING:
             if held.game.version == row.version:
                 held.row = replace(row, snapshot=None)   # the game is the state
-                remember(held.messages, await self.store.messages.of_table(table_id), keep=True)
+                await self._messages(held)
                 core.apps_changed(held)   # an app opened or closed on another process
                 return
             self.moved.add(table_id)
@@ -113,15 +114,25 @@ class StoredTables:
         entries = await self.store.tables.log(row.id, since=held.game.version)
         game = held.game
         try:
-            for entry in entries:
-                game.replay_entry(Game.entry_from_json(entry))
+            events, round_from = replayed(game, map(Game.entry_from_json, entries),
+                                          held.round_from)
         except ValueError:   # IllegalMove is one: a log that is not this game's continuation
             return False
         if game.version != row.version or game.to_dict(log=False) != row.snapshot:
             return False
-        held.moved_on(row)
-        remember(held.messages, await self.store.messages.of_table(row.id), keep=True)
+        held.replayed(row, events, round_from)
+        await self._messages(held)
         return True
+
+    async def _messages(self, held: LiveTable) -> None:
+        """The table's messages another process sent, taken in: read only while one this
+        process would show is not held (`remember` keeps those it holds, so reading them
+        again would change nothing)."""
+        wanted: set[int | None] = {s.user_id for s in held.humans}
+        if held.row.kind == TableKind.GROUP and not held.group_gone:
+            wanted.add(None)
+        if not wanted <= held.messages.keys():
+            remember(held.messages, await self.store.messages.of_table(held.id), keep=True)
 
     async def _lobby(self, row: TableRow, messages: list[MessageRow]) -> LiveLobby:
         host = None if row.host_id is None else await self.store.users.get(row.host_id)

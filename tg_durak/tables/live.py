@@ -64,19 +64,27 @@ class LiveTable:
     def catch_up(self, fresh: LiveTable) -> None:
         """Another process changed the table: its stored state (`fresh`) taken in here. What
         this process knows alone stays (who is choosing is asked afresh; the computers' plans
-        are made again by the caller)."""
+        are made again by the caller); what was built from the old game goes."""
         self.game = fresh.game
         for user_id, message in fresh.messages.items():
             self.messages.setdefault(user_id, message)
-        self.moved_on(fresh.row)
-
-    def moved_on(self, row: TableRow) -> None:
-        """Another process changed the table and the game here is brought up to `row` (whole,
-        or by replaying the entries it had not seen): what was built from the old game goes."""
-        self.row = replace(row, snapshot=None)
         self._history = None
-        self.choosing.clear()
         self.round_from = None
+        self._moved_on(fresh.row)
+
+    def replayed(self, row: TableRow, events: list[Event], round_from: int | None) -> None:
+        """Another process changed the table, and the entries it wrote were replayed onto the
+        game here, up to `row`: what they did (`events`) joins the history, as a change made
+        here would, and `round_from` is where the replay found the current round began."""
+        self.note(events)
+        self.round_from = round_from
+        self._moved_on(row)
+
+    def _moved_on(self, row: TableRow) -> None:
+        """The game here is now `row`'s, moved on by another process: what this process drew
+        or was asked from the old one goes (a card being chosen may have been played since)."""
+        self.row = replace(row, snapshot=None)
+        self.choosing.clear()
         self.drawn.clear()
 
     @property
