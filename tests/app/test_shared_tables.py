@@ -32,7 +32,7 @@ from tests.app.test_table_service import (
 from tg_durak.play.answers import Answer
 from tg_durak.play.history import History
 from tg_durak.play.ratings import rate
-from tg_durak.play.rows import MessageRow
+from tg_durak.play.rows import MessageRow, TableRow
 from tg_durak.play.stale_taps import round_start
 from tg_durak.play.taps import Pass, PlayCard
 from tg_durak.storage import Store
@@ -155,12 +155,13 @@ async def test_a_table_moved_on_elsewhere_is_caught_up_by_replaying_only_the_new
     # Entries that do not lead to the stored state (here: none read): read whole instead.
     more = next(a.card for a in stored_game.legal_actions(0) if a.card is not None)
     assert await second.tables.moves.tap(USER, table_id, 2, PlayCard(more.index)) == Answer()
-    whole_log = first.store.tables.log
+    since = first.store.tables.since
 
-    async def nothing_new(table_id: int, since: int = 0) -> list[list]:
-        return [] if since else await whole_log(table_id)
+    async def nothing_new(table_id: int, version: int) -> tuple[TableRow, list[list]] | None:
+        found = await since(table_id, version)
+        return None if found is None else (found[0], [])
 
-    monkeypatch.setattr(first.store.tables, "log", nothing_new)
+    monkeypatch.setattr(first.store.tables, "since", nothing_new)
     async with first.tables.core.lock(table_id):
         pass
     whole = first.tables.core.live(table_id)

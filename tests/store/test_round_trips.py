@@ -54,3 +54,21 @@ async def test_a_claim_the_database_refuses_is_unavailable(store: Store, db_path
     finally:
         await other.connection._db.execute("ROLLBACK")
         await other.close()
+
+
+async def test_catching_a_table_up_reads_its_new_entries_with_its_row(store: Store) -> None:
+    """What a process holding the game at a version lacks: the row, with the entries written
+    since in order (none when it is current), in the row's own statement and the seats'."""
+    row = await store.tables.create(1, "private", "running", {}, [ANN, CPU], SNAPSHOT)
+    entries = [["act", n] for n in range(12)]   # seq 10 after 9: ordered as numbers
+    assert await store.tables.record(TableChange(row.id, 0, entries, SNAPSHOT)) == 12
+    sent = statements_sent(store, keep=lambda sql: sql.split()[0])
+    found = await store.tables.since(row.id, 8)
+    assert sent == ["SELECT", "SELECT"]
+    assert found is not None
+    table, new = found
+    assert (table.id, table.version, table.seats, table.snapshot) == (row.id, 12, (ANN, CPU),
+                                                                      SNAPSHOT)
+    assert new == entries[8:]
+    assert await store.tables.since(row.id, 12) == (table, [])
+    assert await store.tables.since(row.id + 1, 0) is None

@@ -94,9 +94,13 @@ async def read_table(db: Session, table_id: int) -> TableRow | None:
     row = await db.fetchone(f"SELECT {TABLE_COLUMNS} FROM tables WHERE id = ?", (table_id,))
     if row is None:
         return None
+    return table_row(row, await read_seats(db, table_id))
+
+
+async def read_seats(db: Session, table_id: int) -> tuple[SeatRow, ...]:
     seats = await db.fetchall(
         f"SELECT {SEAT_COLUMNS} FROM seats WHERE table_id = ? ORDER BY seat", (table_id,))
-    return table_row(row, tuple(seat_row(table_id, seat) for seat in seats))
+    return tuple(seat_row(table_id, seat) for seat in seats)
 
 
 async def write_seats(db: Session, table_id: int, seats: Iterable[SeatRow]) -> None:

@@ -27,6 +27,7 @@ from tg_durak.storage.columns import (
     dumps,
     loads,
     member,
+    read_seats,
     read_table,
     seat_row,
     table_row,
@@ -56,10 +57,9 @@ def _in_order(seqs: str, entries: list) -> list:
                                          key=lambda pair: pair[0])]
 
 
-async def _log(db: Session, table_id: int, since: int = 0) -> list[list]:
+async def _log(db: Session, table_id: int) -> list[list]:
     rows = await db.fetchall(
-        "SELECT seq, entry FROM actions WHERE table_id = ? AND seq > ? ORDER BY seq",
-        (table_id, since))
+        "SELECT seq, entry FROM actions WHERE table_id = ? ORDER BY seq", (table_id,))
     return [loads(entry, f"action {seq} of table {table_id}") for seq, entry in rows]
 
 
@@ -177,11 +177,36 @@ class Tables:
         async with self._connection.reading() as db:
             return await read_table(db, table_id)
 
-    async def log(self, table_id: int, since: int = 0) -> list[list]:
-        """The table's action log, oldest first; `since`: from that version on (the entries a
-        game at that version has not seen)."""
+    async def log(self, table_id: int) -> list[list]:
+        """The table's action log, oldest first."""
         async with self._connection.reading() as db:
-            return await _log(db, table_id, since)
+            return await _log(db, table_id)
+
+    async def since(self, table_id: int, version: int) -> tuple[TableRow, list[list]] | None:
+        """The table (as `get`) and the log entries written after `version`, oldest first:
+        what a game held at that version lacks. The entries come with the table's row, in
+        one statement (as `running_logs` joins them), not in a trip of their own: a process
+        sharing a table with others round robin catches it up at nearly every change."""
+        joined = self._connection.dialect.joined
+        async with self._connection.reading() as db:
+            row = await db.fetchone(
+                f"SELECT {TABLE_COLUMNS}, a.seqs, a.entries FROM tables LEFT JOIN"
+                f" (SELECT table_id, {joined('seq')} AS seqs,"
+                f" '[' || {joined('entry')} || ']' AS entries"
+                " FROM (SELECT table_id, seq, entry FROM actions"
+                " WHERE table_id = ? AND seq > ? ORDER BY seq) AS o"
+                " GROUP BY table_id) AS a ON a.table_id = tables.id WHERE tables.id = ?",
+                (table_id, version, table_id))
+            if row is None:
+                return None
+            table = table_row(row[:-2], await read_seats(db, table_id))
+        seqs, entries = row[-2:]
+        if seqs is None:
+            return table, []
+        try:
+            return table, _in_order(seqs, loads(entries, f"the log of table {table_id}"))
+        except ValueError as exc:
+            raise CorruptRow(f"the log of table {table_id}: {exc}") from exc
 
     async def for_user(self, user_id: int,
                        statuses: Sequence[TableStatus] = OPEN) -> TableRow | None:

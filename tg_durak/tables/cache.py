@@ -83,8 +83,13 @@ class StoredTables:
     async def refresh(self, table_id: int) -> None:
         """Under the table's lock: what this process holds of it as stored now."""
         core = self.core
-        row = await self.store.tables.get(table_id)
         held = core.held(table_id)
+        entries: list[list] = []   # those written after the held game's version
+        if isinstance(held, LiveTable):
+            row, entries = (await self.store.tables.since(table_id, held.game.version)
+                            or (None, []))
+        else:
+            row = await self.store.tables.get(table_id)
         if row is None or row.status not in OPEN:
             if held is not None:
                 core.disarm(table_id)
@@ -98,7 +103,7 @@ class StoredTables:
                 return
             self.moved.add(table_id)
             self.reread += 1
-            if await self._replayed(held, row):
+            if await self._replayed(held, row, entries):
                 core.plan(held, [])
                 core.apps_changed(held)
                 return
@@ -106,12 +111,12 @@ class StoredTables:
         if isinstance(taken, LiveTable):
             core.apps_changed(taken)
 
-    async def _replayed(self, held: LiveTable, row: TableRow) -> bool:
+    async def _replayed(self, held: LiveTable, row: TableRow, entries: list[list]) -> bool:
         """Bring the held game up to `row` by replaying only the entries written since its
-        version, instead of the whole log from the deal: with updates spread over processes
-        (round robin) a table is behind by a move or two at nearly every tap. False when the
-        replay does not reach the stored state exactly (the caller reads the table whole)."""
-        entries = await self.store.tables.log(row.id, since=held.game.version)
+        version (`entries`), instead of the whole log from the deal: with updates spread over
+        processes (round robin) a table is behind by a move or two at nearly every tap. False
+        when the replay does not reach the stored state exactly (the caller reads the table
+        whole)."""
         game = held.game
         try:
             events, round_from = replayed(game, map(Game.entry_from_json, entries),
