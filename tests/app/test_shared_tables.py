@@ -218,3 +218,29 @@ async def test_a_catch_up_by_replay_keeps_the_history_and_the_round_and_reads_no
     assert held.round_from == round_start(game) > 0, "a round ended elsewhere"
     assert reads == [], "its message is held"
 
+
+async def test_a_timer_another_process_made_stale_takes_no_lock(
+        two: tuple[World, World], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once another process has changed a table, a timer of this one that fires after another
+    change of it there is let go on one narrow read: the table is not read under its lock (it
+    is, as ever, by the next change made here)."""
+    first, second = two
+    deal_where(monkeypatch, person_leads)
+    table_id = await first.tables.start_private(USER, "Ann", ONE_COMPUTER)
+    await play_elsewhere(second, table_id, lambda game: game.version >= 2)
+    async with first.tables.core.lock(table_id):   # caught up: changed elsewhere
+        pass
+    held = first.tables.core.live(table_id)
+    assert held is not None and held.game.version == 2 and first.tables.core.stored.reread == 1
+    assert table_id in first.timer.armed
+
+    await play_elsewhere(second, table_id, lambda game: game.version > 2)
+    await first.timer.ring(table_id, first.timer.armed[table_id])
+    assert table_id not in first.timer.armed, "the other process's to wake"
+    assert first.tables.core.stored.reread == 1 and held.game.version == 2, "nothing read"
+
+    row, game = await stored(first.store, table_id)
+    move = game.legal_actions(0)[0]
+    tap = Pass() if move.card is None else PlayCard(move.card.index)
+    assert await first.tables.moves.tap(USER, table_id, row.version, tap) == Answer()
+    assert held.game.version == row.version + 1 == (await stored(first.store, table_id))[0].version

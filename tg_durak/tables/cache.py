@@ -139,6 +139,15 @@ class StoredTables:
         if not wanted <= held.messages.keys():
             remember(held.messages, await self.store.messages.of_table(held.id), keep=True)
 
+    async def behind(self, live: LiveTable) -> bool:
+        """Whether another process has stored a later version of the running table than the
+        one held here: one narrow read, without the table's lock, for a timer of this process
+        that such a change may have made stale. (Never so for a change of this process not
+        stored yet: that puts the held version ahead.)"""
+        state = await self.store.tables.state(live.id)
+        return (state is not None and state[1] == TableStatus.RUNNING
+                and state[0] > live.game.version)
+
     async def _lobby(self, row: TableRow, messages: list[MessageRow]) -> LiveLobby:
         host = None if row.host_id is None else await self.store.users.get(row.host_id)
         lobby = LiveLobby(row, "" if host is None else host.name)

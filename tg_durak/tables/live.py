@@ -48,6 +48,9 @@ class LiveTable:
     told_unreachable: set[int] = field(default_factory=set)
     in_app: set[int] = field(default_factory=set)   # seats whose Mini App is open
     group_gone: bool = False  # the bot left the group: no group message any more
+    # Another process has changed the table since this one held it (updates spread round
+    # robin): a timer armed here may have been made stale by it (tables.moves.wake).
+    changed_elsewhere: bool = False
     # What each seat sees and may do, built once per version of the game (and set of seats
     # away); each person's last screen with what it was drawn from, so that a change leaving
     # his screen as it was (a stale or refused tap) draws nothing.
@@ -84,6 +87,7 @@ class LiveTable:
         """The game here is now `row`'s, moved on by another process: what this process drew
         or was asked from the old one goes (a card being chosen may have been played since)."""
         self.row = replace(row, snapshot=None)
+        self.changed_elsewhere = True
         self.choosing.clear()
         self.drawn.clear()
 

@@ -125,6 +125,12 @@ class Moves:
         at once), out of the lock, so others may move meanwhile; `_react` then re-checks it.
         """
         core = self.core
+        # A table another process has changed before is likely changed by it since (updates
+        # spread round robin): one narrow read then spares a stale timer the lock's
+        # transaction and the table's reading.
+        if live.changed_elsewhere and not claimed and await core.stored.behind(live):
+            core.disarm(live.id)   # changed by another process since: its timer now
+            return
         async with core.lock(live.id):
             if core.live(live.id) is not live:
                 return
