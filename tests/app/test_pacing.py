@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from engine import Action, Card, Game, PlayerView, Rules
-from engine.actions import ATTACK, PASS, TAKE
+from engine.actions import ATTACK, DEFEND, PASS, TAKE
 from engine.cards import CARDS
 from tests.app.test_table_service import (
     START,
@@ -193,9 +193,18 @@ async def _computer_thinking_about_a_throw_in(
     world = scripted_world(store, ScriptedComputers(throw_in=True, gated_seat=1))
     table_id = await world.tables.start_private(USER, "Ann", PlaySettings(bots=1))
     await run_until(world, table_id, lambda game: game.version == 1)   # the lead
-    thinking = asyncio.create_task(world.timer.ring(table_id, world.timer.armed[table_id]))
-    await world.computers.reached.wait()
+    at = world.timer.armed[table_id]
+    thinking = asyncio.create_task(world.timer.ring(table_id, at))
+    await world.computers.reached.wait()   # asked as its pause began, held meanwhile
+    await pause_ended(world, table_id, at, thinking)
     return world, table_id, thinking
+
+
+async def pause_ended(world: World, table_id: int, at: float, ringing: asyncio.Task) -> None:
+    """Until the timer `ringing` at `at` has claimed the computer's move: it awaits the
+    decision, and the table's timer no longer waits for that move."""
+    while world.timer.armed.get(table_id) == at and not ringing.done():
+        await asyncio.sleep(0)
 
 
 async def test_a_decision_stands_when_the_change_gives_its_seat_nothing_new(
@@ -227,7 +236,8 @@ async def test_a_change_that_gives_the_seat_a_new_choice_restarts_its_pause(
     t, seat, kind = moves(game)[-1]
     assert (seat, kind) == (1, "attack")
     assert t == same_time(beat_at + delay_after(game, 2, 1)), "one pause from the beat"
-    assert world.computers.seats_asked == [1, 1, 1], "the lead; a throw-in; one on the new table"
+    assert world.computers.seats_asked == [1, 1, 1, 1], \
+        "the lead; a throw-in; one on the new table; the next, as its pause begins"
 
 
 # Three players: seat 2 leads 7♠ at the person (seat 0), who holds two cards: two attack cards
@@ -243,8 +253,10 @@ async def test_a_decision_made_illegal_meanwhile_is_thought_again_at_once(
     table_id = await world.tables.start_private(USER, "Ann", PlaySettings(bots=2))
     game = await run_until(world, table_id, lambda game: game.version == 1)   # 7♠ led
     assert delay_after(game, 1, 1) < delay_after(game, 1, 2), "seat 1 reacts first"
-    thinking = asyncio.create_task(world.timer.ring(table_id, world.timer.armed[table_id]))
+    at = world.timer.armed[table_id]
+    thinking = asyncio.create_task(world.timer.ring(table_id, at))
     await world.computers.reached.wait()
+    await pause_ended(world, table_id, at, thinking)
     game = await run_until(world, table_id, lambda game: game.version == 2)   # seat 2: 7♦
     assert game.legal_actions(1) == [PASS], "the limit is reached"
     filled_at = world.clock.now
@@ -255,6 +267,102 @@ async def test_a_decision_made_illegal_meanwhile_is_thought_again_at_once(
     assert moves(game)[-1] == (filled_at, 1, "pass"), "its 7♣ no longer fits: it passes, at once"
     assert world.computers.seats_asked.count(1) == 1, "a forced pass costs no worker's time"
 
+
+
+# ---- asked as the pause begins (tables.decisions) -----------------------------------------
+
+THINK = 0.3   # seconds of the table's clock a slow computer's decision takes (hard's budget)
+# Two players, the person (seat 0) to lead: after his 7♠ he may throw in 7♣ or pass; the
+# computer beats the 7♠ with 9♠ or 10♠, or takes.
+PERSON_LEADS = ["7♠ 7♣ 10♣ Q♦ K♦ A♦", "9♠ 10♠ 6♣ 8♣ J♦ 6♦"]
+BEAT = DEFEND[Card.parse("9♠").index][0]   # the 7♠ (the table's first card) with 9♠
+
+
+@dataclass
+class SlowComputers(ScriptedComputers):
+    """Each decision takes THINK seconds of the table's clock; with two cards or more to
+    beat, it takes."""
+
+    clock: FakeClock = field(kw_only=True)
+
+    async def choose(self, level: str, view: PlayerView, legal: list[Action],
+                     seed: str) -> Action:
+        self.clock.now += THINK
+        if TAKE in legal and sum(defence is None for _, defence in view.table) > 1:
+            self.asked.append((level, view.seat, TAKE))
+            return TAKE
+        return await super().choose(level, view, legal, seed)
+
+    @property
+    def decided(self) -> list[Action]:
+        return [action for _, _, action in self.asked]
+
+
+def slow_world(store: Store) -> World:
+    clock = FakeClock(START)
+    return service(store, clock, SlowComputers(clock=clock))
+
+
+async def test_a_slow_decision_is_ready_when_the_pause_ends(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R10.3: the computer is asked as its pause begins, so that its thinking runs inside the
+    pause: it moves as the pause ends, not a search's time later."""
+    deal(monkeypatch, HEADS_UP, first=1)   # the computer leads
+    world = slow_world(store)
+    table_id = await world.tables.start_private(USER, "Ann", PlaySettings(bots=1))
+    due = world.timer.armed[table_id]
+    await asyncio.sleep(0)   # the pause runs: what was asked meanwhile is answered
+    assert world.computers.seats_asked == [1], "asked as its pause began"
+
+    await world.timer.ring(table_id, due)
+    _, game = await stored(world.store, table_id)
+    [(t, seat, kind)] = moves(game)
+    assert (seat, kind) == (1, "attack")
+    assert t == same_time(due), "as its pause ends, not THINK later"
+
+
+async def test_a_person_s_move_during_the_pause_drops_the_decision_asked_before_it(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The decision asked as the pause began (beat the 7♠) was about a table that has changed
+    since (a 7♣ thrown in): it is dropped, and the one asked about the table as it is (take
+    both) is played, one pause after the change."""
+    deal(monkeypatch, PERSON_LEADS, first=0)
+    world = slow_world(store)
+    table_id = await world.tables.start_private(USER, "Ann", PlaySettings(bots=1))
+    await world.tables.moves.tap(USER, table_id, 0, PlayCard(Card.parse("7♠").index))
+    await asyncio.sleep(0)
+    assert world.computers.decided == [BEAT], "asked as its pause began"
+
+    world.clock.now = thrown_at = START + 0.5   # within the pause
+    await world.tables.moves.tap(USER, table_id, 1, PlayCard(Card.parse("7♣").index))
+    game = await run_until(world, table_id, lambda game: game.version == 3)
+    assert world.computers.decided == [BEAT, TAKE], "asked again as the change came"
+    t, seat, kind = moves(game)[-1]
+    assert (seat, kind) == (1, "take"), "the decision about the table as it is"
+    assert t == same_time(thrown_at + delay_after(game, 2, 1)), "one pause from the 7♣"
+
+
+async def test_a_change_that_leaves_the_pause_as_planned_leaves_the_decision_too(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The person passes: the computer's choices stay as they were, and so do its pause
+    (plan_reactions) and the decision asked as it began, played as the pause ends (still
+    legal), not asked again."""
+    deal(monkeypatch, PERSON_LEADS, first=0)
+    world = slow_world(store)
+    table_id = await world.tables.start_private(USER, "Ann", PlaySettings(bots=1))
+    await world.tables.moves.tap(USER, table_id, 0, PlayCard(Card.parse("7♠").index))
+    due = world.timer.armed[table_id]
+    await asyncio.sleep(0)
+
+    world.clock.now = START + 0.5
+    await world.tables.moves.tap(USER, table_id, 1, Pass())
+    assert world.timer.armed[table_id] == same_time(due), "its pause runs on"
+    game = await run_until(world, table_id, lambda game: game.version == 3)
+    assert world.computers.decided == [BEAT], "asked once"
+    assert moves(game)[-1] == (same_time(due), 1, "defend")
 
 # ---- whom a change concerns (wakeups.plan_reactions) ---------------------------------------
 

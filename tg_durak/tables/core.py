@@ -109,9 +109,11 @@ def lock_name(key: Hashable) -> str:
 class TableCore:
     def __init__(self, store: Store, timer: Timer, display: TableDisplay, *,
                  clock: Callable[[], float], time_scale: float, open_apps: OpenApps,
+                 foresee: Callable[[LiveTable], None],
                  committed: Callable[[int], None] = unheard) -> None:
         """`committed(table_id)` hears each change after its transaction committed (the other
-        processes' Mini Apps are told of it, webapp.relay)."""
+        processes' Mini Apps are told of it, webapp.relay). `foresee(live)` asks, as each
+        computer's pause begins, for its decision (tables.decisions)."""
         self.store = store
         self.timer = timer
         self.display = _AfterCommit(display)
@@ -128,6 +130,7 @@ class TableCore:
         self.stored = StoredTables(self, store)
         self._armed: set[int] = set()   # tables armed under their lock: their wake is stored
         self._committed = committed
+        self._foresee = foresee
 
     @asynccontextmanager
     async def lock(self, key: Hashable) -> AsyncIterator[None]:
@@ -351,7 +354,8 @@ class TableCore:
 
     def schedule(self, live: LiveTable) -> None:
         """Arm the table's timer at its earliest due time: a deadline, a computer's move, a
-        timer bar's redraw."""
+        timer bar's redraw; and have each computer whose pause has begun think meanwhile, so
+        that its search does not add to the pause (R10.3)."""
         if live.finished:
             live.wake_at = None
             self.arm(live.id, None)
@@ -366,3 +370,4 @@ class TableCore:
         live.bar_at = next_bar_redraw(live.game, self.clock())
         times.append(live.bar_at)
         self.arm(live.id, min((t for t in times if t is not None), default=None))
+        self._foresee(live)

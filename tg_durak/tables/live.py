@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field, replace
 
 from engine import Action, Event, Game, PlayerView
@@ -32,6 +33,9 @@ class LiveTable:
     reactions: dict[int, Reaction] = field(default_factory=dict)  # computer seat -> its next move
     planned_at: dict[int, float] = field(default_factory=dict)  # when each was planned (R10.3)
     thinking: set[int] = field(default_factory=set)  # seats whose decision is under way
+    # Each computer seat's decision, asked as its pause began, with the reaction it was asked
+    # for (tables.decisions): a change that concerns the seat plans a new one and drops it.
+    asked: dict[int, tuple[Reaction, asyncio.Future[Action]]] = field(default_factory=dict)
     bar_at: float | None = None
     # When the table next needs someone besides a timer bar (core.wake_of): what a shared
     # database keeps as its wake.

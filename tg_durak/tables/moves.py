@@ -2,43 +2,31 @@
 
 A tap is read against the screen it was pressed on (`play.taps`, `play.stale_taps`) and played
 through the core, under the table's lock. The scheduler wakes a table when a deadline, a
-computer's move or a timer bar is due; each computer seat thinks on its own, out of the lock, so
-others may move meanwhile, and its decision is checked again before it is played.
+computer's move or a timer bar is due; each computer seat's decision, asked as its pause began
+(`tables.decisions`), is awaited out of the lock, so others may move meanwhile, and checked
+again before it is played.
 """
 
 from __future__ import annotations
 
-import logging
-from typing import Protocol
-
-from engine import Action, IllegalMove, PlayerView
+from engine import Action, IllegalMove
 from tg_durak.play.answers import Answer, illegal
 from tg_durak.play.stale_taps import round_start, still_meant
 from tg_durak.play.taps import Choose, Choosing, Position, Tap, TapOutcome
 from tg_durak.storage import CorruptRow, Store
 from tg_durak.tables.absences import Absences
 from tg_durak.tables.core import TableCore
+from tg_durak.tables.decisions import Decisions
 from tg_durak.tables.live import LiveTable
 from tg_durak.tables.reactions import Reaction, next_reaction
 
-log = logging.getLogger(__name__)
-
-AWAY_LEVEL = "normal"  # who plays for a player marked away (R10.2)
-
-
-class Computers(Protocol):
-    """Computer players' decisions (tables.computers.ComputerPlayers)."""
-
-    async def choose(self, level: str, view: PlayerView, legal: list[Action],
-                     seed: str) -> Action: ...
-
 
 class Moves:
-    def __init__(self, core: TableCore, store: Store, computers: Computers,
+    def __init__(self, core: TableCore, store: Store, decisions: Decisions,
                  absences: Absences) -> None:
         self.core = core
         self.store = store
-        self.computers = computers
+        self.decisions = decisions
         self.absences = absences
 
     # ---- a person's tap --------------------------------------------------------------------
@@ -121,8 +109,9 @@ class Moves:
         process's timer, or `claimed` from the store when its time passed with nobody acting
         (the process that changed it last died, on a shared database).
 
-        Each computer seat thinks on its own (one decision in flight per seat, several seats
-        at once), out of the lock, so others may move meanwhile; `_react` then re-checks it.
+        Each computer seat's pause ends on its own (one decision awaited per seat, several
+        seats at once), out of the lock, so others may move meanwhile; `_react` then re-checks
+        the decision.
         """
         core = self.core
         # A table another process has changed before is likely changed by it since (updates
@@ -146,7 +135,7 @@ class Moves:
                                   for seat, r in live.reactions.items()}
             reaction = await self._catch_up(live)
         while reaction is not None:
-            action = await self._think(live, reaction)
+            action = await self.decisions.decide(live, reaction)
             seat = reaction.seat
             try:
                 async with core.lock(live.id):
@@ -174,20 +163,6 @@ class Moves:
             core.display.show(live, bar=True)
         core.schedule(live)
         return None
-
-    async def _think(self, live: LiveTable, reaction: Reaction) -> Action:
-        """The seat's move in the table as it is now; a forced move costs no worker's time."""
-        game, seat = live.game, reaction.seat
-        legal = game.legal_actions(seat)
-        if len(legal) == 1:
-            return legal[0]
-        level = live.row.seats[seat].level or AWAY_LEVEL
-        try:
-            return await self.computers.choose(level, game.view(seat), legal,
-                                               f"{game.seed}/{game.version}/{seat}")
-        except Exception:
-            log.exception("table %s: computer player failed; it plays its first move", live.id)
-            return legal[0]
 
     async def _react(self, live: LiveTable, reaction: Reaction, action: Action
                      ) -> Reaction | None:

@@ -32,11 +32,12 @@ from tg_durak.tables.absences import Absences
 from tg_durak.tables.apps import NO_APPS, OpenApps
 from tg_durak.tables.chats import ChatLifecycle
 from tg_durak.tables.core import TableCore, TableDisplay, unheard
+from tg_durak.tables.decisions import Computers, Decisions
 from tg_durak.tables.displays import Displays
 from tg_durak.tables.languages import PlayerLanguages
 from tg_durak.tables.live import LiveLobby, LiveTable, snapshot
 from tg_durak.tables.lobbies import GroupLobbies
-from tg_durak.tables.moves import Computers, Moves
+from tg_durak.tables.moves import Moves
 from tg_durak.tables.privacy import Forgetting
 from tg_durak.tables.restart import Restart
 from tg_durak.tables.scheduler import Scheduler
@@ -75,12 +76,14 @@ class TableService:
         self.screens = ChatScreens(outbox, self.languages, clock, links)
         self.displays = Displays([self.screens, *displays])
         self.scheduler = make_scheduler(self._wake, clock)
+        decisions = Decisions(computers)
         self.core = TableCore(store, self.scheduler, self.displays, clock=clock,
-                              time_scale=time_scale, open_apps=open_apps, committed=committed)
+                              time_scale=time_scale, open_apps=open_apps,
+                              foresee=decisions.foresee, committed=committed)
         self.seating = seating
         self.lobbies = GroupLobbies(self.core, self.screens, store, self.languages, seating)
         self.absences = Absences(self.core, self.screens, store, self.lobbies)
-        self.moves = Moves(self.core, store, computers, self.absences)
+        self.moves = Moves(self.core, store, decisions, self.absences)
         self.chats = ChatLifecycle(self.core, self.screens, store, self.lobbies, self.absences)
         self.restart = Restart(self.core, store, self.languages, self.lobbies)
         self.forgetting = Forgetting(self.core, store, self.absences, self.lobbies)
