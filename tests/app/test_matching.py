@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import Variant
+from engine import Game, Rules, Variant
 from tests.app.test_table_service import ONE_COMPUTER, START, FakeClock, service
 from tg_durak.play.matching import (
     LOOK_AHEAD,
@@ -279,9 +279,11 @@ async def test_play_seats_nobody_whom_a_claim_seats_meanwhile(pg_url: str) -> No
             await queue_side.quick.join(_entry(user_id, game, at))
         async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as watcher:
             async with queue_side.held("a quick game's claim"):
+                # A real game: the private side reads the table that holds him.
                 claimed = await queue_side.quick.claim(
-                    game, lambda q, b: match(q, 2, b), snapshot={}, level="normal",
-                    language="en")
+                    game, lambda q, b: match(q, 2, b),
+                    snapshot=Game.new(Rules(players=2), 1, START).to_dict(log=False),
+                    level="normal", language="en")
                 assert claimed is not None
                 play = asyncio.create_task(private_side.tables.start_private(1, "P1",
                                                                              ONE_COMPUTER))

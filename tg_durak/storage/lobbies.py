@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 
 from tg_durak.play.rows import SeatRow, TableRow, TableStatus
 from tg_durak.storage.columns import check_seats, dumps, read_table, write_seats
@@ -19,16 +20,19 @@ async def _open_lobby(db: Session, dialect: Dialect, table_id: int) -> None:
         raise LobbyClosed(f"table {table_id} is {'gone' if row is None else row[0]}")
 
 
-async def check_free(db: Session, dialect: Dialect, user_id: int) -> None:
+async def check_free(db: Session, dialect: Dialect, user_id: int,
+                     unplayable: Collection[int] = ()) -> None:
     """AlreadySeated if he has a seat at an open table, read under his seat lock until the
     transaction ends: two tables seating one person at once (two lobbies, a private game, the
-    quick games' claim) are stored one after the other, and the second finds him seated."""
+    quick games' claim) are stored one after the other, and the second finds him seated.
+    `unplayable`: tables that hold no seat (their record is damaged)."""
     await lock(db, dialect, f"tg_durak seat {user_id}")
+    passed_over = "".join(" AND t.id <> ?" for _ in unplayable)
     row = await db.fetchone(
         "SELECT t.id FROM tables t JOIN seats s ON s.table_id = t.id"
         " WHERE s.user_id = ? AND s.status = 'playing' AND t.status IN ('lobby', 'running')"
-        " ORDER BY t.id DESC LIMIT 1",
-        (user_id,),
+        f"{passed_over} ORDER BY t.id DESC LIMIT 1",
+        (user_id, *unplayable),
     )
     if row is not None:
         raise AlreadySeated(row[0])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from tg_durak.play.ratings import Result
 from tg_durak.play.rows import (
@@ -82,11 +82,13 @@ class Tables:
         snapshot: dict | None,
         *,
         one_table: bool = False,
+        unplayable: Collection[int] = (),
     ) -> TableRow:
         """A new table at version 0 (its action log is empty). `one_table` (a private game):
         AlreadySeated, and nothing written, if one of its people has a seat at another open
         table, read under his seat lock as a lobby's seat does (storage/lobbies.py), so that
-        a lobby or the quick games' claim of another process cannot seat him meanwhile."""
+        a lobby or the quick games' claim of another process cannot seat him meanwhile;
+        `unplayable`: tables that hold no seat in that check (their record is damaged)."""
         check(kind, tuple(TableKind), "kind")
         check(status, OPEN, "a new table's status")
         check_seats(seats)
@@ -96,7 +98,7 @@ class Tables:
         async with self._connection.transaction() as db:
             if one_table:
                 for user_id in sorted(s.user_id for s in seats if s.user_id is not None):
-                    await check_free(db, self._connection.dialect, user_id)
+                    await check_free(db, self._connection.dialect, user_id, unplayable)
             (table_id,) = await only_row(
                 db,
                 "INSERT INTO tables (chat_id, kind, status, options, snapshot, version,"

@@ -169,12 +169,18 @@ class TableService:
         seats = [SeatRow(0, user_id, name, None)] + [
             SeatRow(i, None, "", settings.level) for i in range(1, settings.bots + 1)
         ]
-        try:   # seated elsewhere meanwhile (a lobby, a quick game), maybe by another process
-            row = await self.store.tables.create(
-                user_id, TableKind.PRIVATE, TableStatus.RUNNING, settings.to_dict(), seats,
-                snapshot(game), one_table=True)
-        except AlreadySeated:
-            return None
+        unplayable: list[int] = []
+        while True:
+            try:   # seated elsewhere meanwhile (a lobby, a quick game), maybe by another process
+                row = await self.store.tables.create(
+                    user_id, TableKind.PRIVATE, TableStatus.RUNNING, settings.to_dict(), seats,
+                    snapshot(game), one_table=True, unplayable=unplayable)
+                break
+            except AlreadySeated as seated:
+                # A table whose record is damaged holds no seat, as running_table_of says.
+                if seated.table_id in unplayable or await core.find(seated.table_id) is not None:
+                    return None
+                unplayable.append(seated.table_id)
         live = core.tables[row.id] = LiveTable(row, game)   # the lock finds it current
         async with core.lock(row.id):   # on a shared database: stored with its first wake
             if message is not None:
