@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import psycopg
 import pytest
@@ -183,9 +185,7 @@ async def test_processes_claiming_at_once_never_seat_one_person_twice(pg_url: st
     game = QuickGame(Variant.TRANSFER, 2, 36)
     stores = [await Store.open(pg_url, rate=rate) for _ in range(4)]
     try:
-        await _people(stores[0], *range(1, 8))
-        for at, user_id in enumerate(range(1, 8)):
-            await stores[0].quick.join(_entry(user_id, game, at))
+        await _waiting(stores[0], game, *range(1, 8))
         claims = await asyncio.gather(*(
             s.quick.claim(game, lambda q, b: match(q, 2, b), snapshot={}, level="normal",
                           language="en") for s in stores for _ in range(2)))
@@ -207,6 +207,30 @@ async def _waits_for_a_lock(watcher: psycopg.AsyncConnection) -> bool:
     return row is not None and row[0] > 0
 
 
+R = TypeVar("R")
+T = TypeVar("T")
+
+
+async def _waiting(store: Store, game: QuickGame, *user_ids: int) -> None:
+    """People who have used the bot, waiting in the queue for `game` in this order."""
+    await _people(store, *user_ids)
+    for at, user_id in enumerate(user_ids):
+        await store.quick.join(_entry(user_id, game, at))
+
+
+async def _while_held(pg_url: str, holder: Store, what: str, hold: Callable[[], Awaitable[R]],
+                      other: Callable[[], Awaitable[T]]) -> tuple[R, T]:
+    """`hold` written in `holder`'s transaction, kept open until `other` (another process's
+    store) waits for a lock behind it; then both results, `other`'s once it got through."""
+    async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as watcher:
+        async with holder.held(what):
+            held = await hold()
+            task = asyncio.create_task(other())
+            while not task.done() and not await _waits_for_a_lock(watcher):
+                await asyncio.sleep(0.01)
+        return held, await task
+
+
 async def test_a_claim_seats_nobody_who_sits_down_at_a_lobby_meanwhile(pg_url: str) -> None:
     """One process seats a waiting person at a lobby, its transaction not committed yet, while
     another claims a table for him from the queue: the claim waits for his seat, then seats
@@ -215,20 +239,15 @@ async def test_a_claim_seats_nobody_who_sits_down_at_a_lobby_meanwhile(pg_url: s
     lobby_side = await Store.open(pg_url, rate=rate)
     queue_side = await Store.open(pg_url, rate=rate)
     try:
-        await _people(lobby_side, 1, 2)
-        for at, user_id in enumerate((1, 2)):
-            await lobby_side.quick.join(_entry(user_id, game, at))
+        await _waiting(lobby_side, game, 1, 2)
         lobby = await lobby_side.lobbies.create(-100, 1, {}, invite="i", expires_at=1e12,
                                                 language="en")
-        async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as watcher:
-            async with lobby_side.held("a lobby's change"):
-                await lobby_side.lobbies.add_seat(lobby.id, 1, "P1", None, 4)
-                claim = asyncio.create_task(queue_side.quick.claim(
-                    game, lambda q, b: match(q, 2, b), snapshot={}, level="normal",
-                    language="en"))
-                while not claim.done() and not await _waits_for_a_lock(watcher):
-                    await asyncio.sleep(0.01)
-            assert await claim is None
+        _, claimed = await _while_held(
+            pg_url, lobby_side, "a lobby's change",
+            lambda: lobby_side.lobbies.add_seat(lobby.id, 1, "P1", None, 4),
+            lambda: queue_side.quick.claim(game, lambda q, b: match(q, 2, b), snapshot={},
+                                           level="normal", language="en"))
+        assert claimed is None
         assert [e.user_id for e in await queue_side.quick.waiting()] == [1, 2]
         seated = await queue_side.tables.for_user(1)
         assert seated is not None and seated.id == lobby.id
@@ -245,20 +264,15 @@ async def test_a_claim_seats_nobody_who_starts_a_private_game_meanwhile(pg_url: 
     private_side = await Store.open(pg_url, rate=rate)
     queue_side = await Store.open(pg_url, rate=rate)
     try:
-        await _people(private_side, 1, 2)
-        for at, user_id in enumerate((1, 2)):
-            await private_side.quick.join(_entry(user_id, game, at))
-        async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as watcher:
-            async with private_side.held("a private game's start"):
-                private = await private_side.tables.create(
-                    1, TableKind.PRIVATE, TableStatus.RUNNING, {},
-                    [_seat(1), SeatRow(1, None, "", "normal")], {}, one_table=True)
-                claim = asyncio.create_task(queue_side.quick.claim(
-                    game, lambda q, b: match(q, 2, b), snapshot={}, level="normal",
-                    language="en"))
-                while not claim.done() and not await _waits_for_a_lock(watcher):
-                    await asyncio.sleep(0.01)
-            assert await claim is None
+        await _waiting(private_side, game, 1, 2)
+        private, claimed = await _while_held(
+            pg_url, private_side, "a private game's start",
+            lambda: private_side.tables.create(
+                1, TableKind.PRIVATE, TableStatus.RUNNING, {},
+                [_seat(1), SeatRow(1, None, "", "normal")], {}, one_table=True),
+            lambda: queue_side.quick.claim(game, lambda q, b: match(q, 2, b), snapshot={},
+                                           level="normal", language="en"))
+        assert claimed is None
         assert await queue_side.tables.seated_at(1) == private.id
         assert await queue_side.tables.for_user(2) is None
     finally:
@@ -274,22 +288,16 @@ async def test_play_seats_nobody_whom_a_claim_seats_meanwhile(pg_url: str) -> No
     queue_side = await Store.open(pg_url, rate=rate)
     private_side = service(await Store.open(pg_url, rate=rate), FakeClock(START))
     try:
-        await _people(queue_side, 1, 2)
-        for at, user_id in enumerate((1, 2)):
-            await queue_side.quick.join(_entry(user_id, game, at))
-        async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as watcher:
-            async with queue_side.held("a quick game's claim"):
-                # A real game: the private side reads the table that holds him.
-                claimed = await queue_side.quick.claim(
-                    game, lambda q, b: match(q, 2, b),
-                    snapshot=Game.new(Rules(players=2), 1, START).to_dict(log=False),
-                    level="normal", language="en")
-                assert claimed is not None
-                play = asyncio.create_task(private_side.tables.start_private(1, "P1",
-                                                                             ONE_COMPUTER))
-                while not play.done() and not await _waits_for_a_lock(watcher):
-                    await asyncio.sleep(0.01)
-            assert await play is None
+        await _waiting(queue_side, game, 1, 2)
+        claimed, played = await _while_held(
+            pg_url, queue_side, "a quick game's claim",
+            # A real game: the private side reads the table that holds him.
+            lambda: queue_side.quick.claim(
+                game, lambda q, b: match(q, 2, b),
+                snapshot=Game.new(Rules(players=2), 1, START).to_dict(log=False),
+                level="normal", language="en"),
+            lambda: private_side.tables.start_private(1, "P1", ONE_COMPUTER))
+        assert claimed is not None and played is None
         assert await queue_side.tables.seated_at(1) == claimed[0].id
         assert await queue_side.tables.for_user(1, [TableStatus.RUNNING]) == claimed[0]
     finally:
