@@ -83,12 +83,30 @@ async def test_a_row_locked_elsewhere_refuses_the_write_cleanly(pg_store: Store,
     assert await pg_store.tables.record(TableChange(table_id, 0, [["a"]], {"v": 1})) == 1
 
 
+# Waits (up to 5 s) until each backend is gone, as after a restart.
+_DROP_OTHERS = ("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()")
+
+
 async def test_connections_the_server_dropped_are_replaced(pg_store: Store, pg_url: str) -> None:
     await pg_store.meta.set("before", 1)
-    raw(pg_url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    raw(pg_url, _DROP_OTHERS)
     await pg_store.meta.set("after", 2)   # the pool checks a connection before lending it
     assert await pg_store.meta.get("after") == 2
+
+
+async def test_a_dropped_connection_is_told_from_an_idle_one_without_a_trip(pg_url: str) -> None:
+    import psycopg
+
+    from tg_durak.storage.postgres import _heard_from
+
+    async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as conn:
+        await conn.execute("SELECT 1")
+        assert not _heard_from(conn)   # idle and well: lent without a check
+        raw(pg_url, _DROP_OTHERS)
+        assert _heard_from(conn)   # the server's farewell waits on the socket: checked
+        with pytest.raises(psycopg.OperationalError):
+            await conn.execute("")
 
 
 async def test_a_server_that_does_not_answer_is_unavailable_and_a_wrong_database_a_setting(

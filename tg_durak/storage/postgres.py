@@ -33,6 +33,7 @@ import asyncio
 import itertools
 import logging
 import re
+import select
 from collections.abc import AsyncIterator, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from contextvars import ContextVar
@@ -248,6 +249,8 @@ class PostgresConnection:
                 if loop.time() < deadline:
                     continue
                 raise
+            if not _heard_from(conn):
+                return conn
             try:
                 # The pool's check, here rather than the pool's: a connection the server
                 # dropped (a restart, PgBouncer's reconnect) is found before a scope's first
@@ -390,6 +393,20 @@ class PostgresConnection:
                     problems.append(f"sequence {sequence} is at {last or 0}, behind the largest"
                                     f" {table}.{column} {largest}")
         return problems
+
+
+def _heard_from(conn: psycopg.AsyncConnection) -> bool:
+    """Whether the server has sent this idle pooled connection anything: nothing is due on an
+    idle connection, so it is a farewell (a backend terminated, a server shutting down or
+    crashed: its message or the socket's end) and the connection is checked with a trip. The
+    question itself costs no trip: a check of every connection lent was the bot's most frequent
+    statement, and it grew with the number of processes (docs/deploying.md, Capacity)."""
+    try:
+        poll = select.poll()
+        poll.register(conn.fileno(), select.POLLIN)
+        return bool(poll.poll(0))
+    except (OSError, ValueError, psycopg.Error):   # no socket left: the trip says what is wrong
+        return True
 
 
 async def _answers(url: str) -> bool:
