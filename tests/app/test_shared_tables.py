@@ -219,6 +219,29 @@ async def test_a_catch_up_by_replay_keeps_the_history_and_the_round_and_reads_no
     assert reads == [], "its message is held"
 
 
+async def test_a_catch_up_keeps_the_computer_s_pause_running_from_the_change_it_reacts_to(
+        two: tuple[World, World], monkeypatch: pytest.MonkeyPatch) -> None:
+    """R10.3 whatever process holds the table: a computer's pause runs from the change it
+    reacts to. A process that catches up later (round robin hands it the person's next tap)
+    keeps it there, instead of starting it again as it catches up, so that a move of the
+    person's that does not concern the computer leaves it due when it was."""
+    first, second = two
+    deal_where(monkeypatch, person_leads)
+    table_id = await first.tables.start_private(USER, "Ann", ONE_COMPUTER)
+    _, game = await stored(first.store, table_id)
+    lead = game.legal_actions(0)[0].card
+    assert await second.tables.moves.tap(USER, table_id, 0, PlayCard(lead.index)) == Answer()
+    ((seat, planned),) = second.tables.core.live(table_id).reactions.items()
+
+    first.clock.now += 0.5   # the next update reaches the first process a little later
+    async with first.tables.core.lock(table_id):
+        pass
+    caught_up = first.tables.core.live(table_id).reactions
+    assert first.tables.core.stored.reread == 1
+    assert caught_up[seat].at == planned.at, "due when the other process planned it"
+    assert caught_up[seat].options == planned.options
+
+
 async def test_a_timer_another_process_made_stale_takes_no_lock(
         two: tuple[World, World], monkeypatch: pytest.MonkeyPatch) -> None:
     """Once another process has changed a table, a timer of this one that fires after another

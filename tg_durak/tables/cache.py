@@ -36,7 +36,7 @@ class HeldTables(Protocol):
 
     def disarm(self, table_id: int) -> None: ...
 
-    def plan(self, live: LiveTable, events: list[Event]) -> None: ...
+    def plan(self, live: LiveTable, events: list[Event], at: float | None = None) -> None: ...
 
     def apps_changed(self, live: LiveTable) -> None: ...
 
@@ -103,31 +103,37 @@ class StoredTables:
                 return
             self.moved.add(table_id)
             self.reread += 1
-            if await self._replayed(held, row, entries):
-                core.plan(held, [])
+            events = await self._replayed(held, row, entries)
+            if events is not None:
+                # Planned as the process that made the change planned them, at its time: a
+                # pause the change did not restart runs on, and one it did runs from it (R10.3),
+                # not from whenever another process happens to catch up. (Nothing happened, as
+                # in a postponement alone: everyone starts afresh now.)
+                core.plan(held, events, at=held.game.changed_at if events else None)
                 core.apps_changed(held)
                 return
         taken = await self._take(row, held)
         if isinstance(taken, LiveTable):
             core.apps_changed(taken)
 
-    async def _replayed(self, held: LiveTable, row: TableRow, entries: list[list]) -> bool:
+    async def _replayed(self, held: LiveTable, row: TableRow, entries: list[list]
+                        ) -> list[Event] | None:
         """Bring the held game up to `row` by replaying only the entries written since its
         version (`entries`), instead of the whole log from the deal: with updates spread over
-        processes (round robin) a table is behind by a move or two at nearly every tap. False
-        when the replay does not reach the stored state exactly (the caller reads the table
-        whole)."""
+        processes (round robin) a table is behind by a move or two at nearly every tap. What
+        they did, or None when the replay does not reach the stored state exactly (the caller
+        reads the table whole)."""
         game = held.game
         try:
             events, round_from = replayed(game, map(Game.entry_from_json, entries),
                                           held.round_from)
         except ValueError:   # IllegalMove is one: a log that is not this game's continuation
-            return False
+            return None
         if game.version != row.version or game.to_dict(log=False) != row.snapshot:
-            return False
+            return None
         held.replayed(row, events, round_from)
         await self._messages(held)
-        return True
+        return events
 
     async def _messages(self, held: LiveTable) -> None:
         """The table's messages another process sent, taken in: read only while one this

@@ -340,12 +340,12 @@ class TableCore:
             out.append((seat.user, outcome, place))
         return out
 
-    def plan(self, live: LiveTable, events: list[Event]) -> None:
-        """The computers' next moves after a change (R10.3); a time-out makes a person away
-        again (R10.2)."""
+    def plan(self, live: LiveTable, events: list[Event], at: float | None = None) -> None:
+        """The computers' next moves after a change made `at` (None: now) (R10.3); a time-out
+        makes a person away again (R10.2)."""
         live.back -= {e.seat for e in events if e.kind == EventKind.TIMEOUT}
         people = {s.seat for s in live.people} - live.away
-        now, before = self.clock(), live.reactions
+        now, before = self.clock() if at is None else at, live.reactions
         live.reactions = plan_reactions(live.game, people, before, events, now,
                                         BRISK if live.watched else 1.0)
         for seat, reaction in live.reactions.items():
