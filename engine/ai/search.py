@@ -21,8 +21,10 @@ the arena against the baseline showed to be worth keeping (`engine/ai/README.md`
 
 With `replay=N` it also keeps a whole deal less often when the last N rounds, played again on
 it, show moves unlike `normal`'s (`engine/ai/replay.py`). The deals then know more of the other
-hand, but each kept deal costs several times what its playouts cost, and at equal time that did
-not win more games (docs/computer-players.md), so it is off by default.
+hand. In Python each kept deal costs several times what its playouts cost, and at equal time
+that did not win more games, so the Python race does not replay by default; the kernel replays
+one or two rounds for a small part of a deal's time (`engine/kernel/racing.py`), and there it
+does by default (docs/computer-players.md).
 
 With hidden cards left in the stock, solving every deal consistent with the view instead of
 playing it out was tried and is not here: at 0.3 s a decision not one such deal of 32 positions
@@ -35,7 +37,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
+from functools import cached_property, partial
 from typing import Any
 
 from engine.actions import Action
@@ -63,6 +65,10 @@ ROUNDS = 2   # rounds a playout plays after the move before it asks the estimate
 # place of 0/1 ends the errors are small, and 2 dropped good moves too early (arena: 42.6 % at
 # 2, 54.5 % at 3, heads-up throw-in at 0.05 s against the baseline at 0.3 s).
 DROP_Z_HARD = 3.0
+KERNEL_REPLAY = 2   # rounds the kernel replays on a deal at most (racing.RoundSpec)
+# Rounds `hard` replays by default in the kernel, where a kept deal costs little against its
+# playouts (docs/computer-players.md, "Deals kept as likely as the last rounds, in the kernel").
+IN_KERNEL_REPLAY = 2
 FIRST_DEPTH = 2   # plies of the first search over a known deal; each next one two more
 # A search of a known deal to a depth (None: exactly) by a deadline: its best move (None: out of
 # time or nodes), the nodes it searched, whether the depth cut a line.
@@ -79,28 +85,35 @@ def hides_nothing(view: PlayerView) -> bool:
 
 
 def deals(view: PlayerView, slip: float = SLIP, replay: int = 0
-          ) -> Dealer:
+          ) -> ViewDeals:
     """How `hard` deals the cards `view` hides: weighted by what each card's evidence says
     (`slip` 1: uniformly, as the baseline), then, with `replay` rounds, kept as likely as those
     rounds replayed on the deal are."""
     weights, seat_slips = read(view, slip) if slip < 1 else ((), ())
-    deal_of = dealer(view, weights)
-    if not replay or slip >= 1:
-        return ViewDeals(view, weights, deal_of)
-    past = Past(view.history, [mask_of(k) for k in view.known],
-                -1 if view.named_trump is None else view.named_trump.index)
-    return partial(likely_deal, deal_of, past, view.seat, seat_slips, replay)
+    made = ViewDeals(view, weights, seat_slips, dealer(view, weights))
+    if replay and slip < 1:
+        made.deal_of = partial(likely_deal, made.deal_of, made.past, view.seat, seat_slips,
+                               replay)
+    return made
 
 
 class ViewDeals:
-    """A view's dealer that also says how it deals (the view and the weights), so that the
-    kernel can deal the same way (`engine/kernel/racing.py`)."""
+    """A view's dealer that also says how it deals (the view, the weights, each seat's slip, the
+    view's past), so that the kernel can deal the same way (`engine/kernel/racing.py`) and
+    replay the last rounds on its deals as it does."""
 
     def __init__(self, view: PlayerView, weights: Sequence[Mapping[int, float]],
-                 deal_of: Dealer) -> None:
+                 slips: Sequence[float], deal_of: Dealer) -> None:
         self.view = view
         self.weights = weights
+        self.slips = slips   # empty: the moves are not read (slip 1)
         self.deal_of = deal_of
+
+    @cached_property
+    def past(self) -> Past:
+        view = self.view
+        return Past(view.history, [mask_of(k) for k in view.known],
+                    -1 if view.named_trump is None else view.named_trump.index)
 
     def __call__(self, rng: random.Random) -> Game:
         return self.deal_of(rng)
@@ -117,7 +130,9 @@ class HardPlayer(BaselinePlayer):
     only, as the baseline). `drop_z`: standard errors that drop a trailing move. `slip`: the
     chance that a move says the wrong thing about a hand (inference's weight; 1 deals the hidden
     cards uniformly, as the baseline). `replay`: keep each deal as likely as the last `replay`
-    rounds replayed on it are (`engine/ai/replay.py`; 0, off: module text). `kernel`: race in
+    rounds replayed on it are (`engine/ai/replay.py`; 0: off; None, the default: the last
+    `IN_KERNEL_REPLAY` rounds where the race runs in the kernel, none in Python, where each kept
+    deal costs more than it gains: module text). `kernel`: race in
     the compiled kernel once this process has loaded it (`engine.kernel.loader.load()`; the race,
     tens of times the deals); False: always the Python race. `network`: in the kernel, the
     learned network's estimate where it beat the logistic one (engine/kernel/network.py); False:
@@ -133,12 +148,12 @@ class HardPlayer(BaselinePlayer):
 
     # *args and **options are the baseline's, passed on as they are (it types them).
     def __init__(self, *args: Any, rounds: int | None = ROUNDS, drop_z: float = DROP_Z_HARD,
-                 slip: float = SLIP, replay: int = 0, kernel: bool = True, network: bool = True,
-                 **options: Any) -> None:
+                 slip: float = SLIP, replay: int | None = None, kernel: bool = True,
+                 network: bool = True, **options: Any) -> None:
         super().__init__(*args, **options)
         if not 0 < slip <= 1:
             raise ValueError("slip must be in (0, 1]")
-        if isinstance(replay, bool) or replay < 0:   # True was the option before it counted
+        if replay is not None and (isinstance(replay, bool) or replay < 0):   # True: it counts
             raise ValueError("replay counts rounds: 0 or more")
         self.rounds = rounds
         # rounds=None plays a known deal as the baseline does: its solver, then playouts.
@@ -150,23 +165,26 @@ class HardPlayer(BaselinePlayer):
         self.network = network
 
     def _dealer(self, view: PlayerView) -> Dealer:
-        return deals(view, self.slip, self.replay)
+        return deals(view, self.slip, self.replay or 0)
 
     def _nothing_hidden(self, view: PlayerView, deal: Game) -> bool:
         return hides_nothing(view)
 
     def _race(self, seat: int, deal_of: Dealer, deal: Game, cands: list[Action],
               rng: random.Random, deadline: float, known: bool) -> Action:
-        """The race in the kernel where it is ready and the deals are plain view deals; else
-        (the kernel off or still warming, a known deal's noisy playouts, `replay`) in Python."""
+        """The race in the kernel where it is ready and the deals are view deals, replayed for
+        at most `KERNEL_REPLAY` rounds; else (the kernel off or still warming, a known deal's
+        noisy playouts, a longer `replay`) in Python."""
+        replay = IN_KERNEL_REPLAY if self.replay is None else self.replay
         if not (self.kernel and isinstance(deal_of, ViewDeals) and not known
-                and kernel.ready()):
+                and replay <= KERNEL_REPLAY and kernel.ready()):
             action = super()._race(seat, deal_of, deal, cands, rng, deadline, known)
             self.last["kernel"] = False
             return action
         outcome = kernel.racing_module().race(
             deal_of.view, deal, deal_of.weights, cands, rng, deadline, self.drop_z, self.rounds,
-            self.iterations, self.network)
+            self.iterations, self.network,
+            (deal_of.past, deal_of.slips, replay) if replay and deal_of.slips else None)
         self.last = {"solved": False, "deals": outcome.deals, "moves": len(cands),
                      "left": outcome.left, "kernel": True}
         return cands[outcome.best]

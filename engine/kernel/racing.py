@@ -5,6 +5,9 @@ The deals come in chunks sized from the time the last chunk took (a quarter of w
 most), and where the kernel reads a clock (clock.py) no deal starts past the deadline: a decision
 ends within about a deal's time of its deadline. The deals are one stream seeded once, so with a
 deal cap and time to spare a decision is repeatable whatever the chunks were.
+
+With a replay (`RoundSpec`), the kernel keeps each deal as likely as the last rounds' moves are on
+it (`search.likelihood`): what `engine.ai.replay.likely_deal` does, for one or two rounds.
 """
 
 from __future__ import annotations
@@ -17,13 +20,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.actions import Action
-from engine.cards import mask_of
+from engine.ai.replay import FADE, Inconsistent, Past, round_starts
+from engine.cards import deck_mask, mask_of
 from engine.game import Game
 from engine.kernel.clock import NO_DEADLINE, deadline_in_cycles
+from engine.kernel.layout import SIZE, encode, encode_rules
 from engine.kernel.layout import action_code as code_of
-from engine.kernel.layout import encode, encode_rules
 from engine.kernel.network import logistic_model, model
-from engine.kernel.search import STATUS_DEALS, STATUS_DONE
+from engine.kernel.search import STATUS_DEALS, STATUS_DONE, UNDO_COUNT, UNDO_POOL, UNDO_REMOVE
 from engine.kernel.search import race as race_chunk
 from engine.kernel.solver import CUT, NODES, best_move
 from engine.views import PlayerView
@@ -35,6 +39,7 @@ FIRST_CHUNK = 2   # deals in the first call; later ones follow the measured time
 FIRST_NODE_RATE = 100_000.0
 NODE_RATE_USED = 0.8
 UNBOUNDED = 1 << 62
+ALL_CARDS = deck_mask(52)
 _node_rate = [FIRST_NODE_RATE]
 
 
@@ -81,13 +86,87 @@ class DealSpec:
                    -1 if view.trump_card is None else view.trump_card.index)
 
 
+@dataclass(frozen=True)
+class RoundSpec:
+    """The last rounds as the kernel replays them on a deal (`search.likelihood`), newest
+    first: each one's start on one deal of the view, the cards each seat played in it, their
+    moves (seat, action code, chosen: not a timeout's, rounds back), each seat's slip in each
+    (`inference.slips`, faded a round back as `replay.factor`) and what the end of the round
+    before the current one gave each seat (the rows of search.UNDO_*). No starts: no replay."""
+
+    starts: np.ndarray
+    played: np.ndarray
+    moves: np.ndarray
+    slips: np.ndarray
+    undo: np.ndarray
+
+    @classmethod
+    def of(cls, past: Past, deal: Game, slips: Sequence[float], rounds: int
+           ) -> RoundSpec:
+        """The last `rounds` rounds (at most two: a round further back would rest on cards drawn
+        at two ends, guessed), fewer where a round's end cannot be undone in the kernel's way
+        (a seat that drew twice at one end) or the history cannot have happened on `deal`."""
+        starts, played, moves, undo = [], [], [], np.zeros((3, 6), dtype=np.int64)
+        rng = random.Random(0)   # guessed draws: in the kernel each deal guesses its own
+        try:
+            for back, (start, r) in enumerate(round_starts(deal, rng, min(rounds, 2), past=past)):
+                if back == 1 and not _undo_close(past, deal, undo):
+                    break
+                starts.append(encode(start))
+                row = np.zeros(6, dtype=np.int64)
+                for s, cards in r.played:
+                    row[s] = cards
+                played.append(row)
+                moves += [(s, code_of(a), chosen, back) for s, a, chosen in r.moves]
+        except Inconsistent:
+            pass
+        slip = np.array([*slips, *[1.0] * (6 - len(slips))])
+        return cls(np.array(starts, dtype=np.int64).reshape(-1, SIZE),
+                   np.array(played, dtype=np.int64).reshape(-1, 6),
+                   np.array(moves, dtype=np.int64).reshape(-1, 4),
+                   np.array([slip, 1.0 - (1.0 - slip) * FADE]), undo)
+
+    @classmethod
+    def none(cls) -> RoundSpec:
+        return cls(np.zeros((0, SIZE), dtype=np.int64), np.zeros((0, 6), dtype=np.int64),
+                   np.zeros((0, 4), dtype=np.int64), np.ones((2, 6)),
+                   np.zeros((3, 6), dtype=np.int64))
+
+
+def _undo_close(past: Past, deal: Game, undo: np.ndarray) -> bool:
+    """What the end of the round before the current one gave each other seat, into `undo`'s
+    rows as search.likelihood reads them (replay._undo_close's, for any deal of the view);
+    False where a seat drew twice at that end."""
+    r = past.rounds[-2]
+    bottom = deal.trump_card_index if deal.trump_card_index >= 0 else (
+        past.named.bit_length() - 1)
+    bottom_bit = 1 << bottom if bottom >= 0 else 0
+    emptied = not deal.stock
+    drew = 0
+    for n, (i, s, count) in enumerate(reversed(r.draws)):
+        if drew >> s & 1:
+            return False
+        drew |= 1 << s
+        if emptied and not n and bottom_bit:   # he drew the last card: the face-up trump
+            undo[UNDO_REMOVE, s] |= bottom_bit
+            count -= 1
+        undo[UNDO_POOL, s] = ALL_CARDS & ~past.seen[i] & ~past.shown[s] & ~bottom_bit
+        undo[UNDO_COUNT, s] = count
+    if r.taker >= 0:
+        undo[UNDO_REMOVE, r.taker] |= r.table
+    return True
+
+
 def race(view: PlayerView, deal: Game, weights: Sequence[Mapping[int, float]],
          cands: list[Action], rng: random.Random, deadline: float, drop_z: float,
-         rounds: int | None, iterations: int | None, network: bool = True) -> RaceOutcome:
+         rounds: int | None, iterations: int | None, network: bool = True,
+         replay: tuple[Past, Sequence[float], int] | None = None) -> RaceOutcome:
     """`BaselinePlayer._race` of `cands` for `view.seat` in the kernel: `deal` is one deal of
     the view (its public fields are the template), `weights` what inference read; `network`:
     the learned network where it beat the logistic estimate (network.py), else the logistic
-    estimate alone (the Python search's)."""
+    estimate alone (the Python search's); `replay`: the view's past, each seat's slip and how
+    many rounds to replay (at most two), to keep each deal as likely as those rounds' moves are
+    on it (RoundSpec)."""
     seat = view.seat
     spec = DealSpec.of(view, weights)
     m = len(cands)
@@ -99,6 +178,7 @@ def race(view: PlayerView, deal: Game, weights: Sequence[Mapping[int, float]],
     differ = np.zeros((m, m), dtype=np.bool_)
     status = np.zeros(2, dtype=np.int64)
     template, rules = encode(deal), encode_rules(view.rules)
+    again = RoundSpec.none() if replay is None else RoundSpec.of(replay[0], deal, *replay[1:])
     seed = rng.getrandbits(32)
     chunk = FIRST_CHUNK
     while not status[STATUS_DONE]:
@@ -114,7 +194,8 @@ def race(view: PlayerView, deal: Game, weights: Sequence[Mapping[int, float]],
                    status, chunk, spec.base, spec.needs, spec.weighted, spec.weights,
                    spec.hidden, spec.bottom,
                    -1 if rounds is None else rounds, estimator(network), drop_z, seed,
-                   deadline_in_cycles(deadline))
+                   deadline_in_cycles(deadline), again.starts, again.played, again.moves,
+                   again.slips, again.undo)
         seed = -1   # one stream of deals: the kernel's generator goes on where it stopped
         ended = time.perf_counter()
         per_deal = (ended - began) / max(1, int(status[STATUS_DEALS]) - played)

@@ -6,7 +6,9 @@ deals: Efraimidis and Spirakis' keys), `playout` is `engine.ai.baseline.playout`
 `engine.ai.evaluation.estimate` or, at the stages where it beat that, the network of
 `engine/kernel/network.py` (the packed `model` every caller passes), `race` is
 `BaselinePlayer._race` over many deals in one call (the paired differences kept as running sums,
-so a drop costs no pass over the deals).
+so a drop costs no pass over the deals). With a replay of the last rounds (`likelihood`, at most
+two), a deal is kept as likely as those rounds' moves are on it, as
+`engine.ai.replay.likely_deal` keeps it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import math
 import numpy as np
 
 from engine.ai.baseline import MIN_DEALS_TO_DROP, PLAYOUT_STEPS, SAME_AFTER
+from engine.ai.replay import TRIES
 from engine.cards import DECK_LOWEST_RANK
 from engine.kernel.clock import past
 from engine.kernel.jit import compiled
@@ -271,20 +274,93 @@ def deal(template: np.ndarray, r: np.ndarray, base: np.ndarray, needs: np.ndarra
     out[STOCK_N] = n
 
 
+MOVE_SEAT, MOVE_CODE, MOVE_CHOSEN, MOVE_BACK = range(4)   # a replay's moves' columns
+UNDO_REMOVE, UNDO_POOL, UNDO_COUNT = range(3)   # a replay's undo rows (racing.RoundSpec)
+
+
+@compiled
+def _replayed(start: np.ndarray, r: np.ndarray, hands: np.ndarray, moves: np.ndarray,
+              back: int, slips: np.ndarray, seat: int, g: np.ndarray, legal: np.ndarray
+              ) -> float:
+    """The round `back` rounds ago played again from `start` with the other seats holding
+    `hands`: the product over the moves another seat chose of its slip where `normal` would
+    have chosen otherwise (replay.factor). The stock's cards are not read: no card is drawn
+    within a round, and `normal` reads only its size."""
+    g[:] = start
+    for t in range(r[R_PLAYERS]):
+        if t != seat:
+            g[HANDS + t] = hands[t]
+    p = 1.0
+    for i in range(len(moves)):
+        if moves[i, MOVE_BACK] != back:
+            continue
+        who, code = moves[i, MOVE_SEAT], moves[i, MOVE_CODE]
+        if moves[i, MOVE_CHOSEN] and who != seat:
+            k = legal_actions(g, r, who, legal)
+            if k > 1 and normal_action(g, r, who, legal, k) != code:
+                p *= slips[who]
+        apply(g, r, who, code)
+    return p
+
+
+@compiled
+def likelihood(starts: np.ndarray, r: np.ndarray, dealt: np.ndarray, played: np.ndarray,
+               moves: np.ndarray, slips: np.ndarray, undo: np.ndarray, seat: int,
+               threshold: float, g: np.ndarray, legal: np.ndarray) -> float:
+    """replay.likely_deal's likelihood of the deal `dealt` over the last len(starts) rounds (at
+    most two), read newest first and no further once it is at or under `threshold`.
+
+    starts[back] is the start of the round `back` rounds ago on some deal of the view; on
+    `dealt`, each other seat's hand there is his hand now with the cards he played since
+    (played[back]: no card is drawn within a round) and, a round further back, without what
+    the round's end gave him: what he took and the face-up trump card if he drew it
+    (undo[UNDO_REMOVE]) and undo[UNDO_COUNT] cards drawn then, chosen at random among those he
+    holds that nobody had seen (undo[UNDO_POOL]). A deal on which that cannot have happened
+    keeps what the newer round said (replay.unlike_normal)."""
+    hands = np.empty(6, dtype=np.int64)
+    for t in range(r[R_PLAYERS]):
+        hands[t] = dealt[HANDS + t] | played[0, t]
+    p = _replayed(starts[0], r, hands, moves, 0, slips[0], seat, g, legal)
+    if len(starts) < 2 or p <= threshold:
+        return p
+    for t in range(r[R_PLAYERS]):
+        if t == seat:
+            continue
+        hand = hands[t] & ~undo[UNDO_REMOVE, t]
+        pool = hand & undo[UNDO_POOL, t]
+        left = popcount(pool)
+        if left < undo[UNDO_COUNT, t]:
+            return p
+        for _ in range(undo[UNDO_COUNT, t]):
+            skip = np.random.randint(left)
+            rest = pool
+            for _ in range(skip):
+                rest &= rest - 1
+            bit = rest & -rest
+            pool ^= bit
+            hand ^= bit
+            left -= 1
+        hands[t] = hand | played[1, t]
+    return p * _replayed(starts[1], r, hands, moves, 1, slips[1], seat, g, legal)
+
+
 @compiled
 def race(template: np.ndarray, r: np.ndarray, seat: int, cands: np.ndarray,
          alive: np.ndarray, sums: np.ndarray, pair_sum: np.ndarray, pair_squares: np.ndarray,
          differ: np.ndarray, status: np.ndarray, max_deals: int, base: np.ndarray,
          needs: np.ndarray, weighted: np.ndarray, weights: np.ndarray, hidden: np.ndarray,
          bottom: int, rounds: int, model: np.ndarray, drop_z: float,
-         seed: int, deadline: int) -> None:
+         seed: int, deadline: int, starts: np.ndarray, played: np.ndarray, moves: np.ndarray,
+         slips: np.ndarray, undo: np.ndarray) -> None:
     """Up to `max_deals` more deals of BaselinePlayer._race: every move still alive played out
     on the same deal, then a move trailing the leader by `drop_z` standard errors of the paired
     difference dropped (after MIN_DEALS_TO_DROP deals). The race's state lives in the arrays
     the caller keeps between calls; status[STATUS_DONE] is set once one move is left or
     SAME_AFTER deals showed no difference. `seed` seeds the deals (-1: go on where the last
     call stopped). No deal starts past `deadline` (clock.py's cycle counter; NO_DEADLINE:
-    none)."""
+    none). With `starts` (a replay of the last rounds: `likelihood`), each deal is kept with its
+    likelihood, drawn again up to TRIES times, else the likeliest of them as far as it was read
+    (replay.likely_deal); with none, every deal is played."""
     if seed >= 0:
         np.random.seed(seed)
     m = len(cands)
@@ -292,6 +368,7 @@ def race(template: np.ndarray, r: np.ndarray, seat: int, cands: np.ndarray,
     g = np.empty_like(template)
     legal = np.empty(MAX_ACTIONS, dtype=np.int64)
     results = np.zeros(m)
+    tried = np.empty_like(template)
     for _ in range(max_deals):
         if past(deadline):
             return
@@ -301,7 +378,21 @@ def race(template: np.ndarray, r: np.ndarray, seat: int, cands: np.ndarray,
         if left <= 1:
             status[STATUS_DONE] = 1
             return
-        deal(template, r, base, needs, weighted, weights, hidden, bottom, dealt)
+        if len(starts):
+            likeliest = -1.0
+            for _ in range(TRIES):
+                deal(template, r, base, needs, weighted, weights, hidden, bottom, tried)
+                threshold = np.random.random()
+                p = likelihood(starts, r, tried, played, moves, slips, undo, seat, threshold, g,
+                               legal)
+                if p > threshold:
+                    dealt[:] = tried
+                    break
+                if p > likeliest:
+                    likeliest = p
+                    dealt[:] = tried
+        else:
+            deal(template, r, base, needs, weighted, weights, hidden, bottom, dealt)
         for i in range(m):
             if alive[i]:
                 g[:] = dealt

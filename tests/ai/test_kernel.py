@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
 from itertools import islice
 
 import numpy as np
@@ -14,15 +15,17 @@ import pytest
 from engine.ai import get_player
 from engine.ai.baseline import OutOfTime, _ordered, playout
 from engine.ai.inference import read
+from engine.ai.replay import Past, factor, unlike_normal
 from engine.ai.search import HorizonSolver, LeanSolver, _estimate_after, hides_nothing
+from engine.cards import mask_of
 from engine.game import Game
 from engine.kernel import clock, loader
 from engine.kernel.clock import NO_DEADLINE
 from engine.kernel.layout import HANDS, STOCK, STOCK_N, action_code, encode, encode_rules
 from engine.kernel.network import logistic_model
 from engine.kernel.play import MAX_ACTIONS
-from engine.kernel.racing import DealSpec
-from engine.kernel.search import deal
+from engine.kernel.racing import DealSpec, RoundSpec
+from engine.kernel.search import deal, likelihood
 from engine.kernel.search import playout as kernel_playout
 from engine.kernel.solver import CUT, NODES, OUT, best_move
 from engine.sampling import dealer
@@ -108,6 +111,69 @@ def test_the_kernel_deals_an_unlikely_card_less_often() -> None:
     # About 200 against 650: the unlikely cards are most of what he may hold, so a third as
     # often, not a tenth (the kernel's deals are not seeded here: a margin, not a bound).
     assert dealt_to_him(DealSpec.of(view, weights)) * 2 < dealt_to_him(DealSpec.of(view, ()))
+
+
+def _replays(seed: int, count: int) -> Iterator[tuple[Game, int, Past, tuple[float, ...],
+                                                      Game, Game]]:
+    """(game, seat, the view's past, its slips, two deals of the view) along random games."""
+    for g, seat in islice(positions(seed=seed, games=10, every=2), count):
+        view = g.view(seat)
+        weights, slips = read(view, 0.1)
+        past = Past(view.history, [mask_of(k) for k in view.known],
+                    -1 if view.named_trump is None else view.named_trump.index)
+        deal_of = dealer(view, weights)
+        yield g, seat, past, slips, deal_of(random.Random(1)), deal_of(random.Random(2))
+
+
+def _python_likelihood(deal: Game, seat: int, past: Past, slips: tuple[float, ...],
+                       rounds: int, rng: random.Random) -> float:
+    p = 1.0
+    for back, missed in enumerate(unlike_normal(deal, seat, rng, rounds, past)):
+        for s, m in enumerate(missed):
+            p *= factor(back, m, slips[s])
+    return p
+
+
+def test_the_kernel_weighs_a_deal_by_its_current_round_as_the_python_replay() -> None:
+    """`likelihood` on one deal, from the round's start rebuilt on another deal of the view, is
+    replay's weight of that deal over the current round (the moves random: many unlike
+    `normal`'s)."""
+    legal = np.empty(MAX_ACTIONS, dtype=np.int64)
+    compared = unlikely = 0
+    for g, seat, past, slips, one, other in _replays(54, 120):
+        spec = RoundSpec.of(past, one, slips, 1)
+        python = _python_likelihood(other, seat, past, slips, 1, random.Random(3))
+        scratch = np.empty_like(encode(g))
+        kernel = likelihood(spec.starts, encode_rules(g.rules), encode(other), spec.played,
+                            spec.moves, spec.slips, spec.undo, seat, -1.0, scratch, legal)
+        assert kernel == pytest.approx(python)
+        compared += 1
+        unlikely += python < 1
+    assert compared == 120 and unlikely > 20
+
+
+def test_the_kernel_weighs_a_deal_by_two_rounds_as_the_python_replay() -> None:
+    """With the round before, the cards drawn at its end are guessed, in each its own way: the
+    mean likelihood over many guesses agrees; where nothing is guessed, every one does."""
+    legal = np.empty(MAX_ACTIONS, dtype=np.int64)
+    exact = guessed = 0
+    for g, seat, past, slips, one, other in _replays(55, 60):
+        spec = RoundSpec.of(past, one, slips, 2)
+        if len(spec.starts) < 2:
+            continue
+        rng = random.Random(4)
+        scratch = np.empty_like(encode(g))
+        rules, dealt = encode_rules(g.rules), encode(other)
+        kernel = [likelihood(spec.starts, rules, dealt, spec.played, spec.moves, spec.slips,
+                             spec.undo, seat, -1.0, scratch, legal) for _ in range(200)]
+        python = [_python_likelihood(other, seat, past, slips, 2, rng) for _ in range(200)]
+        if len(set(python)) == 1 and not spec.undo[2].any():
+            assert kernel == pytest.approx(python)
+            exact += 1
+        else:
+            assert np.mean(kernel) == pytest.approx(np.mean(python), abs=0.12)
+            guessed += 1
+    assert exact >= 3 and guessed >= 3
 
 
 def _decisions(count: int) -> list[tuple[Game, int]]:
