@@ -61,6 +61,7 @@ import os
 import random
 import resource
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -1075,15 +1076,30 @@ CAPACITY_KEYS = ("workers", "tables", "seconds", "taps", "taps_per_s", "p99_answ
 
 
 async def capacity_run(counts: list[int], private: int, groups: int, seconds: float, seed: int,
-                       keep: str | None, deployment: Deployment, level: str) -> dict:
-    """The same load on `counts` webhook processes in turn, each on a fresh database."""
-    runs = []
-    for count in counts:
-        kept = None if keep is None else str(Path(keep) / f"workers-{count}")
-        runs.append(await load_run(private, groups, seconds, seed, kept,
-                                   deployment=replace(deployment, workers=count), level=level,
-                                   idle=IDLE_SECONDS))
-    return _capacity(runs)
+                       keep: str | None, deployment: Deployment, level: str,
+                       rounds: int = 1) -> dict:
+    """The same load on `counts` webhook processes in turn, each on a fresh database; with
+    `rounds` over 1, the whole turn again and again, and each count's ratio to one worker the
+    median of the rounds' (one round's ratio moves by ±0.15 on this shared machine)."""
+    results = []
+    for round_no in range(1, rounds + 1):
+        runs = []
+        for count in counts:
+            kept = None if keep is None else str(
+                Path(keep) / (f"round-{round_no}" if rounds > 1 else "") / f"workers-{count}")
+            runs.append(await load_run(private, groups, seconds, seed, kept,
+                                       deployment=replace(deployment, workers=count),
+                                       level=level, idle=IDLE_SECONDS))
+        results.append(_capacity(runs))
+    if rounds == 1:
+        return results[0]
+    medians = {key: {str(count): statistics.median(result[key][str(count)] for result in results)
+                     for count in counts}
+               for key in ("cpu_per_tap_vs_one", "cpu_per_tap_beyond_idle_vs_one",
+                           "cpu_per_move_vs_one")}
+    return {**results[0], **medians,
+            "rounds": [{key: result[key] for key in ("capacity", *medians)}
+                       for result in results]}
 
 
 def _capacity(runs: list[dict]) -> dict:
@@ -1098,18 +1114,25 @@ def _capacity(runs: list[dict]) -> dict:
         load = (run["bot_cpu_share"] + run["computer_cpu_share"]
                 + run.get("database_cpu_share", 0) + run.get("redis_cpu_share", 0))
         row["tables_per_core"] = round(run["tables"] / load, 1) if load else None
-        # Tables another process had changed, read again under the lock: round robin's cost.
         # The taps' own CPU: the window's less what the processes cost idle meanwhile.
         busy = run["bot_cpu_ms_per_tap"] * run["taps"] / 1000
         row["bot_cpu_ms_per_tap_beyond_idle"] = _per(
             busy - run.get("idle_bot_cpu_share", 0.0) * run["seconds"], run["taps"])
+        # A tap's CPU holds the computers' moves too (each a change with its screens), and how
+        # many follow a tap varies from run to run: the crowd taps only while a move is his, so
+        # a run whose computers moved later makes fewer taps in the same window. CPU per move
+        # (a person's tap or a computer's move) is the steadier unit to compare runs by.
+        row["computer_moves"] = run.get("computer_moves")
+        row["bot_cpu_ms_per_move"] = _per(busy, run["taps"] + (run.get("computer_moves") or 0))
+        # Tables another process had changed, read again under the lock: round robin's cost.
         rereads = run.get("bot", {}).get("tables", {}).get("reread", 0)
         row["rereads_per_tap"] = round(rereads / run["taps"], 3) if run["taps"] else None
         row["route"] = run.get("route")
         rows.append(row)
     return {**runs[0], "capacity": rows,
             "cpu_per_tap_vs_one": _versus_first(rows, "bot_cpu_ms_per_tap"),
-            "cpu_per_tap_beyond_idle_vs_one": _versus_first(rows, "bot_cpu_ms_per_tap_beyond_idle")}
+            "cpu_per_tap_beyond_idle_vs_one": _versus_first(rows, "bot_cpu_ms_per_tap_beyond_idle"),
+            "cpu_per_move_vs_one": _versus_first(rows, "bot_cpu_ms_per_move")}
 
 
 def _versus_first(rows: list[dict], key: str) -> dict[str, float]:
@@ -1121,6 +1144,16 @@ def _versus_first(rows: list[dict], key: str) -> dict[str, float]:
 
 def _capacity_summary(result: dict) -> str:
     lines = []
+    for number, each in enumerate(result.get("rounds", []), 1):
+        lines.append(f"round {number}: CPU a tap over one worker's "
+                     f"{each['cpu_per_tap_vs_one']}, beyond idle "
+                     f"{each['cpu_per_tap_beyond_idle_vs_one']}, a move "
+                     f"{each['cpu_per_move_vs_one']}")
+    if "rounds" in result:
+        lines.append(f"medians of {len(result['rounds'])} rounds: "
+                     f"{result['cpu_per_tap_vs_one']}, beyond idle "
+                     f"{result['cpu_per_tap_beyond_idle_vs_one']}, a move "
+                     f"{result['cpu_per_move_vs_one']}; round 1:")
     for row in result["capacity"]:
         lines.append(
             f"{row['workers']} worker(s): {row['taps']} taps in {row['seconds']} s "
@@ -1129,7 +1162,9 @@ def _capacity_summary(result: dict) -> str:
             f"(x{result['cpu_per_tap_vs_one'].get(str(row['workers']))} of one worker's; "
             f"beyond idle {row['bot_cpu_ms_per_tap_beyond_idle']} ms, "
             f"x{result['cpu_per_tap_beyond_idle_vs_one'].get(str(row['workers']))}; idle "
-            f"{row['idle_bot_cpu_share']} of a core), "
+            f"{row['idle_bot_cpu_share']} of a core; {row['bot_cpu_ms_per_move']} ms a move"
+            f" of {row['taps']} taps and {row['computer_moves']} computer moves, "
+            f"x{result['cpu_per_move_vs_one'].get(str(row['workers']))}), "
             f"computers {row['computer_cpu_ms_per_decision']} ms a decision "
             f"({row['computer_decisions']}), PostgreSQL {row['database_cpu_ms_per_tap']} ms and "
             f"Redis {row['redis_cpu_ms_per_tap']} ms a tap; {row['rereads_per_tap']} re-reads "
@@ -1334,8 +1369,13 @@ def main(argv: list[str] | None = None) -> int:
                              "each chat's to one process (for comparison)")
     parser.add_argument("--kill-process", type=int, default=0, metavar="I",
                         help="which process --kill-after kills (0-based)")
+    parser.add_argument("--rounds", type=int, default=1, metavar="R",
+                        help="with --workers N1,N2,...: the turn over the counts R times, "
+                             "each ratio to one worker the median of the rounds'")
     args = parser.parse_args(argv)
     counts = _worker_counts(parser, args.workers)
+    if args.rounds < 1 or (args.rounds > 1 and len(counts) < 2):
+        parser.error("--rounds: 1 or more, and more than 1 only with --workers N1,N2,...")
     deployment = _deployment(parser, args, counts[0] if counts else None)
     if len(counts) > 1:
         if not deployment.postgres:
@@ -1346,7 +1386,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.tables + args.group_tables == 0:
             parser.error("give --tables and/or --group-tables")
         result = asyncio.run(capacity_run(counts, args.tables, args.group_tables, args.seconds,
-                                          args.seed, args.keep, deployment, args.level))
+                                          args.seed, args.keep, deployment, args.level,
+                                          args.rounds))
         report(result, _capacity_summary(result), args.keep)
         return 0
     steps = None
