@@ -799,17 +799,6 @@ class Game(GameFields):
             g.replay_entry(e)
         return g
 
-    @property
-    def changed_at(self) -> float | None:
-        """When the log's last move or deadline happened (a postponement has no time of its
-        own); None when nothing has."""
-        for entry in reversed(self.log):
-            if entry[0] == "act":
-                return entry[5]
-            if entry[0] == "tick":
-                return entry[1]
-        return None
-
     def rewound(self, version: int) -> Game:
         """The game as it was at `version`, replayed from its own log."""
         return Game.replay({**self.to_dict(log=False), "log": self.log[:version]})

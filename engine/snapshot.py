@@ -7,7 +7,7 @@ one rather than restore a wrong game.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from engine.cards import CARD_NAMES, Card, deck_mask
@@ -76,6 +76,17 @@ def entry_to_json(e: tuple) -> list:
         _, seat, kind, card, target, now, auto = e
         return ["act", seat, str(kind), None if card is None else str(card), target, now, auto]
     return list(e)
+
+
+def changed_at(log: Sequence[tuple]) -> float | None:
+    """When the log's last move or deadline happened (a postponement has no time of its own);
+    None when nothing has."""
+    for entry in reversed(log):
+        if entry[0] == "act":
+            return entry[5]
+        if entry[0] == "tick":
+            return entry[1]
+    return None
 
 
 def entry_from_json(e: list) -> tuple:

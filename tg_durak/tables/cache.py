@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from engine import Event, Game
+from engine.snapshot import changed_at
 from tg_durak.play.rows import MessageRow, TableKind, TableRow, TableStatus
 from tg_durak.play.stale_taps import replayed
 from tg_durak.storage import Store
@@ -109,7 +110,7 @@ class StoredTables:
                 # pause the change did not restart runs on, and one it did runs from it (R10.3),
                 # not from whenever another process happens to catch up. (Nothing happened, as
                 # in a postponement alone: everyone starts afresh now.)
-                core.plan(held, events, at=held.game.changed_at if events else None)
+                core.plan(held, events, at=changed_at(held.game.log) if events else None)
                 core.apps_changed(held)
                 return
         taken = await self._take(row, held)
