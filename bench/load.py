@@ -1068,6 +1068,10 @@ def _bot_figures(delta: dict, now: dict) -> dict:
 # ---- the capacity run -------------------------------------------------------------------------
 
 IDLE_SECONDS = 15.0   # a capacity run's window with no table, before the tables arrive
+# Each count's figure over one worker's: the ratio's key, the figure's, and how it is read.
+RATIOS = {"cpu_per_tap_vs_one": ("bot_cpu_ms_per_tap", "CPU a tap"),
+          "cpu_per_tap_beyond_idle_vs_one": ("bot_cpu_ms_per_tap_beyond_idle", "beyond idle"),
+          "cpu_per_move_vs_one": ("bot_cpu_ms_per_move", "a move")}
 CAPACITY_KEYS = ("workers", "tables", "seconds", "taps", "taps_per_s", "p99_answer_ms",
                  "computer_decisions", "bot_cpu_ms_per_tap", "computer_cpu_ms_per_decision",
                  "bot_cpu_share", "computer_cpu_share", "database_cpu_share", "redis_cpu_share",
@@ -1093,12 +1097,12 @@ async def capacity_run(counts: list[int], private: int, groups: int, seconds: fl
         results.append(_capacity(runs))
     if rounds == 1:
         return results[0]
-    medians = {key: {str(count): statistics.median(result[key][str(count)] for result in results)
-                     for count in counts}
-               for key in ("cpu_per_tap_vs_one", "cpu_per_tap_beyond_idle_vs_one",
-                           "cpu_per_move_vs_one")}
+    medians = {ratio: {str(count): round(statistics.median(result[ratio][str(count)]
+                                                           for result in results), 3)
+                       for count in counts}
+               for ratio in RATIOS}
     return {**results[0], **medians,
-            "rounds": [{key: result[key] for key in ("capacity", *medians)}
+            "rounds": [{key: result[key] for key in ("capacity", *RATIOS)}
                        for result in results]}
 
 
@@ -1130,9 +1134,7 @@ def _capacity(runs: list[dict]) -> dict:
         row["route"] = run.get("route")
         rows.append(row)
     return {**runs[0], "capacity": rows,
-            "cpu_per_tap_vs_one": _versus_first(rows, "bot_cpu_ms_per_tap"),
-            "cpu_per_tap_beyond_idle_vs_one": _versus_first(rows, "bot_cpu_ms_per_tap_beyond_idle"),
-            "cpu_per_move_vs_one": _versus_first(rows, "bot_cpu_ms_per_move")}
+            **{ratio: _versus_first(rows, key) for ratio, (key, _) in RATIOS.items()}}
 
 
 def _versus_first(rows: list[dict], key: str) -> dict[str, float]:
@@ -1142,18 +1144,18 @@ def _versus_first(rows: list[dict], key: str) -> dict[str, float]:
             for row in rows if one and row[key] is not None}
 
 
+def _ratios(result: dict) -> str:
+    """Each count's figures over one worker's, as a line reads them."""
+    return ", ".join(f"{label} {result[ratio]}" for ratio, (_, label) in RATIOS.items()) + (
+        " (over one worker's)")
+
+
 def _capacity_summary(result: dict) -> str:
     lines = []
     for number, each in enumerate(result.get("rounds", []), 1):
-        lines.append(f"round {number}: CPU a tap over one worker's "
-                     f"{each['cpu_per_tap_vs_one']}, beyond idle "
-                     f"{each['cpu_per_tap_beyond_idle_vs_one']}, a move "
-                     f"{each['cpu_per_move_vs_one']}")
+        lines.append(f"round {number}: {_ratios(each)}")
     if "rounds" in result:
-        lines.append(f"medians of {len(result['rounds'])} rounds: "
-                     f"{result['cpu_per_tap_vs_one']}, beyond idle "
-                     f"{result['cpu_per_tap_beyond_idle_vs_one']}, a move "
-                     f"{result['cpu_per_move_vs_one']}; round 1:")
+        lines.append(f"medians of {len(result['rounds'])} rounds: {_ratios(result)}; round 1:")
     for row in result["capacity"]:
         lines.append(
             f"{row['workers']} worker(s): {row['taps']} taps in {row['seconds']} s "
