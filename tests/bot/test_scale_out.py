@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from tests.bot.conftest import CALLBACK_TTL
@@ -130,6 +132,23 @@ async def goes_on(store: Store, since: float, fleet: Fleet) -> dict[int, float]:
     return moved
 
 
+async def standing_still(db_url: str) -> str:
+    """For a failure's report: each table not finished, its version, when it changed last and
+    its stored wake (seconds from now), and the last entries of its log."""
+    lines = [f"tables not finished (now {time.time():.2f}):"]
+    async with await psycopg.AsyncConnection.connect(db_url) as conn:
+        rows = await (await conn.execute(
+            "SELECT id, status, version, updated_at, wake_at FROM tables"
+            " WHERE status <> 'finished' ORDER BY id")).fetchall()
+        for table_id, status, version, updated_at, wake_at in rows:
+            log = await (await conn.execute(
+                "SELECT entry FROM actions WHERE table_id = %s ORDER BY seq DESC LIMIT 4",
+                (table_id,))).fetchall()
+            lines.append(f"  {table_id} {status} v{version} changed {updated_at} wake {wake_at}"
+                         f" last {[e for (e,) in log]}")
+    return "\n".join(lines)
+
+
 async def checked(db_url: str) -> tuple[int, str]:
     """`python -m tg_durak check` on the database, as an operator runs it."""
     proc = await asyncio.create_subprocess_exec(
@@ -195,8 +214,11 @@ async def test_a_kill_mid_burst_stops_no_table_and_loses_or_doubles_no_tap(
     killed_at = asyncio.get_running_loop().time()
     await goes_on(store, killed_at, fleet)
     # People play on until every private game and both group games have ended once.
-    await tg.wait_for(lambda: crowd.check() or all(crowd.games_over[p] for p in PEOPLE),
-                      timeout=HANG, what="every game at its end")
+    try:
+        await tg.wait_for(lambda: crowd.check() or all(crowd.games_over[p] for p in PEOPLE),
+                          timeout=HANG, what="every game at its end")
+    except TimeoutError as exc:
+        raise AssertionError(f"{exc}\n{await standing_still(pg_url)}\n{fleet.logs()}") from exc
     await crowd.stop()
     finished = [tid for tid, (_, status) in (await versions(store)).items()
                 if status == "finished"]
