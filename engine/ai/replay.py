@@ -40,6 +40,9 @@ from engine.state import DERIVED, FIELDS
 
 ROUNDS = 3     # rounds replayed, the current one included (module text: what more costs)
 FADE = 0.8     # per round back, what is left of a mismatch's weight against 1
+# Rounds the kernel replays at most (kernel.racing.RoundSpec): a round further back would rest
+# on cards drawn at two ends, guessed.
+KERNEL_ROUNDS = 2
 TRIES = 4      # deals drawn for one kept deal at most
 
 _PLAYS = frozenset({EventKind.ATTACK, EventKind.DEFEND, EventKind.TRANSFER})

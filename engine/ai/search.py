@@ -53,7 +53,7 @@ from engine.ai.baseline import (
 )
 from engine.ai.evaluation import estimate
 from engine.ai.inference import SLIP, read
-from engine.ai.replay import Past, likely_deal
+from engine.ai.replay import KERNEL_ROUNDS, Past, likely_deal
 from engine.cards import SUIT_CARDS, mask_of
 from engine.game import Game
 from engine.kernel import loader as kernel
@@ -65,7 +65,6 @@ ROUNDS = 2   # rounds a playout plays after the move before it asks the estimate
 # place of 0/1 ends the errors are small, and 2 dropped good moves too early (arena: 42.6 % at
 # 2, 54.5 % at 3, heads-up throw-in at 0.05 s against the baseline at 0.3 s).
 DROP_Z_HARD = 3.0
-KERNEL_REPLAY = 2   # rounds the kernel replays on a deal at most (racing.RoundSpec)
 # Rounds `hard` replays by default in the kernel, where a kept deal costs little against its
 # playouts (docs/computer-players.md, "Deals kept as likely as the last rounds, in the kernel").
 IN_KERNEL_REPLAY = 2
@@ -173,11 +172,11 @@ class HardPlayer(BaselinePlayer):
     def _race(self, seat: int, deal_of: Dealer, deal: Game, cands: list[Action],
               rng: random.Random, deadline: float, known: bool) -> Action:
         """The race in the kernel where it is ready and the deals are view deals, replayed for
-        at most `KERNEL_REPLAY` rounds; else (the kernel off or still warming, a known deal's
+        at most `KERNEL_ROUNDS` rounds; else (the kernel off or still warming, a known deal's
         noisy playouts, a longer `replay`) in Python."""
         replay = IN_KERNEL_REPLAY if self.replay is None else self.replay
         if not (self.kernel and isinstance(deal_of, ViewDeals) and not known
-                and replay <= KERNEL_REPLAY and kernel.ready()):
+                and replay <= KERNEL_ROUNDS and kernel.ready()):
             action = super()._race(seat, deal_of, deal, cands, rng, deadline, known)
             self.last["kernel"] = False
             return action

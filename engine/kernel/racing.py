@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.actions import Action
-from engine.ai.replay import FADE, Inconsistent, Past, round_starts
+from engine.ai.replay import FADE, KERNEL_ROUNDS, Inconsistent, Past, round_starts
 from engine.cards import deck_mask, mask_of
 from engine.game import Game
 from engine.kernel.clock import NO_DEADLINE, deadline_in_cycles
@@ -103,13 +103,14 @@ class RoundSpec:
     @classmethod
     def of(cls, past: Past, deal: Game, slips: Sequence[float], rounds: int
            ) -> RoundSpec:
-        """The last `rounds` rounds (at most two: a round further back would rest on cards drawn
-        at two ends, guessed), fewer where a round's end cannot be undone in the kernel's way
-        (a seat that drew twice at one end) or the history cannot have happened on `deal`."""
+        """The last `rounds` rounds (at most `KERNEL_ROUNDS`), fewer where a round's end cannot
+        be undone in the kernel's way (a seat that drew twice at one end) or the history cannot
+        have happened on `deal`."""
         starts, played, moves, undo = [], [], [], np.zeros((3, 6), dtype=np.int64)
         rng = random.Random(0)   # guessed draws: in the kernel each deal guesses its own
         try:
-            for back, (start, r) in enumerate(round_starts(deal, rng, min(rounds, 2), past=past)):
+            last = round_starts(deal, rng, min(rounds, KERNEL_ROUNDS), past=past)
+            for back, (start, r) in enumerate(last):
                 if back == 1 and not _undo_close(past, deal, undo):
                     break
                 starts.append(encode(start))
