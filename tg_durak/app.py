@@ -545,8 +545,11 @@ class BotApp:
         return gate
 
     async def _flush_publisher(self) -> None:
-        with contextlib.suppress(TimeoutError):
+        try:
             await self.publisher.flush(timeout=FLUSH_SECONDS)
+        except TimeoutError:   # said, so that a screen left behind is never a mystery
+            log.warning("stopping: %d screen(s) not sent in %.1f s are left for the next start",
+                        self.publisher.stats()["queued"], FLUSH_SECONDS)
         # A request Telegram leaves unanswered (the network is down) is given up, not awaited.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.publisher.stop(), SENDING_SECONDS)
