@@ -101,7 +101,8 @@ async def test_six_seats_in_russian_read_whole_and_apart(
     assert await page.evaluate(CUT) == []
     colours = await page.locator("#seats .seat").evaluate_all(
         "seats => seats.map((s) => getComputedStyle(s).getPropertyValue('--seat'))")
-    assert len(set(colours)) == 5, colours
+    assert len(set(colours)) == 5, (colours, p.problems, await page.evaluate(
+        "() => [document.styleSheets.length, document.body.outerHTML.slice(0, 3000)]"))
     # who played each table card: his seat's colour on the card and his name under it
     pair = page.locator("#pairs .pair.beaten").first
     assert await pair.locator(".who").all_inner_texts() == ["🤖 5", "Ты"]
