@@ -75,7 +75,8 @@ async def test_sigterm_finishes_taps_flushes_and_closes_the_database(tg: FakeTel
         table = await store.tables.for_user(ALICE)
     finally:
         await store.close()
-    assert shown_version(game_message(tg, ALICE)) == table.version, "the last screen went out\n" + out
+    assert shown_version(game_message(tg, ALICE)) == table.version, \
+        f"the last screen went out\n{out}"
 
     second = await started_bot(tg, db_path)
     try:
