@@ -19,6 +19,7 @@ import pytest
 
 from tests.bot.app_pages import FRAME_TIMEOUT, Page, init_data_of, open_page, serving_app
 from tests.bot.conftest import ALICE, BOB, game_message, settings_for
+from tests.bot.faults import shown_version
 from tests.bot.groups import GROUP, join, open_lobby, start
 from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
@@ -61,17 +62,6 @@ async def changed(live: LiveTable, version: int) -> None:
     async with asyncio.timeout(FRAME_TIMEOUT):
         while live.game.version == version and not live.finished:
             await asyncio.sleep(0.02)
-
-
-def chat_version(tg: FakeTelegram, user_id: int, table_id: int) -> int | None:
-    """The version of the table his game message's move buttons were drawn for, if it shows
-    any (their data: m:table:version:...)."""
-    message = game_message(tg, user_id)
-    prefix = f"m:{table_id}:"
-    data = None if message is None else next(
-        (b.callback_data for row in message.buttons for b in row
-         if b.callback_data and b.callback_data.startswith(prefix)), None)
-    return None if data is None else int(data.split(":")[2])
 
 
 def cards_of(state: dict) -> set[str]:
@@ -267,8 +257,9 @@ async def test_each_socket_is_sent_its_own_hand_only_and_an_onlooker_none(
         if state["legal"]:   # Alice in the app
             answer = await alice.move(state, state["legal"][0])
             assert answer["ok"], answer
-            await tg.wait_for(lambda b=before: chat_version(tg, BOB, live.id) not in (None, b),
-                              what="Alice's app move in Bob's chat")
+            await tg.wait_for(lambda b=before: live.finished or (
+                (m := game_message(tg, BOB)) is not None and shown_version(m) != b),
+                what="Alice's app move in Bob's chat")
         elif live.game.legal_actions(1):   # Bob in the chat
             def his_move(before: int = before) -> str | None:
                 """A button of Bob's chat that moves, once his message shows the table now
