@@ -1,6 +1,7 @@
 """The quick game with people in the Mini App, in a real browser at phone size: the app opened
 with no table shows it; two people who wait for a two-player game land at one table; one alone
-starts with computers after his wait; one leaves the queue (in Russian)."""
+starts with computers after his wait; one leaves the queue (in Russian); a choice outlives a dropped
+connection."""
 
 from __future__ import annotations
 
@@ -42,9 +43,9 @@ async def answered(p: Phone, count: int) -> None:
 
 async def choose(p: Phone, label: str, option: str) -> None:
     """A tap on an option of the row `label` (the game, players, deck, wait), once it shows
-    as chosen. A page whose connection dropped meanwhile (a busy machine can hold the bot's
-    answer to a ping past the page's limit) shows the choice it opens with again, and its
-    person taps once more, as anyone would."""
+    as chosen. A tap made as the connection drops (a busy machine can hold the bot's answer to
+    a ping past the page's limit) is not sent, the page says so, and its person taps once more,
+    as anyone would."""
     page = p.page
     button = page.get_by_role("group", name=label).get_by_role("button", name=option, exact=True)
     for _ in range(3):
@@ -102,6 +103,32 @@ async def test_one_alone_starts_with_computers_after_his_wait(
     table = next(s["table"] for s in alice.states() if s["view"] == "seat")
     row = await app_bot.store.tables.get(table)
     assert row is not None and [s.user_id for s in row.seats] == [ALICE, None, None]
+
+
+async def test_a_choice_outlives_a_dropped_connection(
+        tg: FakeTelegram, app_bot: BotApp, phone: OpenPhone) -> None:
+    """The server keeps the choice with the socket: the page tells a new socket the choice its
+    person made, so the game he finds is the one he chose."""
+    alice = await open_app(tg, phone, ALICE)
+    page = alice.page
+    await choose(alice, "Players", "3")
+    await choose(alice, "Game", "Transfer")
+    sockets = len(alice.sockets)
+    alice.expect_problem(r"WebSocket connection to .* failed: .*ERR_INTERNET_DISCONNECTED")
+    await alice.context.set_offline(True)
+    await expect(page.locator("body")).to_have_attribute("data-connected", "0")
+    await alice.context.set_offline(False)
+    await expect(page.locator("body")).to_have_attribute("data-connected", "1")
+    assert len(alice.sockets) > sockets
+    for label, option in (("Players", "3"), ("Game", "Transfer")):
+        button = page.get_by_role("group", name=label).get_by_role("button", name=option,
+                                                                    exact=True)
+        await expect(button).to_have_attribute("aria-pressed", "true")
+    await page.get_by_role("button", name=FIND).tap()
+    await expect(page.get_by_role("status")).to_contain_text("Waiting for this game: 1 of 3.")
+    entry, = await app_bot.store.quick.waiting()
+    assert (entry.user_id, entry.game.players, entry.game.variant.value) == (
+        ALICE, 3, "transfer"), entry
 
 
 async def test_leaving_the_queue_in_russian(

@@ -70,6 +70,18 @@ function waitingFor(waiting, clocks) {
   ];
 }
 
+// The choice the state shows, as the frame that makes it: any row's chosen option carries the
+// whole choice (null while he waits, when no choice is shown).
+export function shownChoice(state) {
+  if (state.quick.waiting) return null;
+  return state.quick.rows[0]?.options.find((o) => o.chosen)?.tap ?? null;
+}
+
+// Whether `node`, a button with a quick frame, is an option of the choice (not Find or Leave).
+export function isChoiceButton(node) {
+  return Boolean(node.closest('.home-row'));
+}
+
 // Draws the state; returns the clocks to run (clock.js).
 export function renderHome(state) {
   const waiting = state.quick.waiting;

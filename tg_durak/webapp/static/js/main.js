@@ -4,7 +4,7 @@ import { setClocks, syncClock } from './clock.js';
 import { $ } from './dom.js';
 import { enableDrag } from './drag.js';
 import { animateChange, snapshot } from './fx.js';
-import { renderHome } from './home.js';
+import { isChoiceButton, renderHome, shownChoice } from './home.js';
 import { chooseLanguage, setCatalog, t } from './i18n.js';
 import { ID } from './ids.js';
 import { readLaunch } from './launch.js';
@@ -35,6 +35,9 @@ let nextId = 1;
 let lastSent = { id: 0, card: null };   // the answer may come before or after the state it caused
 let toastTimer = 0;
 let drag = null;
+// The quick game's choice he last made or was shown: the server keeps it with the socket, so a
+// new socket (a dropped connection, a restarted bot) starts from his settings and is told it again.
+let choice = null;
 const ui = { highlight: false, inputOpen: false, chooser: null, sending: null };
 
 function canSend() {
@@ -145,24 +148,25 @@ function answerOverdue() {
 }
 
 // Sends a frame now, or says why not: offline (nothing is kept to send later), or a frame is
-// already on its way.
+// already on its way. Whether it went.
 function sendFrame(frame, card = null) {
-  if (pending || !state) return;
+  if (pending || !state) return false;
   if (!canSend()) {
     refuse(card, t('app.offline_move'));
-    return;
+    return false;
   }
   const id = nextId;
   nextId += 1;
   if (!connection.send({ ...frame, id })) {
     refuse(card, t('app.offline_move'));
-    return;
+    return false;
   }
   lastSent = { id, card };
   pending = { id, card, timer: setTimeout(answerOverdue, PENDING_LIMIT_MS) };
   ui.sending = card;
   ui.chooser = null;
   draw();
+  return true;
 }
 
 function sendMove(move) {
@@ -240,6 +244,22 @@ function tapAction(action) {
   else if (action === 'again') sendFrame({ type: UP.AGAIN });
 }
 
+function tapQuick(node) {
+  const tap = JSON.parse(node.dataset.quick);
+  if (sendFrame({ ...tap, type: UP.QUICK }) && isChoiceButton(node)) choice = tap;
+}
+
+// A home state: the choice it shows is his from now on, unless it is a new socket's first,
+// which shows his settings' choice instead of the one he made: that one is sent again.
+function followChoice(first) {
+  const shown = shownChoice(state);
+  if (first && choice && shown && JSON.stringify(shown) !== JSON.stringify(choice)) {
+    sendFrame({ ...choice, type: UP.QUICK });
+  } else {
+    choice = shown;
+  }
+}
+
 function onClick(event) {
   if (drag?.justDropped()) return;
   const node = event.target.closest(
@@ -250,7 +270,7 @@ function onClick(event) {
     return;
   }
   if (!state) return;
-  if (node?.dataset.quick) sendFrame({ ...JSON.parse(node.dataset.quick), type: UP.QUICK });
+  if (node?.dataset.quick) tapQuick(node);
   else if (node?.dataset.action) tapAction(node.dataset.action);
   else if (node?.matches(`#${ID.hand} .card`)) tapHandCard(node.dataset.card);
   else if (node?.matches(`#${ID.pairs} .attack`)) tapTarget(Number(node.dataset.target));
@@ -321,6 +341,7 @@ function onFrame(frame) {
     labelStatics();
     welcomed = true;   // the state follows: the page is live once it shows it
   } else if (frame.type === DOWN.STATE) {
+    const first = !live;   // the socket's first state
     const before = state;
     const shot = before ? snapshot() : null;
     releasePending();
@@ -332,6 +353,8 @@ function onFrame(frame) {
     setLive(welcomed);
     draw();   // a card being dragged stays in the hand: the drag goes on (drag.js)
     if (!isHome(before) && !isHome(state)) animateChange(before, state, shot);
+    if (isHome(state)) followChoice(first);
+    else choice = null;   // back home after a game, the server's choice is the one to show
   } else if (frame.type === DOWN.ANSWER) {
     if (frame.id !== lastSent.id) return;
     if (pending?.id === frame.id) releasePending();
