@@ -236,10 +236,15 @@ def _unplay(g: Game, r: _Round) -> None:
             g.out_order.remove(s)
 
 
+def face_up_bottom(g: Game, past: Past) -> int:
+    """The stock's face-up bottom card (the trump card), still in the stock or drawn with its
+    last card and named since (-1: none, as when the deck was dealt out)."""
+    return g.trump_card_index if g.trump_card_index >= 0 else past.named.bit_length() - 1
+
+
 def _undo_close(g: Game, r: _Round, past: Past, drawn: Drawn) -> None:
     """Undo how a round ended: the draws (the last first), then the take or the discard."""
-    bottom = g.trump_card_index if g.trump_card_index >= 0 else (
-        past.named.bit_length() - 1)
+    bottom = face_up_bottom(g, past)
     bottom_bit = 1 << bottom if bottom >= 0 else 0
     emptied = not g.stock
     for n, (i, seat, count) in enumerate(reversed(r.draws)):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.actions import Action
-from engine.ai.replay import FADE, KERNEL_ROUNDS, Inconsistent, Past, round_starts
+from engine.ai.replay import FADE, KERNEL_ROUNDS, Inconsistent, Past, face_up_bottom, round_starts
 from engine.cards import deck_mask, mask_of
 from engine.game import Game
 from engine.kernel.clock import NO_DEADLINE, deadline_in_cycles
@@ -139,8 +139,7 @@ def _undo_close(past: Past, deal: Game, undo: np.ndarray) -> bool:
     rows as search.likelihood reads them (replay._undo_close's, for any deal of the view);
     False where a seat drew twice at that end."""
     r = past.rounds[-2]
-    bottom = deal.trump_card_index if deal.trump_card_index >= 0 else (
-        past.named.bit_length() - 1)
+    bottom = face_up_bottom(deal, past)
     bottom_bit = 1 << bottom if bottom >= 0 else 0
     emptied = not deal.stock
     drew = 0

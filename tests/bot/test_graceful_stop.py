@@ -6,17 +6,26 @@ start finds nothing to repair and the taps that waited in Telegram are played th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from tests.bot.conftest import ALICE, game_message, started_bot
+from tests.bot.crowd import TEXTS
 from tests.bot.faults import exit_code, problems, quick_game, shown_version
+from tests.bot.test_store_failures import current_move, stored_version
 from tests.processes import START_TIMEOUT, children, running
+from tg_durak.app import BotApp
 from tg_durak.emulator import FakeTelegram
 from tg_durak.play.options import PlaySettings
+from tg_durak.render.callbacks import Move
 from tg_durak.storage import Store
+from tg_durak.telegram.callbacks import MoveCallback, record_of
+from tg_durak.telegram.handlers.game import PRESSED
 
 
 def taps_left_unconfirmed(tg: FakeTelegram) -> set[str]:
@@ -155,3 +164,40 @@ async def test_a_sigterm_while_a_computer_thinks_is_quiet(tg: FakeTelegram, db_p
         if running(proc):
             proc.kill()
             proc.wait()
+
+
+async def test_a_tap_the_stop_cancels_after_its_change_went_to_the_store_is_shown(
+        tg: FakeTelegram, bot: BotApp, store: Store, db_path: str,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The stop cancels a tap still under way. A change already handed to the store is written
+    all the same (with others: storage.group_commit), so the tap waits for it and its screen
+    goes out with the stop's last screens: the chat never shows less than the table holds."""
+    await quick_game(tg, ALICE)
+    _, button = await current_move(tg, store, ALICE, TEXTS)
+    version = await stored_version(store, ALICE)
+    move = record_of(MoveCallback.unpack(button.callback_data), Move)
+    # Another process holds the write lock, and the bot waits for it (not refusing the write).
+    await bot.store.connection._db.execute("PRAGMA busy_timeout = 20000")
+    other = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
+    await asyncio.to_thread(other.execute, "BEGIN IMMEDIATE")
+    # Her tap as its handler makes it, at the table (the update's own writes, made before,
+    # would wait for the lock first).
+    tap = asyncio.create_task(bot.tables.moves.tap(ALICE, move.table, move.v,
+                                                   PRESSED[move.verb](move)))
+    try:
+        await asyncio.sleep(0.5)   # her change waits in the store for the lock
+        tap.cancel()   # as the stop's drain cancels what is still under way
+        await asyncio.to_thread(other.execute, "ROLLBACK")
+        with contextlib.suppress(asyncio.CancelledError):
+            await tap
+        await bot.stop()
+    finally:
+        other.close()
+    table = await store.tables.for_user(ALICE)
+    assert table is not None and table.version > version, \
+        "her change was handed to the store before the stop"
+    entries = (await store.tables.log(table.id))[version:]
+    assert entries[0][:2] == ["act", 0] and not entries[0][-1], \
+        f"the change is her tap's, not her clock's: {entries}"
+    assert shown_version(game_message(tg, ALICE)) == table.version, \
+        f"her tap's screen went out: stored {entries}\n{caplog.text}"

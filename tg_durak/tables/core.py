@@ -292,9 +292,19 @@ class TableCore:
         entries = [Game.entry_to_json(e) for e in game.log[old_version:]]
         status = TableStatus.FINISHED if live.finished else TableStatus.RUNNING
         results = self.results(live) if live.finished else []
+        saving = asyncio.ensure_future(self.store.tables.record(
+            TableChange(live.id, old_version, entries, snapshot(game), status, results)))
         try:
-            await self.store.tables.record(TableChange(live.id, old_version, entries,
-                                                       snapshot(game), status, results))
+            await asyncio.shield(saving)
+        except asyncio.CancelledError:
+            # A stop cancels what is under way, but a change already handed to the store may
+            # land all the same (written with others: storage.group_commit): it is waited for,
+            # and shown if it landed, before the cancellation goes on. The lock is held until
+            # then, so no one else reads the table half-written.
+            await asyncio.wait([saving])
+            if not saving.cancelled() and saving.exception() is None:
+                self._stored(live, events)
+            raise
         except Exception as exc:
             if isinstance(exc, StoreUnavailable):   # no traceback: a refusal, not a fault
                 # A database that does not answer the store logged once.
@@ -312,6 +322,11 @@ class TableCore:
             live.wake_at = self.clock() + SAVE_RETRY_SECONDS
             self.arm(live.id, live.wake_at)
             return False
+        self._stored(live, events)
+        return True
+
+    def _stored(self, live: LiveTable, events: list[Event]) -> None:
+        """The change is stored: shown, and the table's next reactions and timer planned."""
         self.plan(live, events)
         live.note(events)
         if any(e.kind in ROUND_ENDS for e in events):
@@ -320,7 +335,6 @@ class TableCore:
         self.schedule(live)
         if live.finished:
             self.forget(live)
-        return True
 
     def results(self, live: LiveTable) -> list[Result]:
         """Each person's outcome and place (R8.2: the order of leaving; the durak last)."""
