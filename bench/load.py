@@ -1081,10 +1081,11 @@ CAPACITY_KEYS = ("workers", "tables", "seconds", "taps", "taps_per_s", "p99_answ
 
 async def capacity_run(counts: list[int], private: int, groups: int, seconds: float, seed: int,
                        keep: str | None, deployment: Deployment, level: str,
-                       rounds: int = 1) -> dict:
-    """The same load on `counts` webhook processes in turn, each on a fresh database; with
-    `rounds` over 1, the whole turn again and again, and each count's ratio to one worker the
-    median of the rounds' (one round's ratio moves by ±0.15 on this shared machine)."""
+                       rounds: int = 1, idle: float = IDLE_SECONDS) -> dict:
+    """The same load on `counts` webhook processes in turn, each on a fresh database, after
+    `idle` seconds with no table (the processes' idle cost); with `rounds` over 1, the whole
+    turn again and again, and each count's ratio to one worker the median of the rounds' (one
+    round's ratio moves by ±0.15 on this shared machine)."""
     results = []
     for round_no in range(1, rounds + 1):
         runs = []
@@ -1093,7 +1094,7 @@ async def capacity_run(counts: list[int], private: int, groups: int, seconds: fl
                 Path(keep) / (f"round-{round_no}" if rounds > 1 else "") / f"workers-{count}")
             runs.append(await load_run(private, groups, seconds, seed, kept,
                                        deployment=replace(deployment, workers=count),
-                                       level=level, idle=IDLE_SECONDS))
+                                       level=level, idle=idle))
         results.append(_capacity(runs))
     if rounds == 1:
         return results[0]
@@ -1371,6 +1372,9 @@ def main(argv: list[str] | None = None) -> int:
                              "each chat's to one process (for comparison)")
     parser.add_argument("--kill-process", type=int, default=0, metavar="I",
                         help="which process --kill-after kills (0-based)")
+    parser.add_argument("--idle", type=float, default=IDLE_SECONDS, metavar="SECONDS",
+                        help="with --workers N1,N2,...: the window with no table before each "
+                             "count's load (its idle cost)")
     parser.add_argument("--rounds", type=int, default=1, metavar="R",
                         help="with --workers N1,N2,...: the turn over the counts R times, "
                              "each ratio to one worker the median of the rounds'")
@@ -1389,7 +1393,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("give --tables and/or --group-tables")
         result = asyncio.run(capacity_run(counts, args.tables, args.group_tables, args.seconds,
                                           args.seed, args.keep, deployment, args.level,
-                                          args.rounds))
+                                          args.rounds, args.idle))
         report(result, _capacity_summary(result), args.keep)
         return 0
     steps = None

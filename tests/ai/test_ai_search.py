@@ -67,7 +67,7 @@ def test_hard_solves_what_hides_nothing_where_the_baseline_plays_it_out() -> Non
     cases = sorted(trump_card_left(seed=34, games=60),
                    key=lambda c: sum(map(int.bit_count, c[0].hands)))
     assert len(cases) >= 10
-    for g, seat in cases[:12]:
+    for g, seat in cases[:8]:
         view, legal = g.view(seat), g.legal_actions(seat)
         action = hard.choose(view, legal, random.Random(8))
         assert action in legal
@@ -83,8 +83,9 @@ def test_hard_solves_what_hides_nothing_where_the_baseline_plays_it_out() -> Non
         child = g.copy(with_log=False)
         child.apply(seat, action, 0.0)
         assert Solver(seat, float("inf")).value(child, best - 0.25, best) >= best
-    # Of the twelve smallest, the others need more than 20,000 nodes a search (the deeper and
-    # deeper searches spend nodes before the one that needs no estimate).
+    # Of the eight smallest (three solved on seed 34, of 10, 11 and 13 cards), the others need
+    # more than 20,000 nodes a search (the deeper and deeper searches spend nodes before the one
+    # that needs no estimate); each of those costs seconds, and adds nothing to what is held.
     assert solved >= 1
 
 

@@ -82,7 +82,7 @@ def test_a_capacity_run_reports_cpu_per_tap_and_decision_for_each_worker_count()
     """--workers 1,2: the same load on one process, then on two, each on a database of its own;
     each count's CPU per tap (read from /proc) and per computer decision, and the ratio to one's."""
     result = last_line_json("--workers", "1,2", "--db", POSTGRES, "--redis", REDIS,
-                            "--tables", "2", "--seconds", "5")
+                            "--tables", "2", "--seconds", "5", "--idle", "2")
     rows = result["capacity"]
     assert [row["workers"] for row in rows] == [1, 2]
     assert all(row["taps"] > 0 and row["bot_cpu_ms_per_tap"] > 0 for row in rows), rows
