@@ -292,19 +292,13 @@ class TableCore:
         entries = [Game.entry_to_json(e) for e in game.log[old_version:]]
         status = TableStatus.FINISHED if live.finished else TableStatus.RUNNING
         results = self.results(live) if live.finished else []
-        saving = asyncio.ensure_future(self.store.tables.record(
-            TableChange(live.id, old_version, entries, snapshot(game), status, results)))
+        change = TableChange(live.id, old_version, entries, snapshot(game), status, results)
         try:
-            await asyncio.shield(saving)
-        except asyncio.CancelledError:
-            # A stop cancels what is under way, but a change already handed to the store may
-            # land all the same (written with others: storage.group_commit): it is waited for,
-            # and shown if it landed, before the cancellation goes on. The lock is held until
-            # then, so no one else reads the table half-written.
-            await asyncio.wait([saving])
-            if not saving.cancelled() and saving.exception() is None:
-                self._stored(live, events)
-            raise
+            if self.shared:
+                # It joins the lock's transaction, in this task: a cancellation rolls both back.
+                await self.store.tables.record(change)
+            else:
+                await self._record_to_its_end(live, change, events)
         except Exception as exc:
             if isinstance(exc, StoreUnavailable):   # no traceback: a refusal, not a fault
                 # A database that does not answer the store logged once.
@@ -324,6 +318,21 @@ class TableCore:
             return False
         self._stored(live, events)
         return True
+
+    async def _record_to_its_end(self, live: LiveTable, change: TableChange,
+                                 events: list[Event]) -> None:
+        """One process's store writes a change with others' (storage.group_commit), and does
+        so whether its caller is cancelled or not. So a stop's cancellation waits for it, and
+        shows it if it landed, before it goes on: the chat never shows less than the store
+        holds, and the lock is held until then."""
+        saving = asyncio.ensure_future(self.store.tables.record(change))
+        try:
+            await asyncio.shield(saving)
+        except asyncio.CancelledError:
+            await asyncio.wait([saving])
+            if not saving.cancelled() and saving.exception() is None:
+                self._stored(live, events)
+            raise
 
     def _stored(self, live: LiveTable, events: list[Event]) -> None:
         """The change is stored: shown, and the table's next reactions and timer planned."""
