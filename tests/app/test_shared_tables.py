@@ -1,7 +1,8 @@
 """Several processes on one PostgreSQL database, each a table service with a store of its own:
 a table started in one is played from another, taps reaching one table through two processes
-at once are each applied once, a dead process's due tables are taken up by another, and an
-update offered to two processes at once changes the table once."""
+at once are each applied once, a dead process's due tables are taken up by another, an
+update offered to two processes at once changes the table once, and a change rolls back with the
+transaction that holds the table's lock."""
 
 from __future__ import annotations
 
@@ -267,3 +268,23 @@ async def test_a_timer_another_process_made_stale_takes_no_lock(
     tap = Pass() if move.card is None else PlayCard(move.card.index)
     assert await first.tables.moves.tap(USER, table_id, row.version, tap) == Answer()
     assert held.game.version == row.version + 1 == (await stored(first.store, table_id))[0].version
+
+
+async def test_a_change_is_stored_with_the_locks_transaction_or_not_at_all(
+        two: tuple[World, World], monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a shared database a change joins the transaction that holds the table's lock, with
+    the update's claim and the table's next wake: a fault before that transaction ends leaves
+    none of them stored."""
+    first, _ = two
+    deal_where(monkeypatch, person_leads)
+    table_id = await first.tables.start_private(USER, "Ann", ONE_COMPUTER)
+    _, game = await stored(first.store, table_id)
+    lead = game.legal_actions(0)[0].card
+
+    async def fails(table_id: int, at: float | None) -> None:
+        raise RuntimeError("the wake could not be stored")
+
+    monkeypatch.setattr(first.store.wakes, "set", fails)   # the lock's last write
+    with pytest.raises(RuntimeError):
+        await first.tables.moves.tap(USER, table_id, 0, PlayCard(lead.index))
+    assert (await stored(first.store, table_id))[0].version == 0, "the change rolled back too"
